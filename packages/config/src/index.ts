@@ -1,0 +1,72 @@
+// Environment is parsed once, at process start, into a frozen object that is passed down.
+// A bad value stops the process with a message naming the variable (design.md section 5).
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  DATABASE_URL: z.string().min(1).default('postgresql://postgres@127.0.0.1:5432/mediagen'),
+  REDIS_URL: z.string().min(1).default('redis://127.0.0.1:6379'),
+  /** Every Redis key of this deployment (queues, poll cache, rate limits) starts with it. */
+  REDIS_PREFIX: z.string().min(1).default('mg'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  PUBLIC_BASE_URL: z.string().url().optional(),
+  ADMIN_TOKEN: z.string().min(16).optional(),
+  TASK_TIMEOUT_MS: z.coerce.number().int().positive().default(21_600_000),
+  POLL_CACHE_MS: z.coerce.number().int().min(0).default(5_000),
+  DATA_DIR: z.string().min(1).default('./data'),
+  SIM_PORT: z.coerce.number().int().min(0).max(65535).default(4010),
+  PROVIDER_CONFIG: z.string().optional(),
+  ALLOW_PRIVATE_MEDIA_URLS: bool.default(false),
+  TOP_UP_URL: z.string().url().optional(),
+  /** Requests per minute per API key; an account's rateLimitPerMinute overrides it. */
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
+  /** How long an "answers at once" image submit waits for its render before answering pending. */
+  INSTANT_WAIT_MS: z.coerce.number().int().min(0).default(8_000),
+  WORKER_CONCURRENCY: z.coerce.number().int().positive().default(50),
+  WORKER_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+});
+
+type Env = z.infer<typeof envSchema>;
+export type Config = Readonly<
+  Omit<Env, 'PUBLIC_BASE_URL' | 'ADMIN_TOKEN' | 'TOP_UP_URL'> & {
+    PUBLIC_BASE_URL: string;
+    ADMIN_TOKEN: string;
+    TOP_UP_URL: string;
+  }
+>;
+
+export class ConfigError extends Error {}
+
+/** Parses `env` (process.env by default). Throws ConfigError with every problem listed. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid environment:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  const prod = e.NODE_ENV === 'production';
+  const problems: string[] = [];
+  if (prod && !e.ADMIN_TOKEN) problems.push('ADMIN_TOKEN is required in production');
+  if (prod && !e.PUBLIC_BASE_URL) problems.push('PUBLIC_BASE_URL is required in production');
+  if (prod && e.PUBLIC_BASE_URL && !e.PUBLIC_BASE_URL.startsWith('https://'))
+    problems.push('PUBLIC_BASE_URL must be https in production (result URLs are https per spec 2.1)');
+  if (prod && e.ALLOW_PRIVATE_MEDIA_URLS)
+    problems.push('ALLOW_PRIVATE_MEDIA_URLS is for development and tests only; refused in production');
+  if (problems.length) throw new ConfigError(`Invalid environment:\n  ${problems.join('\n  ')}`);
+
+  const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
+  return Object.freeze({
+    ...e,
+    PUBLIC_BASE_URL: publicBaseUrl,
+    // Development default only; production refuses to start without a real one (above).
+    ADMIN_TOKEN: e.ADMIN_TOKEN ?? 'dev-admin-token-change-me',
+    TOP_UP_URL: e.TOP_UP_URL ?? `${publicBaseUrl}/billing/top-up`,
+  });
+}

@@ -1,0 +1,3 @@
+export * from './client';
+export * from './ids';
+export * from './generated/client';

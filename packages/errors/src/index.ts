@@ -1,0 +1,66 @@
+// One error model for the whole service: a stable code, its HTTP status, human text, and for
+// validation errors the offending fields. Rendered by the gateway's single error middleware as
+// `{ error, code, details? , ...extra }` (design.md section 4).
+
+export const ERROR_STATUS = {
+  invalid_json: 400,
+  validation_error: 400,
+  unknown_field: 400,
+  invalid_model: 400,
+  model_withdrawn: 400,
+  wrong_endpoint: 400,
+  unsupported_parameter: 400,
+  invalid_media: 400,
+  unauthorized: 401,
+  insufficient_balance: 402,
+  forbidden: 403,
+  not_found: 404,
+  idempotency_in_progress: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  idempotency_key_reused: 422,
+  too_many_tasks: 429,
+  rate_limited: 429,
+  internal_error: 500,
+  service_unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface ErrorDetail {
+  /** Field path as the client wrote it, e.g. `media[2].url`, `duration`. */
+  path: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: ErrorDetail[],
+    /** Extra top-level body fields (402: costCents, balanceCents, topUpUrl). */
+    readonly extra?: Record<string, unknown>,
+    /** Extra response headers (429: RateLimit, RateLimit-Policy, Retry-After). */
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.name = 'AppError';
+    this.status = ERROR_STATUS[code];
+  }
+
+  toBody(): Record<string, unknown> {
+    return {
+      error: this.message,
+      code: this.code,
+      ...(this.details && this.details.length ? { details: this.details } : {}),
+      ...(this.extra ?? {}),
+    };
+  }
+}
+
+/** A 400 naming one field. */
+export const invalid = (path: string, message: string, code: ErrorCode = 'validation_error'): AppError =>
+  new AppError(code, `${path ? `${path}: ` : ''}${message}`, [{ path, message }]);
+
+export const isAppError = (e: unknown): e is AppError => e instanceof AppError;

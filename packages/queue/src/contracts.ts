@@ -1,0 +1,34 @@
+// The job catalog: queue names, job names and payload schemas. Producers (gateway) and consumers
+// (worker) import job types only from here; the worker validates payloads again on receipt.
+import { z } from 'zod';
+
+export const QUEUES = {
+  /** One job per task, jobId = taskId; the job moves itself through delayed steps while a render runs. */
+  tasks: 'tasks',
+  /** Repeatable housekeeping: timeout sweep and reconciliation of pending tasks without a job. */
+  maintenance: 'maintenance',
+} as const;
+export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
+
+export const JOBS = {
+  runTask: 'run-task',
+  sweepTimeouts: 'sweep-timeouts',
+  reconcile: 'reconcile',
+} as const;
+
+/**
+ * Step of the task state machine the job will run next. The durable state lives in Postgres
+ * (Task, TaskAttempt); the step is only a hint so a resumed job does not have to guess.
+ */
+export const taskStepSchema = z.enum(['submit', 'poll']);
+export type TaskStep = z.infer<typeof taskStepSchema>;
+
+export const runTaskPayloadSchema = z.object({
+  taskId: z.string().min(1),
+  step: taskStepSchema.default('submit'),
+  /** Consecutive transient errors on the current step, for backoff. */
+  transientErrors: z.number().int().min(0).default(0),
+});
+export type RunTaskPayload = z.infer<typeof runTaskPayloadSchema>;
+
+export const maintenancePayloadSchema = z.object({}).passthrough();
