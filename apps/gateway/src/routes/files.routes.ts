@@ -1,0 +1,64 @@
+// Stored files (results and inline reference files) at /files/<key>. Result URLs are handed to
+// clients and to upstream providers as plain public URLs, so this route needs no credential; keys
+// are unguessable (they contain the task id). Players seek in videos, hence Range support.
+import express, { Request, Response } from 'express';
+import { AppError } from '@mediagen/errors';
+import { isValidKey, StorageDriver } from '@mediagen/storage';
+
+const notFound = (res: Response): void => {
+  res.status(404).json(new AppError('not_found', 'File not found').toBody());
+};
+
+/** Parses a single `bytes=` range; null means "serve the whole file" (absent, malformed or multi-range). */
+function parseRange(req: Request, size: number): { start: number; end: number } | 'unsatisfiable' | null {
+  if (!req.headers.range) return null;
+  const ranges = req.range(size, { combine: true });
+  if (ranges === -1) return 'unsatisfiable';
+  // Malformed headers are ignored (RFC 9110 14.2); several ranges get the whole file rather than
+  // a multipart body, which the RFC also allows and every client handles.
+  if (ranges === -2 || ranges === undefined || ranges.type !== 'bytes' || ranges.length !== 1) return null;
+  return { start: ranges[0].start, end: ranges[0].end };
+}
+
+export function createFilesRouter(storage: StorageDriver): express.Router {
+  const router = express.Router();
+
+  const serve = async (req: Request, res: Response): Promise<void> => {
+    const segments = (req.params as { key?: string | string[] }).key;
+    const key = Array.isArray(segments) ? segments.join('/') : (segments ?? '');
+    if (!isValidKey(key)) return notFound(res);
+    const info = await storage.stat(key);
+    if (!info) return notFound(res);
+
+    res.setHeader('Accept-Ranges', 'bytes');
+    res.setHeader('Content-Type', info.contentType);
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    // A key is written once per task and never changes afterwards.
+    res.setHeader('Cache-Control', 'public, max-age=86400, immutable');
+
+    const range = parseRange(req, info.bytes);
+    if (range === 'unsatisfiable') {
+      res.status(416).setHeader('Content-Range', `bytes */${info.bytes}`);
+      res.json(new AppError('validation_error', 'Requested range not satisfiable').toBody());
+      return;
+    }
+    if (range) {
+      res.status(206);
+      res.setHeader('Content-Range', `bytes ${range.start}-${range.end}/${info.bytes}`);
+      res.setHeader('Content-Length', String(range.end - range.start + 1));
+    } else {
+      res.status(200);
+      res.setHeader('Content-Length', String(info.bytes));
+    }
+    if (req.method === 'HEAD' || (!range && info.bytes === 0)) {
+      res.end();
+      return;
+    }
+    const stream = storage.createReadStream(key, range ?? undefined);
+    stream.on('error', () => res.destroy());
+    stream.pipe(res);
+  };
+
+  router.get('/*key', serve); // Express answers HEAD with the GET handler; serve() sends no body then.
+  return router;
+}

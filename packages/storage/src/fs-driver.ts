@@ -1,0 +1,86 @@
+// Filesystem storage under one root directory. Each file's content type is kept beside it in a
+// dotfile sidecar (`.<name>.meta.json`), which keys can never name (keys.ts forbids dotfiles).
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { assertValidKey } from './keys';
+import type { ByteRange, FileInfo, StorageDriver, StoredFile } from './storage-driver';
+
+interface Sidecar {
+  contentType: string;
+}
+
+export class FsStorageDriver implements StorageDriver {
+  private readonly root: string;
+
+  constructor(root: string) {
+    this.root = path.resolve(root);
+  }
+
+  private pathOf(key: string): string {
+    assertValidKey(key);
+    const p = path.resolve(this.root, key);
+    // Belt and braces: the key rules already exclude `..`, but a path outside the root is never served.
+    if (!p.startsWith(this.root + path.sep)) throw new Error(`storage key escapes the root: ${key}`);
+    return p;
+  }
+
+  private static sidecarOf(file: string): string {
+    return path.join(path.dirname(file), `.${path.basename(file)}.meta.json`);
+  }
+
+  async put(key: string, data: Buffer | NodeJS.ReadableStream, contentType: string): Promise<StoredFile> {
+    const file = this.pathOf(key);
+    await fsp.mkdir(path.dirname(file), { recursive: true });
+    // Write to temporary names and rename: a crash or a failed download never leaves a partial file
+    // under the real key, and a retried put simply replaces the earlier one.
+    const tmp = path.join(path.dirname(file), `.tmp-${randomBytes(6).toString('hex')}`);
+    const tmpMeta = `${tmp}.meta`;
+    try {
+      if (Buffer.isBuffer(data)) await fsp.writeFile(tmp, data);
+      else await pipeline(data as Readable, fs.createWriteStream(tmp));
+      const { size } = await fsp.stat(tmp);
+      await fsp.writeFile(tmpMeta, JSON.stringify({ contentType } satisfies Sidecar));
+      await fsp.rename(tmpMeta, FsStorageDriver.sidecarOf(file));
+      await fsp.rename(tmp, file);
+      return { key, bytes: size };
+    } catch (err) {
+      await Promise.allSettled([fsp.rm(tmp, { force: true }), fsp.rm(tmpMeta, { force: true })]);
+      throw err;
+    }
+  }
+
+  async stat(key: string): Promise<FileInfo | null> {
+    const file = this.pathOf(key);
+    let bytes: number;
+    try {
+      const st = await fsp.stat(file);
+      if (!st.isFile()) return null;
+      bytes = st.size;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+    let contentType = 'application/octet-stream';
+    try {
+      const meta = JSON.parse(await fsp.readFile(FsStorageDriver.sidecarOf(file), 'utf8')) as Sidecar;
+      if (typeof meta.contentType === 'string' && meta.contentType) contentType = meta.contentType;
+    } catch {
+      // A file without its sidecar (copied in by hand) is still served, as opaque bytes.
+    }
+    return { bytes, contentType };
+  }
+
+  createReadStream(key: string, range?: ByteRange): NodeJS.ReadableStream {
+    const file = this.pathOf(key);
+    return range ? fs.createReadStream(file, { start: range.start, end: range.end }) : fs.createReadStream(file);
+  }
+
+  async delete(key: string): Promise<void> {
+    const file = this.pathOf(key);
+    await Promise.all([fsp.rm(file, { force: true }), fsp.rm(FsStorageDriver.sidecarOf(file), { force: true })]);
+  }
+}

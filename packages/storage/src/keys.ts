@@ -1,0 +1,46 @@
+// Storage keys come from our own code (results/<taskId>/0.png) but are also read back from URL
+// paths that anyone can send, so every driver validates them before touching the backend.
+
+export class InvalidKeyError extends Error {
+  constructor(key: string) {
+    super(`invalid storage key: ${JSON.stringify(key.slice(0, 200))}`);
+    this.name = 'InvalidKeyError';
+  }
+}
+
+// Segments start with a letter or digit: no `.`/`..`, no dotfiles (the driver's metadata sidecars
+// are dotfiles, so they can never be addressed as keys), no empty segments, no backslashes.
+const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+const MAX_KEY_LENGTH = 512;
+const MAX_SEGMENTS = 8;
+
+export function isValidKey(key: string): boolean {
+  if (typeof key !== 'string' || key.length === 0 || key.length > MAX_KEY_LENGTH) return false;
+  const parts = key.split('/');
+  return parts.length <= MAX_SEGMENTS && parts.every((p) => SEGMENT.test(p));
+}
+
+export function assertValidKey(key: string): void {
+  if (!isValidKey(key)) throw new InvalidKeyError(key);
+}
+
+const EXT_BY_TYPE: Record<string, string> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/webp': 'webp',
+  'image/gif': 'gif',
+  'video/mp4': 'mp4',
+  'video/webm': 'webm',
+  'video/quicktime': 'mov',
+  'audio/mpeg': 'mp3',
+  'audio/wav': 'wav',
+};
+
+/** File extension for a content type; `bin` for types we do not know. */
+export function extensionFor(contentType: string): string {
+  return EXT_BY_TYPE[contentType.split(';')[0].trim().toLowerCase()] ?? 'bin';
+}
+
+/** Where the worker keeps result file `index` of a task. Stable, so a retried download overwrites. */
+export const resultKey = (taskId: string, index: number, contentType: string): string =>
+  `results/${taskId}/${index}.${extensionFor(contentType)}`;

@@ -1,0 +1,28 @@
+// The contract every storage backend implements. The filesystem driver serves one machine; an
+// S3-compatible driver (same interface) serves several gateways and workers that share no disk.
+
+export interface StoredFile {
+  key: string;
+  bytes: number;
+}
+
+export interface FileInfo {
+  bytes: number;
+  contentType: string;
+}
+
+/** Inclusive byte range, as HTTP Range uses it. */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+export interface StorageDriver {
+  /** Writes the whole file or nothing: readers never see a half-written file under `key`. */
+  put(key: string, data: Buffer | NodeJS.ReadableStream, contentType: string): Promise<StoredFile>;
+  /** Null when there is no file under `key`. */
+  stat(key: string): Promise<FileInfo | null>;
+  createReadStream(key: string, range?: ByteRange): NodeJS.ReadableStream;
+  /** Deleting a missing file is not an error. */
+  delete(key: string): Promise<void>;
+}
