@@ -28,6 +28,20 @@ const envSchema = z.object({
   INSTANT_WAIT_MS: z.coerce.number().int().min(0).default(8_000),
   WORKER_CONCURRENCY: z.coerce.number().int().positive().default(50),
   WORKER_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
+  /** Consecutive transient upstream errors (timeouts, 429, 5xx) on one submit or download before giving up on it. */
+  WORKER_MAX_TRANSIENT_ERRORS: z.coerce.number().int().positive().default(8),
+  /** BullMQ job lock: a crashed worker's job is taken over by another worker after about this long. */
+  WORKER_LOCK_MS: z.coerce.number().int().positive().default(30_000),
+  WORKER_STALLED_INTERVAL_MS: z.coerce.number().int().positive().default(30_000),
+  /** How often the timeout sweep fails tasks past their deadline. */
+  SWEEP_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
+  /** How often the reconciler re-enqueues unfinished tasks whose job was lost. */
+  RECONCILE_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
+  /** Tasks younger than this are left alone: their submit may still be enqueueing them. */
+  RECONCILE_GRACE_MS: z.coerce.number().int().min(0).default(30_000),
+  /** Provider simulator: render time when the prompt has no #sim:delay, and latency of every answer. */
+  SIM_RENDER_MS: z.coerce.number().int().min(0).default(1_500),
+  SIM_LATENCY_MS: z.coerce.number().int().min(0).default(0),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
 });
