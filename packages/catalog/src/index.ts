@@ -1,0 +1,15 @@
+// The catalog's public surface: models, limits, prices, request/response schemas, validation and
+// cost. Pure code, no I/O; the gateway, the media prober and the worker import only from here.
+export * from './types';
+export * from './limits';
+export * from './models';
+export * from './video-a-modes';
+export * from './prices';
+export * from './request-schemas';
+export * from './response-schemas';
+export { INLINE_MIME_TYPES, base64DecodedBytes } from './media-items';
+export { formatPath } from './zod-issues';
+export { parseVideoSubmit } from './video-submit';
+export { parseImageSubmit } from './image-submit';
+export { checkMeasuredLimits, lipSyncOutputSeconds, ceilSeconds } from './measured-limits';
+export { computeCost, microsToCents } from './cost';

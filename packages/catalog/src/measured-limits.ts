@@ -1,0 +1,72 @@
+// Limits that need the reference files' real lengths (measured by packages/media after parse*):
+// video-b's reference second totals (spec 4.1.2) and the lip-sync audio/output lengths (spec 4.1.1).
+import { invalid } from '@mediagen/errors';
+import type { MeasuredMedia, MediaRef, TaskSpec, VideoTaskSpec } from './types';
+import { MODELS, VideoModelInfo } from './models';
+import { LIP_SYNC_MAX_AUDIO_SECONDS } from './video-a-modes';
+import { pickOffer } from './video-b-rules';
+
+/**
+ * Whole seconds "started" by a measured length. Lengths are first rounded to the millisecond so
+ * float noise from the prober (5.0000000001) does not bill an extra second.
+ */
+export const ceilSeconds = (seconds: number): number => Math.ceil(Math.round(seconds * 1000) / 1000);
+
+export const sumSeconds = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
+const itemPath = (ref: MediaRef): string => ref.path.replace(/\.url$/, '');
+
+/** Programming errors of the caller, not client errors: the measurements must match the request. */
+function assertMatches(spec: VideoTaskSpec, measured: MeasuredMedia): void {
+  const videos = spec.media.filter((m) => m.kind === 'video').length;
+  const audio = spec.media.filter((m) => m.kind === 'audio').length;
+  if (measured.videoSeconds.length !== videos || measured.audioSeconds.length !== audio) {
+    throw new Error(`measured media does not match the request: ${videos} videos / ${audio} audio expected`);
+  }
+  for (const s of [...measured.videoSeconds, ...measured.audioSeconds]) {
+    if (!Number.isFinite(s) || s < 0) throw new Error(`measured duration ${s} is not a length in seconds`);
+  }
+}
+
+/** Lip-sync output: the audio's started seconds, shortened by `duration` when sent (never lengthened). */
+export function lipSyncOutputSeconds(spec: VideoTaskSpec, measured: MeasuredMedia): number {
+  const audio = ceilSeconds(measured.audioSeconds[0] ?? 0);
+  return spec.duration === null ? audio : Math.min(audio, spec.duration);
+}
+
+function checkTotal(refs: MediaRef[], seconds: number[], max: number, what: string): void {
+  let total = 0;
+  refs.forEach((ref, i) => {
+    total += seconds[i];
+    if (Math.round(total * 1000) > max * 1000) {
+      throw invalid(itemPath(ref), `${what} total ${Math.round(total * 1000) / 1000} s with this file; the maximum is ${max} s in total`);
+    }
+  });
+}
+
+export function checkMeasuredLimits(spec: TaskSpec, measured: MeasuredMedia): void {
+  if (spec.type !== 'video') return;
+  assertMatches(spec, measured);
+  const model = MODELS[spec.model] as VideoModelInfo;
+  const videos = spec.media.filter((m) => m.kind === 'video');
+  const audio = spec.media.filter((m) => m.kind === 'audio');
+
+  if (model.family === 'video-b') {
+    const offer = pickOffer(model, spec.resolution!, spec.tier);
+    checkTotal(videos, measured.videoSeconds, offer.maxRefSeconds.video, 'reference videos');
+    checkTotal(audio, measured.audioSeconds, offer.maxRefSeconds.audio, 'reference audio');
+  }
+
+  if (spec.refMode === 'lip-sync') {
+    const seconds = measured.audioSeconds[0];
+    if (Math.round(seconds * 1000) > LIP_SYNC_MAX_AUDIO_SECONDS * 1000) {
+      throw invalid(itemPath(audio[0]), `audio is ${seconds} s; lip-sync takes audio up to ${LIP_SYNC_MAX_AUDIO_SECONDS} s`);
+    }
+    if (ceilSeconds(seconds) === 0) throw invalid(itemPath(audio[0]), 'audio has no measurable length');
+    const range = model.durations![spec.resolution!];
+    const output = lipSyncOutputSeconds(spec, measured);
+    if (output > range.max) {
+      throw invalid('duration', `the video would be ${output} s (the audio's length); at ${spec.resolution} the maximum is ${range.max} s; send a shorter duration`);
+    }
+  }
+}
+

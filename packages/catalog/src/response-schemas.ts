@@ -1,0 +1,69 @@
+// Response bodies of spec 2.1, 2.2, 7.1 and the error body of design.md section 4. The gateway
+// builds its OpenAPI document from these and its tests parse real responses with them, so the
+// documented and the actual shapes cannot drift apart.
+import { z } from 'zod';
+
+export const submitResponseSchema = z
+  .object({
+    taskId: z.string().meta({ description: 'Identifier used to poll. Equal to generationId.', example: 'tsk_01J9Z3N6K4' }),
+    generationId: z.string().meta({ description: 'Same value as taskId.', example: 'tsk_01J9Z3N6K4' }),
+    status: z.enum(['pending', 'processing', 'completed', 'failed']).meta({
+      description: 'pending, processing or completed; a replay of a failed task shows failed (spec 4.6).',
+      example: 'pending',
+    }),
+    resultUrls: z.array(z.string()).optional().meta({ description: 'Present when status is completed (image models that answer at once).' }),
+    idempotentReplay: z.literal(true).optional().meta({ description: 'Present and true only when the response replays an earlier submit.' }),
+  })
+  .meta({ id: 'SubmitResponse' });
+
+export const TASK_ERROR_CODES = ['content_violation', 'generation_failed', 'no_result', 'timeout'] as const;
+
+export const pollResponseSchema = z
+  .object({
+    status: z.enum(['pending', 'processing', 'completed', 'failed']).meta({ example: 'processing' }),
+    progress: z.number().int().min(0).max(100).optional().meta({ description: 'Present while processing.', example: 40 }),
+    resultUrls: z.array(z.string()).optional().meta({ description: 'Present when completed; https URLs of the result files.' }),
+    errorCode: z.enum(TASK_ERROR_CODES).optional().meta({ description: 'Present when failed; branch on this, not on errorMessage.' }),
+    retryable: z.boolean().optional().meta({ description: 'Present when failed.' }),
+    errorMessage: z.string().optional().meta({ description: 'Present when failed; human text, not to be branched on.' }),
+    type: z.enum(['video', 'image']),
+  })
+  .meta({ id: 'PollResponse' });
+
+export const balanceResponseSchema = z
+  .object({
+    balanceCents: z.number().int().meta({ description: 'Account balance in cents.', example: 1250 }),
+    topUpUrl: z.string().meta({ description: 'Where the balance can be topped up.', example: 'https://example.com/billing' }),
+  })
+  .meta({ id: 'BalanceResponse' });
+
+export const errorDetailSchema = z
+  .object({
+    path: z.string().meta({ description: 'The field as the client wrote it, e.g. media[2].url.', example: 'duration' }),
+    message: z.string().meta({ example: 'must be between 1 and 15 seconds at 768p' }),
+  })
+  .meta({ id: 'ErrorDetail' });
+
+export const errorResponseSchema = z
+  .object({
+    error: z.string().meta({ description: 'Human text.', example: 'duration: must be between 1 and 15 seconds at 768p' }),
+    code: z.string().meta({ description: 'Stable machine code, e.g. validation_error, unknown_field, invalid_model.', example: 'validation_error' }),
+    details: z.array(errorDetailSchema).optional().meta({ description: 'The offending fields, for validation errors.' }),
+  })
+  .meta({ id: 'ErrorResponse' });
+
+export const insufficientBalanceResponseSchema = z
+  .object({
+    error: z.string().meta({ example: 'Insufficient balance' }),
+    code: z.literal('insufficient_balance'),
+    costCents: z.number().int().meta({ description: 'Cost of the request in cents.', example: 4 }),
+    balanceCents: z.number().int().meta({ example: 2 }),
+    topUpUrl: z.string().meta({ example: 'https://example.com/billing' }),
+  })
+  .meta({ id: 'InsufficientBalanceResponse' });
+
+export type SubmitResponse = z.infer<typeof submitResponseSchema>;
+export type PollResponse = z.infer<typeof pollResponseSchema>;
+export type BalanceResponse = z.infer<typeof balanceResponseSchema>;
+export type ErrorResponse = z.infer<typeof errorResponseSchema>;
+export type InsufficientBalanceResponse = z.infer<typeof insufficientBalanceResponseSchema>;

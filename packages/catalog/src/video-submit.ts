@@ -1,0 +1,21 @@
+// POST /api/video/generate: structure first (zod), then the model, then the model family's rules.
+// Returns the normalized task spec with every default applied, so the gateway, pricing and the
+// worker never have to know a default themselves.
+import type { ValidateOptions, VideoTaskSpec } from './types';
+import { videoSubmitBodySchema } from './request-schemas';
+import { resolveVideoModel } from './model-resolution';
+import { checkInlineCount, parseStructure } from './param-checks';
+import { videoASpec } from './video-a-rules';
+import { videoBSpec } from './video-b-rules';
+import { videoCSpec } from './video-c-rules';
+
+const RULES = { 'video-a': videoASpec, 'video-b': videoBSpec, 'video-c': videoCSpec } as const;
+
+export function parseVideoSubmit(body: unknown, opts: ValidateOptions): { spec: VideoTaskSpec; clientRequestId: string | null } {
+  const parsed = parseStructure(videoSubmitBodySchema, body);
+  const { model, requestedModel } = resolveVideoModel(parsed.model);
+  const base = RULES[model.family](parsed, model, opts);
+  checkInlineCount([...base.media, ...(base.firstFrame ? [base.firstFrame] : []), ...(base.lastFrame ? [base.lastFrame] : [])]);
+  const spec: VideoTaskSpec = requestedModel === undefined ? base : { ...base, requestedModel };
+  return { spec, clientRequestId: parsed.client_request_id ?? null };
+}
