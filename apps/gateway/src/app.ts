@@ -1,0 +1,47 @@
+// The gateway's Express app. Wiring only: logic lives in services/ and packages/.
+import express, { Express } from 'express';
+import swaggerUi from 'swagger-ui-express';
+import pinoHttp from 'pino-http';
+import { randomUUID } from 'node:crypto';
+import type { GatewayDeps } from './deps';
+import { apiRouter } from './routes/api.routes';
+import { adminRouter } from './routes/admin.routes';
+import { healthRouter } from './routes/health.routes';
+import { createFilesRouter } from './routes/files.routes';
+import { bullBoardRouter } from './routes/bull-board.routes';
+import { adminAuth } from './middleware/admin-auth';
+import { errorHandler, notFoundHandler } from './middleware/error-handler';
+import { buildOpenApiDocument } from './openapi/document';
+
+export function createApp(deps: GatewayDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', false);
+  app.use(
+    pinoHttp({
+      logger: deps.log,
+      genReqId: (req, res) => {
+        const id = (req.headers['x-request-id'] as string) || randomUUID();
+        res.setHeader('X-Request-Id', id);
+        return id;
+      },
+      // Never log credentials or bodies (inline files).
+      serializers: { req: (r) => ({ id: r.id, method: r.method, url: r.url }), res: (r) => ({ statusCode: r.statusCode }) },
+      customProps: (req) => ({ accountId: (req as express.Request).auth?.accountId }),
+    }),
+  );
+
+  app.use(healthRouter(deps));
+  const openapi = buildOpenApiDocument(deps.config.PUBLIC_BASE_URL);
+  app.get('/openapi.json', (_req, res) => res.json(openapi));
+  app.use('/docs', swaggerUi.serve, swaggerUi.setup(openapi, { customSiteTitle: 'Media generation API reference' }));
+  app.use('/files', createFilesRouter(deps.storage));
+  app.use('/api', apiRouter(deps));
+  app.use('/admin', adminAuth(deps.config.ADMIN_TOKEN));
+  app.use('/admin/queues', bullBoardRouter(deps));
+  app.use('/admin', adminRouter(deps));
+
+  app.use(notFoundHandler);
+  app.use(errorHandler(deps.log));
+  return app;
+}

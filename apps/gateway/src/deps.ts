@@ -1,0 +1,52 @@
+// Everything the gateway talks to, created once per process from the parsed config and passed
+// to createApp(). Tests build their own (own schema, own Redis prefix) through the same function.
+import type { Redis } from 'ioredis';
+import type { Config } from '@mediagen/config';
+import { createDb, Db } from '@mediagen/db';
+import { createProducerRedis, createTaskQueue, TaskQueue } from '@mediagen/queue';
+import { createStorage, StorageDriver } from '@mediagen/storage';
+import { TaskEvents } from './services/task-events';
+import pino, { Logger } from 'pino';
+
+export interface GatewayDeps {
+  config: Config;
+  db: Db;
+  /** Commands (cache, rate limits): fails fast when Redis is down. */
+  redis: Redis;
+  queue: TaskQueue;
+  storage: StorageDriver;
+  events: TaskEvents;
+  log: Logger;
+}
+
+export async function createDeps(config: Config): Promise<GatewayDeps> {
+  const db = createDb(config.DATABASE_URL, { poolSize: 20 });
+  const redis = createProducerRedis(config.REDIS_URL);
+  redis.on('error', () => undefined); // reconnects by itself; /readyz and submits report the outage
+  await waitReady(redis, 5_000);
+  const queue = createTaskQueue(redis, config.REDIS_PREFIX);
+  const storage = createStorage(config);
+  const events = new TaskEvents(config.REDIS_URL, config.REDIS_PREFIX);
+  await events.start();
+  const log = pino({ level: config.LOG_LEVEL, base: { app: 'gateway' } });
+  return { config, db, redis, queue, storage, events, log };
+}
+
+/** Start-up waits briefly for Redis, but a gateway may also start while Redis is down. */
+function waitReady(redis: Redis, ms: number): Promise<void> {
+  if (redis.status === 'ready') return Promise.resolve();
+  return new Promise((resolve) => {
+    const t = setTimeout(resolve, ms);
+    redis.once('ready', () => {
+      clearTimeout(t);
+      resolve();
+    });
+  });
+}
+
+/** Closes in dependency order: queue and subscriber first, then the connections under them. */
+export async function closeDeps(d: GatewayDeps): Promise<void> {
+  await Promise.allSettled([d.queue.close(), d.events.stop()]);
+  await Promise.allSettled([d.redis.quit()]);
+  await d.db.$disconnect();
+}

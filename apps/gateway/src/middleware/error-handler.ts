@@ -1,0 +1,30 @@
+// The one place errors become HTTP responses: `{error, code, details?}` (design.md section 4).
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { AppError, isAppError } from '@mediagen/errors';
+import type { Logger } from 'pino';
+
+/** body-parser and friends signal with `type`/`status`; map them to stable codes. */
+function fromFrameworkError(err: { type?: string; status?: number; message?: string }): AppError | null {
+  if (err.type === 'entity.too.large') return new AppError('payload_too_large', 'Request body exceeds the 40 MB limit');
+  if (err.type === 'entity.parse.failed') return new AppError('invalid_json', 'Request body is not valid JSON');
+  if (err.type === 'encoding.unsupported' || err.type === 'charset.unsupported')
+    return new AppError('invalid_json', 'Request body must be UTF-8 JSON');
+  if (err.type === 'request.aborted') return new AppError('validation_error', 'Request aborted by the client');
+  return null;
+}
+
+export function errorHandler(log: Logger): ErrorRequestHandler {
+  return (err, _req, res, _next) => {
+    const appErr = isAppError(err) ? err : fromFrameworkError(err ?? {});
+    if (appErr) {
+      if (appErr.headers) res.set(appErr.headers);
+      res.status(appErr.status).json(appErr.toBody());
+      return;
+    }
+    log.error({ err }, 'unhandled error');
+    res.status(500).json({ error: 'Internal server error', code: 'internal_error' });
+  };
+}
+
+export const notFoundHandler: RequestHandler = (req, _res, next) =>
+  next(new AppError('not_found', `No route for ${req.method} ${req.path}`));

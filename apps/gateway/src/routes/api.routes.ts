@@ -1,0 +1,43 @@
+// The public API (spec section 4): submit, poll, balance. Auth and the request-rate limit run
+// before the body is parsed, so an unauthenticated 40 MB body is never read into memory.
+import express, { Router } from 'express';
+import { AppError } from '@mediagen/errors';
+import { MAX_BODY_BYTES } from '@mediagen/catalog';
+import type { GatewayDeps } from '../deps';
+import { apiKeyAuth } from '../middleware/auth';
+import { requestRateLimit } from '../middleware/rate-limit';
+import { submitTask, Endpoint } from '../services/submit.service';
+import { pollTask } from '../services/poll.service';
+
+export function apiRouter(deps: GatewayDeps): Router {
+  const r = Router();
+  r.use(apiKeyAuth(deps), requestRateLimit(deps));
+  const requireJson: express.RequestHandler = (req, _res, next) =>
+    next(req.is('application/json') ? undefined : new AppError('invalid_json', 'Content-Type must be application/json'));
+  const json = [requireJson, express.json({ limit: MAX_BODY_BYTES, strict: false })];
+
+  const submit = (endpoint: Endpoint) =>
+    async (req: express.Request, res: express.Response) => {
+      const body = await submitTask(deps, {
+        accountId: req.auth!.accountId,
+        endpoint,
+        body: req.body,
+        idempotencyHeader: req.get('Idempotency-Key'),
+      });
+      res.status(200).json(body);
+    };
+  const poll = (type: 'video' | 'image') => async (req: express.Request<{ taskId: string }>, res: express.Response) => {
+    res.json(await pollTask(deps, req.auth!.accountId, type, req.params.taskId));
+  };
+
+  r.post('/video/generate', ...json, submit('video'));
+  r.post('/image/generate', ...json, submit('image'));
+  r.get('/video/tasks/:taskId', poll('video'));
+  r.get('/image/tasks/:taskId', poll('image'));
+  r.get('/balance', async (req, res) => {
+    const acc = await deps.db.account.findUnique({ where: { id: req.auth!.accountId }, select: { balanceCents: true } });
+    if (!acc) throw new AppError('unauthorized', 'The account of this API key no longer exists');
+    res.json({ balanceCents: acc.balanceCents, topUpUrl: deps.config.TOP_UP_URL });
+  });
+  return r;
+}

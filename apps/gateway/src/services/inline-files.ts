@@ -1,0 +1,42 @@
+// Inline (data URI) reference files: decoded and checked by packages/media, stored only once the
+// task exists (spec 4.7), and handed to providers as URLs of our own storage, so the task row
+// never holds the base64 itself.
+import type { DecodedInline } from '@mediagen/media';
+import type { MediaRef, TaskSpec } from '@mediagen/catalog';
+import { publicFileUrl } from '@mediagen/storage';
+import { newId } from '@mediagen/db';
+import type { GatewayDeps } from '../deps';
+
+export interface InlinePlan {
+  files: { key: string; file: DecodedInline }[];
+  rewrite(spec: TaskSpec): TaskSpec;
+}
+
+export function planInlineFiles(deps: GatewayDeps, taskId: string, inline: DecodedInline[]): InlinePlan {
+  const files = inline.map((file, i) => ({ key: `inputs/${taskId}/${i}.${file.ext}`, file }));
+  const urlByPath = new Map(files.map((f) => [f.file.ref.path, publicFileUrl(deps.config, f.key)]));
+  const fix = (r: MediaRef): MediaRef => {
+    const url = urlByPath.get(r.path);
+    return url ? { ...r, url, mime: r.mime, source: 'inline' } : r;
+  };
+  return {
+    files,
+    rewrite(spec) {
+      if (spec.type === 'image') return { ...spec, images: spec.images.map(fix) };
+      return {
+        ...spec,
+        media: spec.media.map(fix),
+        firstFrame: spec.firstFrame && fix(spec.firstFrame),
+        lastFrame: spec.lastFrame && fix(spec.lastFrame),
+      };
+    },
+  };
+}
+
+export async function storeInlineFiles(deps: GatewayDeps, taskId: string, plan: InlinePlan): Promise<void> {
+  if (plan.files.length === 0) return;
+  await Promise.all(plan.files.map((f) => deps.storage.put(f.key, f.file.bytes, f.file.mime)));
+  await deps.db.inlineFile.createMany({
+    data: plan.files.map((f) => ({ id: newId('inl'), taskId, storageKey: f.key, mime: f.file.mime, bytes: f.file.bytes.length })),
+  });
+}

@@ -1,0 +1,43 @@
+// Polling (spec 4.2): polls within POLL_CACHE_MS return the cached status. The cache is in
+// Redis so every gateway instance serves the same answer; it remembers the owner, so another
+// account's poll is still a 404. Terminal states never change, so they are cached longer.
+import { AppError } from '@mediagen/errors';
+import type { GatewayDeps } from '../deps';
+import { pollBody } from './task-view';
+
+const TERMINAL_CACHE_MS = 10 * 60_000;
+
+interface CachedPoll {
+  a: string; // accountId
+  t: 'video' | 'image';
+  b: Record<string, unknown>;
+}
+
+const notFound = (taskId: string) => new AppError('not_found', `Task ${taskId} not found`);
+
+export async function pollTask(deps: GatewayDeps, accountId: string, type: 'video' | 'image', taskId: string): Promise<Record<string, unknown>> {
+  if (taskId.length > 200) throw notFound(taskId.slice(0, 40));
+  const ttl = deps.config.POLL_CACHE_MS;
+  const key = `${deps.config.REDIS_PREFIX}:poll:${taskId}`;
+  if (ttl > 0) {
+    const raw = await deps.redis.get(key).catch(() => null); // cache outage: fall through to the DB
+    if (raw) {
+      const c = JSON.parse(raw) as CachedPoll;
+      if (c.a !== accountId || c.t !== type) throw notFound(taskId);
+      return c.b;
+    }
+  }
+  const task = await deps.db.task.findFirst({
+    where: { id: taskId, accountId },
+    select: { id: true, type: true, status: true, progress: true, resultUrls: true, errorCode: true, errorMessage: true, retryable: true },
+  });
+  // A task of the other type is not found at this endpoint (its URL is the other task endpoint).
+  if (!task || task.type !== type) throw notFound(taskId);
+  const body = pollBody(task);
+  if (ttl > 0) {
+    const terminal = task.status === 'completed' || task.status === 'failed';
+    const entry: CachedPoll = { a: accountId, t: task.type, b: body };
+    await deps.redis.set(key, JSON.stringify(entry), 'PX', terminal ? Math.max(ttl, TERMINAL_CACHE_MS) : ttl).catch(() => undefined);
+  }
+  return body;
+}

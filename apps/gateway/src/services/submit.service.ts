@@ -1,0 +1,136 @@
+// The submit flow (design.md section 3): validate -> idempotency claim -> measure references ->
+// price -> one transaction (task + charge + in-progress count) -> store inline files -> enqueue
+// -> (answers-at-once models) wait briefly for the result.
+import { AppError, invalid } from '@mediagen/errors';
+import {
+  computeCost,
+  checkMeasuredLimits,
+  getModel,
+  parseImageSubmit,
+  parseVideoSubmit,
+  IDEMPOTENCY_KEY_MAX,
+  MediaRef,
+  TaskSpec,
+} from '@mediagen/catalog';
+import { inspectReferences } from '@mediagen/media';
+import { claimIdempotencyKey, createTaskWithCharge, releaseIdempotencyKey, SubmitRefused } from '@mediagen/db';
+import { enqueueTask } from '@mediagen/queue';
+import { randomUUID } from 'node:crypto';
+import type { GatewayDeps } from '../deps';
+import { requestFingerprint } from './fingerprint';
+import { submitBody } from './task-view';
+import { refusalError } from './refusals';
+import { planInlineFiles, storeInlineFiles } from './inline-files';
+
+export type Endpoint = 'video' | 'image';
+
+export interface SubmitInput {
+  accountId: string;
+  endpoint: Endpoint;
+  body: unknown;
+  /** Raw `Idempotency-Key` header, when sent. */
+  idempotencyHeader: string | undefined;
+}
+
+function idempotencyKeyOf(header: string | undefined, bodyId: string | null): string | null {
+  if (header === undefined) return bodyId;
+  if (header.length < 1 || header.length > IDEMPOTENCY_KEY_MAX)
+    throw invalid('Idempotency-Key', `must be 1-${IDEMPOTENCY_KEY_MAX} characters`);
+  return header; // spec 4.6: the header wins over client_request_id
+}
+
+export const referencesOf = (spec: TaskSpec): MediaRef[] =>
+  spec.type === 'image' ? spec.images : [...spec.media, ...(spec.firstFrame ? [spec.firstFrame] : []), ...(spec.lastFrame ? [spec.lastFrame] : [])];
+
+export async function submitTask(deps: GatewayDeps, input: SubmitInput): Promise<Record<string, unknown>> {
+  const { config, db } = deps;
+  const opts = { allowPrivateMediaUrls: config.ALLOW_PRIVATE_MEDIA_URLS };
+  const { spec, clientRequestId } =
+    input.endpoint === 'video' ? parseVideoSubmit(input.body, opts) : parseImageSubmit(input.body, opts);
+  const key = idempotencyKeyOf(input.idempotencyHeader, clientRequestId);
+
+  // Without Redis the task could not be queued; refuse before anything is claimed or charged.
+  if (deps.redis.status !== 'ready') throw new AppError('service_unavailable', 'Queue unavailable; retry shortly');
+
+  if (key !== null) {
+    const fingerprint = requestFingerprint(input.endpoint, input.body);
+    const claim = await claimIdempotencyKey(db, input.accountId, key, fingerprint);
+    if (!claim.claimed) return replay(deps, input.accountId, key, fingerprint, claim);
+  }
+
+  const taskId = randomUUID();
+  let created = false;
+  try {
+    const refs = referencesOf(spec);
+    const inspection = await inspectReferences(refs, {
+      allowPrivate: config.ALLOW_PRIVATE_MEDIA_URLS,
+      timeoutMs: 8_000,
+      maxBytesPerRef: 8 * 1024 * 1024,
+      maxRedirects: 3,
+    });
+    checkMeasuredLimits(spec, inspection.measured);
+    const cost = computeCost(spec, inspection.measured);
+    const inline = planInlineFiles(deps, taskId, inspection.inline);
+    await createTaskWithCharge(db, {
+      taskId,
+      accountId: input.accountId,
+      type: spec.type,
+      model: spec.model,
+      params: { ...inline.rewrite(spec), outputSeconds: cost.outputSeconds } as never,
+      costCents: cost.costCents,
+      costMicros: cost.costMicros,
+      billedSeconds: cost.billedSeconds,
+      deadlineAt: new Date(Date.now() + config.TASK_TIMEOUT_MS),
+      idempotencyKey: key ?? undefined,
+    }).catch((e) => {
+      throw e instanceof SubmitRefused ? refusalError(e, cost.costCents, config.TOP_UP_URL) : e;
+    });
+    created = true;
+    await storeInlineFiles(deps, taskId, inline);
+  } finally {
+    if (!created && key !== null) await releaseIdempotencyKey(db, input.accountId, key).catch(() => undefined);
+  }
+
+  const model = getModel(spec.model);
+  const instant = model?.type === 'image' && model.answersAtOnce && config.INSTANT_WAIT_MS > 0;
+  const wait = instant ? deps.events.waitForSettle(taskId, config.INSTANT_WAIT_MS) : null;
+  try {
+    await enqueueTask(deps.queue, taskId);
+  } catch (err) {
+    // Committed and charged: the worker's reconciler enqueues pending tasks that have no job.
+    deps.log.warn({ err, taskId }, 'enqueue failed; left for the reconciler');
+    wait?.cancel();
+    return submitBody({ ...pendingRow(taskId, spec.type) }, false);
+  }
+  if (!wait) return submitBody(pendingRow(taskId, spec.type), false);
+  await wait.done;
+  const row = await db.task.findUnique({ where: { id: taskId } });
+  return submitBody(row ?? pendingRow(taskId, spec.type), false);
+}
+
+const pendingRow = (id: string, type: 'video' | 'image') => ({
+  id,
+  type,
+  status: 'pending' as const,
+  progress: 0,
+  resultUrls: [],
+  errorCode: null,
+  errorMessage: null,
+  retryable: null,
+});
+
+async function replay(
+  deps: GatewayDeps,
+  accountId: string,
+  key: string,
+  fingerprint: string,
+  claim: { fingerprint: string; taskId: string | null },
+): Promise<Record<string, unknown>> {
+  if (claim.taskId === null)
+    throw new AppError('idempotency_in_progress', 'A request with this idempotency id is still being processed; retry shortly with the same id', undefined, undefined, { 'Retry-After': '1' });
+  if (claim.fingerprint !== fingerprint)
+    throw new AppError('idempotency_key_reused', `Idempotency id "${key}" was already used for a different request; use a new id`);
+  const task = await deps.db.task.findFirst({ where: { id: claim.taskId, accountId } });
+  if (!task) throw new AppError('internal_error', 'Idempotency record points at a missing task');
+  return submitBody(task, true);
+}

@@ -1,0 +1,78 @@
+// Subscribes to the workers' task events (`<prefix>:task-events`, JSON {taskId, status}) and
+// to API-key revocations (`<prefix>:key-revoked`). One subscriber connection per gateway process.
+import IORedis, { Redis } from 'ioredis';
+
+type Listener = () => void;
+
+export class TaskEvents {
+  private sub: Redis | null = null;
+  private readonly waiters = new Map<string, Set<Listener>>();
+  private readonly revokeListeners = new Set<(keyHash: string) => void>();
+  readonly taskChannel: string;
+  readonly revokeChannel: string;
+
+  constructor(private readonly url: string, prefix: string) {
+    this.taskChannel = `${prefix}:task-events`;
+    this.revokeChannel = `${prefix}:key-revoked`;
+  }
+
+  async start(): Promise<void> {
+    this.sub = new IORedis(this.url, { maxRetriesPerRequest: null, lazyConnect: true });
+    this.sub.on('error', () => undefined); // reconnects by itself; readiness is reported elsewhere
+    this.sub.on('message', (channel: string, message: string) => this.onMessage(channel, message));
+    try {
+      await this.sub.connect();
+      await this.sub.subscribe(this.taskChannel, this.revokeChannel);
+    } catch {
+      // Redis down at start: answers-at-once falls back to its DB re-check, revocation to the TTL.
+    }
+  }
+
+  async stop(): Promise<void> {
+    for (const set of this.waiters.values()) for (const l of set) l();
+    this.waiters.clear();
+    this.sub?.disconnect();
+  }
+
+  onKeyRevoked(fn: (keyHash: string) => void): void {
+    this.revokeListeners.add(fn);
+  }
+
+  /**
+   * Resolves when the task settles or after `ms`. Register BEFORE enqueueing: a fast render can
+   * settle before the submit would otherwise start listening.
+   */
+  waitForSettle(taskId: string, ms: number): { done: Promise<void>; cancel: () => void } {
+    let listener!: Listener;
+    let timer!: NodeJS.Timeout;
+    const done = new Promise<void>((resolve) => {
+      listener = () => resolve();
+      timer = setTimeout(resolve, ms);
+    });
+    const set = this.waiters.get(taskId) ?? new Set<Listener>();
+    set.add(listener);
+    this.waiters.set(taskId, set);
+    const cancel = () => {
+      clearTimeout(timer);
+      set.delete(listener);
+      if (set.size === 0) this.waiters.delete(taskId);
+    };
+    done.then(cancel);
+    return { done, cancel };
+  }
+
+  private onMessage(channel: string, message: string): void {
+    if (channel === this.revokeChannel) {
+      for (const fn of this.revokeListeners) fn(message);
+      return;
+    }
+    let taskId: string | undefined;
+    try {
+      taskId = (JSON.parse(message) as { taskId?: string }).taskId;
+    } catch {
+      return;
+    }
+    const set = taskId ? this.waiters.get(taskId) : undefined;
+    if (set) for (const l of [...set]) l();
+  }
+}

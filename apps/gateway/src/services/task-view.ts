@@ -1,0 +1,31 @@
+// The client-facing bodies of a task (spec 2.1 and 4.2): one function per shape, from the row.
+import type { Task } from '@mediagen/db';
+
+type TaskRow = Pick<Task, 'id' | 'type' | 'status' | 'progress' | 'resultUrls' | 'errorCode' | 'errorMessage' | 'retryable'>;
+
+/** Poll body: completed (status, resultUrls, type); processing (status, progress, type); failed (...). */
+export function pollBody(t: TaskRow): Record<string, unknown> {
+  switch (t.status) {
+    case 'completed':
+      return { status: t.status, resultUrls: t.resultUrls, type: t.type };
+    case 'processing':
+      return { status: t.status, progress: t.progress, type: t.type };
+    case 'failed':
+      return { status: t.status, errorMessage: t.errorMessage, errorCode: t.errorCode, retryable: t.retryable, type: t.type };
+    default:
+      return { status: t.status, type: t.type };
+  }
+}
+
+/**
+ * Submit body. A replay carries the task's current status; when that is `failed` (spec 3: the
+ * failed task keeps being returned) the error fields come along so the client need not poll.
+ */
+export function submitBody(t: TaskRow, replay: boolean): Record<string, unknown> {
+  const body: Record<string, unknown> = { taskId: t.id, generationId: t.id, status: t.status };
+  if (t.status === 'completed') body.resultUrls = t.resultUrls;
+  if (t.status === 'processing') body.progress = t.progress;
+  if (t.status === 'failed') Object.assign(body, { errorCode: t.errorCode, errorMessage: t.errorMessage, retryable: t.retryable });
+  if (replay) body.idempotentReplay = true;
+  return body;
+}

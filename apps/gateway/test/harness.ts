@@ -1,0 +1,78 @@
+// In-process gateway for integration tests: its own Postgres schema and Redis key prefix, real
+// Postgres and Redis, supertest against createApp(). Everything is removed in close().
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import request from 'supertest';
+import IORedis from 'ioredis';
+import type { Express } from 'express';
+import { loadConfig } from '@mediagen/config';
+import { createTestSchema, TestSchema } from '@mediagen/db/src/test-schema';
+import { ledgerDiscrepancies } from '@mediagen/db';
+import { createDeps, closeDeps, GatewayDeps } from '../src/deps';
+import { createApp } from '../src/app';
+
+export const ADMIN = 'test-admin-token-0123456789';
+
+export interface Harness {
+  app: Express;
+  deps: GatewayDeps;
+  schema: TestSchema;
+  admin: () => { Authorization: string };
+  newAccount(opts?: { balanceCents?: number; maxConcurrentTasks?: number; rateLimitPerMinute?: number }): Promise<{ id: string; key: string; auth: { Authorization: string } }>;
+  assertLedgerInvariant(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startHarness(label: string, env: Record<string, string> = {}): Promise<Harness> {
+  const schema = await createTestSchema(label);
+  const prefix = `test:${label}:${randomBytes(4).toString('hex')}`;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `mg-${label}-`));
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    DATABASE_URL: schema.url,
+    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    REDIS_PREFIX: prefix,
+    ADMIN_TOKEN: ADMIN,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    ALLOW_PRIVATE_MEDIA_URLS: 'true',
+    PUBLIC_BASE_URL: 'http://127.0.0.1:1',
+    ...env,
+  });
+  const deps = await createDeps(config);
+  const app = createApp(deps);
+  const admin = () => ({ Authorization: `Bearer ${ADMIN}` });
+  return {
+    app,
+    deps,
+    schema,
+    admin,
+    async newAccount(opts = {}) {
+      const acc = await request(app).post('/admin/accounts').set(admin()).send({ name: 'acct', balanceCents: 10_000, ...opts });
+      if (acc.status !== 201) throw new Error(`account: ${acc.status} ${JSON.stringify(acc.body)}`);
+      const key = await request(app).post(`/admin/accounts/${acc.body.id}/api-keys`).set(admin());
+      return { id: acc.body.id, key: key.body.key, auth: { Authorization: `Bearer ${key.body.key}` } };
+    },
+    async assertLedgerInvariant() {
+      expect(await ledgerDiscrepancies(deps.db)).toEqual([]);
+      const dup = await deps.db.$queryRaw<{ n: bigint }[]>`
+        SELECT count(*) AS n FROM (SELECT "taskId", "kind" FROM "LedgerEntry" WHERE "taskId" IS NOT NULL GROUP BY 1, 2 HAVING count(*) > 1) d`;
+      expect(Number(dup[0].n)).toBe(0);
+    },
+    async close() {
+      await closeDeps(deps);
+      const r = new IORedis(config.REDIS_URL);
+      let cursor = '0';
+      do {
+        const [next, keys] = await r.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+        cursor = next;
+        if (keys.length) await r.del(...keys);
+      } while (cursor !== '0');
+      await r.quit();
+      await schema.drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
