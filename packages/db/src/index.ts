@@ -1,3 +1,6 @@
 export * from './client';
 export * from './ids';
+export * from './settlement';
+export * from './billing';
+export * from './idempotency';
 export * from './generated/client';
