@@ -35,8 +35,9 @@ function classify(issue: z.core.$ZodIssue, body: unknown): Classified[] {
   }
   const path = formatPath(issue.path);
   let message = issue.message;
-  // zod says "expected string, received undefined" for a missing field; say what the client needs.
-  if (issue.code === 'invalid_type' && valueAt(body, issue.path) === undefined) message = 'required';
+  // zod says "expected string, received undefined" (or lists enum options) for a missing field;
+  // say what the client needs.
+  if (valueAt(body, issue.path) === undefined) message = 'required';
   return [{ code: inMediaItem ? 'invalid_media' : 'validation_error', detail: { path, message } }];
 }
 
