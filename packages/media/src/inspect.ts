@@ -1,0 +1,144 @@
+// The submit path's one call: read every reference file concurrently under one deadline, measure
+// reference video/audio durations (billing and caps depend on them, spec 4.1.1/4.1.2), verify each
+// file is what it claims, and hand back inline files decoded for storage. Nothing is stored here:
+// the gateway stores `inline` only after the task is created, so a refused submit leaves no file.
+
+import { AppError, type ErrorDetail } from '@mediagen/errors';
+import { MAX_INLINE_FILE_BYTES, type MeasuredMedia, type MediaRef } from '@mediagen/catalog';
+import { BufferSource, HttpSource } from './byte-source';
+import { decodeDataUri } from './data-uri';
+import { DEFAULT_MEDIA_POLICY, type MediaPolicy } from './policy';
+import { DeadlineExceeded, MediaProblem, isMediaProblem } from './problem';
+import { measureMedia } from './probe-duration';
+import { canonicalMime, extensionFor, sniffMime } from './sniff';
+
+export interface DecodedInline {
+  ref: MediaRef;
+  /** What the bytes are (sniffed, canonical), which is also what was declared. */
+  mime: string;
+  bytes: Buffer;
+  ext: string;
+}
+
+export interface Inspection {
+  measured: MeasuredMedia;
+  inline: DecodedInline[];
+}
+
+interface Checked {
+  seconds?: number;
+  inline?: DecodedInline;
+}
+
+const INLINE_IMAGES = new Set(['image/jpeg', 'image/png', 'image/webp']);
+const URL_IMAGES = new Set([...INLINE_IMAGES, 'image/gif']);
+// Both labels are used for AAC in an MP4 container; the rest must match exactly.
+const SAME_AUDIO: Record<string, string[]> = { 'audio/aac': ['audio/mp4'], 'audio/mp4': ['audio/aac'] };
+
+export async function inspectReferences(refs: MediaRef[], policy: MediaPolicy): Promise<Inspection> {
+  const p: MediaPolicy = { ...DEFAULT_MEDIA_POLICY, ...policy };
+  const controller = new AbortController();
+  const timeout = new DeadlineExceeded(`timed out: not read within ${p.timeoutMs} ms`);
+  let fire: () => void = () => {};
+  // Settles at the deadline even if a parser awaited something that ignores the abort signal.
+  const deadline = new Promise<never>((_, reject) => (fire = () => reject(timeout)));
+  deadline.catch(() => undefined);
+  const timer = setTimeout(() => {
+    controller.abort(timeout);
+    fire();
+  }, p.timeoutMs);
+
+  try {
+    const results = await mapLimited(refs, p.concurrency ?? 8, (ref) =>
+      Promise.race([checkRef(ref, p, controller.signal), deadline]).then(
+        (ok): { ok: Checked } => ({ ok }),
+        (err: unknown): { err: ErrorDetail } => ({ err: { path: ref.path, message: problemText(err, ref) } }),
+      ),
+    );
+    const details = results.flatMap((r) => ('err' in r ? [r.err] : []));
+    if (details.length) throw refusal(details);
+
+    const measured: MeasuredMedia = { videoSeconds: [], audioSeconds: [] };
+    const inline: DecodedInline[] = [];
+    refs.forEach((ref, i) => {
+      const r = (results[i] as { ok: Checked }).ok;
+      if (ref.kind === 'video') measured.videoSeconds.push(r.seconds!);
+      if (ref.kind === 'audio') measured.audioSeconds.push(r.seconds!);
+      if (r.inline) inline.push(r.inline);
+    });
+    return { measured, inline };
+  } finally {
+    clearTimeout(timer);
+    controller.abort(timeout); // stops whatever is still reading after a refusal
+  }
+}
+
+async function checkRef(ref: MediaRef, p: MediaPolicy, signal: AbortSignal): Promise<Checked> {
+  return ref.source === 'inline' ? checkInline(ref, signal) : checkUrlRef(ref, p, signal);
+}
+
+async function checkInline(ref: MediaRef, signal: AbortSignal): Promise<Checked> {
+  if (ref.kind === 'video') throw new MediaProblem('videos are accepted by https URL only, not as data URIs');
+  const { mime: declaredRaw, bytes } = decodeDataUri(ref.url, MAX_INLINE_FILE_BYTES);
+  const declared = canonicalMime(ref.mime ?? declaredRaw);
+  const sniffed = sniffMime(bytes);
+
+  if (ref.kind === 'image') {
+    if (!sniffed || !sniffed.startsWith('image/')) throw new MediaProblem(`declared ${declared}, but the data is not an image${sniffed ? ` (it is ${sniffed})` : ''}`);
+    if (!INLINE_IMAGES.has(sniffed)) throw new MediaProblem(`${sniffed} is not accepted inline; send jpeg, png or webp`);
+    if (sniffed !== declared) throw new MediaProblem(`declared ${declared}, but the data is ${sniffed}`);
+    return { inline: { ref, mime: sniffed, bytes, ext: extensionFor(sniffed) } };
+  }
+
+  if (sniffed?.startsWith('image/')) throw new MediaProblem(`declared ${declared}, but the data is an image (${sniffed})`);
+  const m = await measureMedia(new BufferSource(bytes), 'audio', signal);
+  if (m.mime !== declared && !(SAME_AUDIO[declared] ?? []).includes(m.mime)) {
+    throw new MediaProblem(`declared ${declared}, but the data is ${m.mime}`);
+  }
+  return { seconds: m.seconds, inline: { ref, mime: m.mime, bytes, ext: extensionFor(m.mime) } };
+}
+
+async function checkUrlRef(ref: MediaRef, p: MediaPolicy, signal: AbortSignal): Promise<Checked> {
+  // Images need only their signature: ask for the first 4 KiB, not the picture.
+  const source = await HttpSource.open(ref.url, p, signal, ref.kind === 'image' ? 4096 : undefined);
+  try {
+    if (ref.kind === 'image') {
+      const sniffed = sniffMime(await source.read(0, 64));
+      if (!sniffed || !URL_IMAGES.has(sniffed)) {
+        throw new MediaProblem(`not an image${sniffed ? ` (it is ${sniffed})` : ''}; send jpeg, png, webp or gif`);
+      }
+      return {};
+    }
+    const m = await measureMedia(source, ref.kind, signal);
+    return { seconds: m.seconds };
+  } finally {
+    source.close();
+  }
+}
+
+function problemText(err: unknown, ref: MediaRef): string {
+  if (isMediaProblem(err)) return err.message;
+  // A parser giving up on garbage or a truncated file: client input, so a 400, not a 500.
+  if (err instanceof Error && err.name === 'EndOfStreamError') return `the ${ref.kind} file ends before its header does (truncated?)`;
+  return `could not be read as ${ref.kind === 'audio' ? 'audio' : `an ${ref.kind}`}`;
+}
+
+function refusal(details: ErrorDetail[]): AppError {
+  const text = details.map((d) => `${d.path}: ${d.message}`).join('; ');
+  const message = details.length === 1 ? text : `${details.length} reference files were refused: ${text}`;
+  return new AppError('invalid_media', message, details);
+}
+
+/** Runs `fn` over `items` with at most `limit` at once; results in input order. */
+async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(Math.max(1, limit), items.length) }, worker));
+  return out;
+}

@@ -1,0 +1,46 @@
+// Limits and switches of reference-media inspection, built once from the service config.
+
+import type { Resolver } from './url-policy';
+
+export interface MediaPolicy {
+  /** ALLOW_PRIVATE_MEDIA_URLS: http:// and loopback/private addresses allowed (dev and tests only). */
+  allowPrivate: boolean;
+  /** Whole inspection deadline for one submit, all references together. */
+  timeoutMs: number;
+  /** Bytes read from one URL, over all its requests; memory per ref is bounded by it too. */
+  maxBytesPerRef: number;
+  maxRedirects: number;
+  /** DNS seam: defaults to the system resolver. Tests map made-up host names to local addresses. */
+  resolve?: Resolver;
+  /** References inspected at once; the rest wait their turn under the same deadline. */
+  concurrency?: number;
+}
+
+export const DEFAULT_MEDIA_POLICY: Readonly<MediaPolicy> = Object.freeze({
+  allowPrivate: false,
+  timeoutMs: 8_000,
+  // Enough for a moov box at the front of any sane clip, or the whole of a short audio clip when
+  // the server ignores Range; far below what a submit may hold in memory.
+  maxBytesPerRef: 8 * 1024 * 1024,
+  maxRedirects: 3,
+  concurrency: 8,
+});
+
+/** Spec section 8: inline (data URI) files are at most 10 MB each. */
+export const MAX_INLINE_BYTES = 10 * 1024 * 1024;
+
+/**
+ * The policy for a deployment. Private URLs are a development convenience that would let any
+ * client make the service fetch from its own network, so production refuses the switch outright
+ * (packages/config refuses it too; this keeps the library safe when wired up by hand).
+ */
+export function mediaPolicyFromConfig(cfg: {
+  NODE_ENV: string;
+  ALLOW_PRIVATE_MEDIA_URLS: boolean;
+}, overrides: Partial<MediaPolicy> = {}): MediaPolicy {
+  const policy: MediaPolicy = { ...DEFAULT_MEDIA_POLICY, allowPrivate: cfg.ALLOW_PRIVATE_MEDIA_URLS, ...overrides };
+  if (policy.allowPrivate && cfg.NODE_ENV === 'production') {
+    throw new Error('ALLOW_PRIVATE_MEDIA_URLS is for development and tests only; refused in production');
+  }
+  return policy;
+}

@@ -1,0 +1,64 @@
+// Measures a reference video or audio file: what it is and how long it plays. The first bytes
+// decide the family (sniff.ts); a parser library then reads the container's own header:
+// mp4box.js for MP4/MOV/M4A (probe-mp4.ts), music-metadata for everything else (MP3, WAV, Ogg,
+// FLAC, AAC, AIFF, WebM/Matroska). Both read through the ByteSource, i.e. only the bytes they need.
+
+import { parseFromTokenizer } from 'music-metadata';
+import type { MediaKind } from '@mediagen/catalog';
+import type { ByteSource } from './byte-source';
+import { MediaProblem } from './problem';
+import { probeIsoBmff, type ProbeResult } from './probe-mp4';
+import { isIsoBmff, isMatroska, sniffMime } from './sniff';
+import { SourceTokenizer } from './source-tokenizer';
+
+export interface Measured {
+  /** Canonical mime type of what the bytes really are (audio-only MP4/WebM become audio/*). */
+  mime: string;
+  /** Play time in seconds, rounded to the millisecond. */
+  seconds: number;
+}
+
+const VIDEO_TRACK = 1; // music-metadata's TrackType for Matroska tracks
+const AUDIO_TRACK = 2;
+
+/** Reads what a `kind` reference must be; throws MediaProblem when it is something else. */
+export async function measureMedia(source: ByteSource, kind: 'video' | 'audio', signal: AbortSignal): Promise<Measured> {
+  const sniffed = sniffMime(await source.read(0, 64));
+  if (!sniffed || sniffed.startsWith('image/')) throw new MediaProblem(`not ${article(kind)} file${sniffed ? ` (it is ${sniffed})` : ''}`);
+  if (kind === 'video' && !isIsoBmff(sniffed) && !isMatroska(sniffed)) {
+    throw new MediaProblem(`not a supported video (it is ${sniffed}); send MP4, MOV or WebM`);
+  }
+
+  const probe = isIsoBmff(sniffed) ? await probeIsoBmff(source, signal) : await probeWithMusicMetadata(source, sniffed);
+  if (kind === 'video' && !probe.hasVideo) throw new MediaProblem('not a video: the file has no video track');
+  if (kind === 'audio' && !probe.hasAudio) throw new MediaProblem('not audio: the file has no audio track');
+  if (probe.seconds === null || !Number.isFinite(probe.seconds) || probe.seconds <= 0) {
+    throw new MediaProblem(`the ${kind}'s duration could not be determined from its header`);
+  }
+  return { mime: refineMime(sniffed, probe), seconds: Math.round(probe.seconds * 1000) / 1000 };
+}
+
+async function probeWithMusicMetadata(source: ByteSource, mime: string): Promise<ProbeResult> {
+  const tokenizer = new SourceTokenizer(source, { mimeType: mime });
+  // duration: true lets the parser count MP3 frames when there is no Xing/VBRI header; the
+  // byte budget still bounds how far it reads. Covers are skipped: they are large and unused.
+  const meta = await parseFromTokenizer(tokenizer, { duration: true, skipCovers: true });
+  const tracks = meta.format.trackInfo ?? [];
+  const hasVideo = tracks.some((t) => t.type === VIDEO_TRACK || t.video !== undefined);
+  const hasAudio = tracks.length > 0
+    ? tracks.some((t) => t.type === AUDIO_TRACK || t.audio !== undefined)
+    : Boolean(meta.format.codec || meta.format.sampleRate);
+  return { seconds: meta.format.duration ?? null, hasVideo, hasAudio };
+}
+
+/** An M4A or audio-only WebM is audio whatever its container brand says; providers want that. */
+function refineMime(sniffed: string, probe: ProbeResult): string {
+  if (probe.hasVideo) return sniffed === 'audio/mp4' ? 'video/mp4' : sniffed;
+  if (sniffed === 'video/mp4' || sniffed === 'video/quicktime') return 'audio/mp4';
+  if (isMatroska(sniffed)) return 'audio/webm';
+  return sniffed;
+}
+
+const article = (kind: MediaKind): string => (kind === 'audio' ? 'an audio' : `a ${kind}`);
+
+export { measureMedia as probeDuration };

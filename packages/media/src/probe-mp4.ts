@@ -1,0 +1,52 @@
+// Durations of ISO base media files (MP4, MOV, M4A) with mp4box.js. music-metadata 7 only reports
+// the audio track of these, so a silent video would have no duration; mp4box reads the movie
+// header (mvhd), whose duration already accounts for edit lists (encoder priming is cut), and
+// lists video and audio tracks. appendBuffer() answers with the next file offset it needs, which
+// is exactly a Range request: for an index at the end it jumps over the media data.
+
+import { createFile, MP4BoxBuffer, type Movie } from 'mp4box';
+import type { ByteSource } from './byte-source';
+import { MediaProblem, throwIfAborted } from './problem';
+
+export interface ProbeResult {
+  /** Seconds; null when the container does not say. */
+  seconds: number | null;
+  hasVideo: boolean;
+  hasAudio: boolean;
+}
+
+const STEP = 64 * 1024;
+// Enough hops for files with several top-level boxes (ftyp, free, mdat, moov, udta...).
+const MAX_STEPS = 64;
+
+export async function probeIsoBmff(source: ByteSource, signal: AbortSignal): Promise<ProbeResult> {
+  const file = createFile();
+  let info: Movie | undefined;
+  let failure: string | undefined;
+  file.onReady = (movie) => (info = movie);
+  file.onError = (_module, message) => (failure = message);
+
+  let pos = 0;
+  for (let step = 0; !info && step < MAX_STEPS; step++) {
+    throwIfAborted(signal);
+    const data = await source.read(pos, STEP);
+    if (data.length === 0) break;
+    // mp4box keeps the buffer; hand it a copy it owns, with its file offset.
+    const ab = MP4BoxBuffer.fromArrayBuffer(data.buffer.slice(data.byteOffset, data.byteOffset + data.length), pos);
+    const last = source.size !== undefined && pos + data.length >= source.size;
+    const next = file.appendBuffer(ab, last);
+    if (failure) throw new MediaProblem(`the MP4/MOV structure is broken (${failure})`);
+    if (info || last) break;
+    if (typeof next !== 'number' || next <= pos) break; // no progress: nothing more it can use
+    pos = next;
+  }
+  file.stop();
+  if (!info) throw new MediaProblem('no movie header found: not a playable MP4/MOV file');
+
+  let seconds = info.timescale > 0 && info.duration > 0 ? info.duration / info.timescale : null;
+  // Fragmented MP4 may leave mvhd at 0 and give the total in mehd instead.
+  if (seconds === null && info.fragment_duration && info.fragment_duration.den > 0) {
+    seconds = info.fragment_duration.num / info.fragment_duration.den || null;
+  }
+  return { seconds, hasVideo: info.videoTracks.length > 0, hasAudio: info.audioTracks.length > 0 };
+}

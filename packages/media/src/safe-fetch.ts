@@ -1,0 +1,107 @@
+// HTTP GET for client-supplied URLs. Each hop is checked by url-policy.ts and the socket is pinned
+// to the address that was checked: the Agent's `lookup` answers with that address instead of asking
+// DNS again, so a rebinding DNS server cannot swap in 127.0.0.1 between check and connect.
+// Redirects are followed by hand, and each target goes through the same check and pinning.
+
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import type { MediaPolicy } from './policy';
+import { MediaProblem, deadlineProblem, throwIfAborted } from './problem';
+import { checkUrl, type ResolvedAddress } from './url-policy';
+
+export interface SafeResponse {
+  res: http.IncomingMessage;
+  /** The URL that answered, after redirects. */
+  url: URL;
+  address: ResolvedAddress;
+}
+
+/** One request to an already-checked address. Swappable so redirect handling can be tested alone. */
+export type Hop = (url: URL, address: ResolvedAddress, headers: Record<string, string>, signal: AbortSignal) => Promise<http.IncomingMessage>;
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+export async function safeFetch(
+  rawUrl: string,
+  policy: Pick<MediaPolicy, 'allowPrivate' | 'resolve' | 'maxRedirects'>,
+  opts: { headers?: Record<string, string>; signal: AbortSignal },
+  hop: Hop = pinnedRequest,
+): Promise<SafeResponse> {
+  let current = rawUrl;
+  for (let redirects = 0; ; redirects++) {
+    const { url, addresses } = await withSignal(checkUrl(current, policy), opts.signal);
+    const address = addresses[0];
+    const res = await hop(url, address, opts.headers ?? {}, opts.signal);
+    const location = res.headers.location;
+    if (!REDIRECTS.has(res.statusCode ?? 0) || !location) return { res, url, address };
+    res.destroy();
+    if (redirects >= policy.maxRedirects) throw new MediaProblem(`more than ${policy.maxRedirects} redirects`);
+    try {
+      current = new URL(location, url).toString();
+    } catch {
+      throw new MediaProblem('redirect to an invalid URL');
+    }
+  }
+}
+
+/** GET `url`, connecting to `address` only; resolves on response headers. */
+export const pinnedRequest: Hop = (url, address, headers, signal) =>
+  new Promise((resolve, reject) => {
+    throwIfAborted(signal);
+    const lookup: LookupFunction = (_host, options, cb) => {
+      // Node asks for every address (`all`) when it races IPv4/IPv6; either way there is one.
+      if (options.all) (cb as (e: null, a: ResolvedAddress[]) => void)(null, [address]);
+      else cb(null, address.address, address.family);
+    };
+    const mod = url.protocol === 'https:' ? https : http;
+    // One agent per request without keep-alive: a pooled socket could have been opened to another
+    // address by an earlier request to the same host name.
+    const agent = new mod.Agent({ keepAlive: false, lookup } as http.AgentOptions);
+    const req = mod.request(url, {
+      method: 'GET',
+      agent,
+      headers: {
+        // Compressed bodies would make byte offsets meaningless for Range reads.
+        'accept-encoding': 'identity',
+        'user-agent': 'mediagen-reference-inspector/1.0',
+        ...headers,
+      },
+    });
+    const onAbort = () => req.destroy(deadlineProblem(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    req.on('response', (res) => {
+      // From here the body reader owns the deadline (readers.ts); dropping the request's own
+      // listener avoids one leaked listener per hop on the shared signal.
+      signal.removeEventListener('abort', onAbort);
+      res.on('close', () => agent.destroy());
+      resolve(res);
+    });
+    req.on('error', (err) => {
+      signal.removeEventListener('abort', onAbort);
+      agent.destroy();
+      reject(signal.aborted ? deadlineProblem(signal) : new MediaProblem(`could not be fetched (${describeNetError(err)})`));
+    });
+    req.end();
+  });
+
+function describeNetError(err: NodeJS.ErrnoException): string {
+  if (err.code === 'ECONNREFUSED') return 'connection refused';
+  if (err.code === 'ECONNRESET') return 'connection reset';
+  if (err.code === 'ETIMEDOUT') return 'connection timed out';
+  if (err.code && /CERT|SSL|TLS/.test(err.code)) return `TLS error ${err.code}`;
+  return err.code ?? 'network error';
+}
+
+/** Races a promise that cannot be cancelled itself (DNS lookup) against the deadline. */
+export function withSignal<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(deadlineProblem(signal));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(deadlineProblem(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => { signal.removeEventListener('abort', onAbort); resolve(v); },
+      (e) => { signal.removeEventListener('abort', onAbort); reject(e); },
+    );
+  });
+}

@@ -1,0 +1,86 @@
+// Which URLs a submit may make the service fetch. Reference URLs are client input, so without this
+// check a submit could make the service reach its own network (cloud metadata, databases, admin
+// ports): server-side request forgery. The check runs on the addresses a host name resolves to,
+// and safe-fetch.ts connects to exactly the address checked here (no second DNS lookup that a
+// rebinding DNS server could answer differently), for the first URL and for every redirect.
+
+import { lookup } from 'node:dns/promises';
+import ipaddr from 'ipaddr.js';
+import { MediaProblem } from './problem';
+import type { MediaPolicy } from './policy';
+
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+}
+export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
+
+export interface CheckedUrl {
+  url: URL;
+  /** Every address of the host; all of them passed the check. Connect to one of these only. */
+  addresses: ResolvedAddress[];
+}
+
+const systemResolver: Resolver = async (hostname) => {
+  const all = await lookup(hostname, { all: true, verbatim: true });
+  return all.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
+};
+
+/**
+ * Why `ip` must not be fetched, or null when it is an ordinary public unicast address. Allow-list
+ * rather than deny-list: ipaddr.js names every special-purpose range (loopback, private, link-local
+ * incl. 169.254.169.254, carrier-grade NAT, unique-local, multicast, reserved, 6to4/Teredo/NAT64
+ * that can wrap a private IPv4, ...) and only `unicast` is accepted. IPv4-mapped IPv6
+ * (::ffff:10.0.0.1) is unwrapped first so it is judged as the IPv4 address it reaches.
+ */
+export function privateAddressReason(ip: string): string | null {
+  if (!ipaddr.isValid(ip)) return 'not an IP address';
+  const addr = ipaddr.process(ip);
+  const range = addr.range();
+  return range === 'unicast' ? null : range;
+}
+
+/** Parses and checks a reference URL and resolves its host; throws MediaProblem when refused. */
+export async function checkUrl(raw: string, policy: Pick<MediaPolicy, 'allowPrivate' | 'resolve'>): Promise<CheckedUrl> {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new MediaProblem('not a valid URL');
+  }
+  if (url.protocol !== 'https:' && !(policy.allowPrivate && url.protocol === 'http:')) {
+    throw new MediaProblem(`URL must use https:// (got ${url.protocol}//)`);
+  }
+  // "No login" (spec 4.7); credentials in a URL would also end up in logs and provider requests.
+  if (url.username || url.password) throw new MediaProblem('URL must not contain a user name or password');
+
+  // WHATWG URL parsing has already normalised odd IPv4 spellings (0x7f.1, 2130706433) to dotted form.
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  let addresses: ResolvedAddress[];
+  if (ipaddr.isValid(host)) {
+    addresses = [{ address: host, family: host.includes(':') ? 6 : 4 }];
+  } else {
+    try {
+      addresses = await (policy.resolve ?? systemResolver)(host);
+    } catch {
+      addresses = [];
+    }
+    if (addresses.length === 0) throw new MediaProblem(`host ${host} could not be resolved`);
+  }
+
+  if (!policy.allowPrivate) {
+    // Every address, not just the first: the connection may be made to any of them.
+    for (const a of addresses) {
+      const reason = privateAddressReason(a.address);
+      if (reason) {
+        throw new MediaProblem(`URL points to a non-public address (${a.address}, ${reason}); only public internet URLs are accepted`);
+      }
+    }
+  }
+  return { url, addresses };
+}
+
+/** Throws MediaProblem unless `url` is https and every address of its host is public. */
+export async function assertPublicUrl(url: string, policy: Pick<MediaPolicy, 'allowPrivate' | 'resolve'>): Promise<void> {
+  await checkUrl(url, policy);
+}
