@@ -1,0 +1,48 @@
+// Simulator directives: words in the prompt that only the simulator reads (design.md section 4),
+// plus a few of our own for the failure modes tests need (documented in docs/workers-and-channels.md).
+
+export interface Directives {
+  /** #sim:delay=<ms> render time. */
+  delayMs?: number;
+  /** #sim:violation the provider flags the content (explicitly only on reporting channels). */
+  violation: boolean;
+  /** #sim:fail every channel's render fails. */
+  fail: boolean;
+  /** #sim:fail-first the first channel tried fails, the next succeeds. */
+  failFirst: boolean;
+  /** #sim:no-file success without a file. */
+  noFile: boolean;
+  /** #sim:bad-file success, but the "file" is an HTML error page. */
+  badFile: boolean;
+  /** #sim:hang the render never finishes. */
+  hang: boolean;
+  /** #sim:flaky=<n> the first n upstream calls for this task answer 503. */
+  flaky: number;
+  /** #sim:rate-limit=<n> the first n upstream calls for this task answer 429 with Retry-After: 1. */
+  rateLimit: number;
+  /** #sim:slow-submit=<ms> the render starts at once but the submit answers only after <ms>. */
+  slowSubmitMs: number;
+}
+
+const int = (v: string | undefined): number | undefined => {
+  const n = v === undefined ? NaN : Number(v);
+  return Number.isInteger(n) && n >= 0 ? n : undefined;
+};
+
+export function parseDirectives(prompt: unknown): Directives {
+  const text = typeof prompt === 'string' ? prompt : '';
+  const found = new Map<string, string | undefined>();
+  for (const m of text.matchAll(/#sim:([a-z-]+)(?:=(\d+))?/g)) found.set(m[1], m[2]);
+  return {
+    delayMs: int(found.get('delay')),
+    violation: found.has('violation'),
+    fail: found.has('fail'),
+    failFirst: found.has('fail-first'),
+    noFile: found.has('no-file'),
+    badFile: found.has('bad-file'),
+    hang: found.has('hang'),
+    flaky: int(found.get('flaky')) ?? 0,
+    rateLimit: int(found.get('rate-limit')) ?? 0,
+    slowSubmitMs: int(found.get('slow-submit')) ?? 0,
+  };
+}

@@ -1,0 +1,132 @@
+// The simulator's memory: renders by id, the idempotency keys that created them, and per-task
+// state (a task is the provider's `client_ref`) for the directives that span calls and channels.
+import { randomUUID } from 'node:crypto';
+import { Directives } from './directives';
+
+export interface Render {
+  id: string;
+  channelId: string;
+  ref: string;
+  type: 'image' | 'video';
+  ratio: unknown;
+  resolution: unknown;
+  createdAt: number;
+  renderMs: number;
+  directives: Directives;
+}
+
+interface RefState {
+  /** Upstream calls seen for this task, over all channels (#sim:flaky, #sim:rate-limit). */
+  calls: number;
+  /** The channel of the task's first render (#sim:fail-first). */
+  firstChannel?: string;
+  submits: number;
+  renders: string[];
+  lastSeen: number;
+}
+
+export type RenderView =
+  | { status: 'running'; progress: number }
+  | { status: 'succeeded'; outputs: number }
+  | { status: 'failed'; code: 'content_policy' | 'render_error'; message: string };
+
+/** Finished renders and idle tasks are forgotten after this long, so memory stays bounded. */
+const RETENTION_MS = 60 * 60_000;
+
+export class RenderStore {
+  private readonly renders = new Map<string, Render>();
+  private readonly byIdempotencyKey = new Map<string, string>();
+  private readonly refs = new Map<string, RefState>();
+  readonly totals = { submits: 0, replays: 0, renders: 0, rejectedCalls: 0 };
+
+  private refState(ref: string, now: number): RefState {
+    let s = this.refs.get(ref);
+    if (!s) {
+      s = { calls: 0, submits: 0, renders: [], lastSeen: now };
+      this.refs.set(ref, s);
+    }
+    s.lastSeen = now;
+    return s;
+  }
+
+  /** Counts a call for the task and says whether the directives make it fail: 429, 503 or not at all. */
+  countCall(ref: string, d: Directives, now = Date.now()): 429 | 503 | null {
+    const s = this.refState(ref, now);
+    s.calls += 1;
+    if (s.calls <= d.rateLimit) return 429;
+    if (s.calls <= d.rateLimit + d.flaky) return 503;
+    return null;
+  }
+
+  /** A new render, or the one an earlier submit with the same idempotency key created. */
+  submit(
+    channelId: string,
+    idempotencyKey: string | undefined,
+    init: Omit<Render, 'id' | 'channelId' | 'createdAt'>,
+    now = Date.now(),
+  ): { render: Render; replay: boolean } {
+    this.totals.submits += 1;
+    const s = this.refState(init.ref, now);
+    s.submits += 1;
+    const idemKey = idempotencyKey ? `${channelId}\u0000${idempotencyKey}` : undefined;
+    const existing = idemKey ? this.renders.get(this.byIdempotencyKey.get(idemKey) ?? '') : undefined;
+    if (existing) {
+      this.totals.replays += 1;
+      return { render: existing, replay: true };
+    }
+    const render: Render = { ...init, id: `r_${randomUUID()}`, channelId, createdAt: now };
+    this.renders.set(render.id, render);
+    if (idemKey) this.byIdempotencyKey.set(idemKey, render.id);
+    s.firstChannel ??= channelId;
+    s.renders.push(render.id);
+    this.totals.renders += 1;
+    return { render, replay: false };
+  }
+
+  get(channelId: string, id: string): Render | undefined {
+    const r = this.renders.get(id);
+    return r && r.channelId === channelId ? r : undefined;
+  }
+
+  view(r: Render, reportsViolations: boolean, now = Date.now()): RenderView {
+    const d = r.directives;
+    const elapsed = now - r.createdAt;
+    if (d.hang) return { status: 'running', progress: Math.min(50, Math.floor(elapsed / 1000)) };
+    if (elapsed < r.renderMs) return { status: 'running', progress: Math.min(99, Math.floor((elapsed / Math.max(1, r.renderMs)) * 100)) };
+    if (d.violation)
+      // Only providers that report refusals say why; the others just fail the render.
+      return reportsViolations
+        ? { status: 'failed', code: 'content_policy', message: 'The prompt or reference media violate the content policy.' }
+        : { status: 'failed', code: 'render_error', message: 'Render failed.' };
+    if (d.fail) return { status: 'failed', code: 'render_error', message: 'Render failed.' };
+    if (d.failFirst && this.refs.get(r.ref)?.firstChannel === r.channelId)
+      return { status: 'failed', code: 'render_error', message: 'Render failed on this channel.' };
+    return { status: 'succeeded', outputs: d.noFile ? 0 : 1 };
+  }
+
+  /** Number of renders not finished yet (hanging ones included). */
+  inFlight(now = Date.now()): number {
+    let n = 0;
+    for (const r of this.renders.values()) if (r.directives.hang || now - r.createdAt < r.renderMs) n++;
+    return n;
+  }
+
+  refSummary(ref: string) {
+    const s = this.refs.get(ref);
+    if (!s) return { calls: 0, submits: 0, renders: [] };
+    return {
+      calls: s.calls,
+      submits: s.submits,
+      renders: s.renders.map((id) => this.renders.get(id)).filter((r): r is Render => !!r).map((r) => ({ id: r.id, channelId: r.channelId })),
+    };
+  }
+
+  sweep(now = Date.now()): void {
+    for (const [id, r] of this.renders) {
+      const end = r.directives.hang ? r.createdAt + 7 * RETENTION_MS : r.createdAt + r.renderMs;
+      if (end + RETENTION_MS < now) this.renders.delete(id);
+    }
+    for (const [k, id] of this.byIdempotencyKey) if (!this.renders.has(id)) this.byIdempotencyKey.delete(k);
+    for (const [ref, s] of this.refs) if (s.lastSeen + RETENTION_MS < now) this.refs.delete(ref);
+  }
+}

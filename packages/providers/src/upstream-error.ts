@@ -1,0 +1,26 @@
+// Every upstream failure is classified once, here, into what the worker does next (spec 7.2).
+
+export type UpstreamErrorKind =
+  /** Timeouts, connection errors, 429, 5xx: try the same call on the same channel again later. */
+  | 'transient'
+  /** The provider explicitly flagged the prompt or media (reporting channels only): fail, no fallback. */
+  | 'violation'
+  /** The render failed or the channel refused it: move on to the next channel. */
+  | 'failed'
+  /** The provider's result is not a usable file: fail with no_result. */
+  | 'unusable';
+
+export class UpstreamError extends Error {
+  constructor(
+    readonly kind: UpstreamErrorKind,
+    message: string,
+    /** From Retry-After, for transient errors that carried it. */
+    readonly retryAfterMs?: number,
+    readonly httpStatus?: number,
+  ) {
+    super(message);
+    this.name = 'UpstreamError';
+  }
+}
+
+export const isUpstreamError = (e: unknown): e is UpstreamError => e instanceof UpstreamError;
