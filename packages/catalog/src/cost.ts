@@ -2,7 +2,7 @@
 // Seconds are whole numbers before they meet money, so every multiplication is bigint.
 import type { Cost, MeasuredMedia, TaskSpec, VideoTaskSpec } from './types';
 import { PRICES, Price } from './prices';
-import { ceilSeconds, lipSyncOutputSeconds, sumSeconds } from './measured-limits';
+import { assertMeasuredMatches, ceilSeconds, lipSyncOutputSeconds, sumSeconds } from './measured-limits';
 
 const MICROS_PER_CENT = 10_000n;
 
@@ -42,6 +42,8 @@ function videoBCost(spec: VideoTaskSpec, measured: MeasuredMedia): Cost {
 
 export function computeCost(spec: TaskSpec, measured: MeasuredMedia): Cost {
   if (spec.type === 'image') return cost(need(PRICES.images[spec.model], spec.model).micros, null, null);
+  // Pricing a video without its measurements would undercharge (lip-sync, video-b references).
+  assertMeasuredMatches(spec, measured);
   if (spec.model === 'video-a-h3') return videoACost(spec, measured);
   if (spec.model === 'video-c-3.1') {
     const perVideo = PRICES['video-c-3.1'].perVideo as Record<string, Price>;

@@ -16,7 +16,7 @@ export const sumSeconds = (xs: number[]): number => xs.reduce((a, b) => a + b, 0
 const itemPath = (ref: MediaRef): string => ref.path.replace(/\.url$/, '');
 
 /** Programming errors of the caller, not client errors: the measurements must match the request. */
-function assertMatches(spec: VideoTaskSpec, measured: MeasuredMedia): void {
+export function assertMeasuredMatches(spec: VideoTaskSpec, measured: MeasuredMedia): void {
   const videos = spec.media.filter((m) => m.kind === 'video').length;
   const audio = spec.media.filter((m) => m.kind === 'audio').length;
   if (measured.videoSeconds.length !== videos || measured.audioSeconds.length !== audio) {
@@ -45,7 +45,7 @@ function checkTotal(refs: MediaRef[], seconds: number[], max: number, what: stri
 
 export function checkMeasuredLimits(spec: TaskSpec, measured: MeasuredMedia): void {
   if (spec.type !== 'video') return;
-  assertMatches(spec, measured);
+  assertMeasuredMatches(spec, measured);
   const model = MODELS[spec.model] as VideoModelInfo;
   const videos = spec.media.filter((m) => m.kind === 'video');
   const audio = spec.media.filter((m) => m.kind === 'audio');

@@ -55,6 +55,13 @@ describe('computeCost (images, spec 2.4: one price per image at every resolution
   });
 });
 
+describe('computeCost needs the measurements', () => {
+  test('a lip-sync or video-b spec priced without its measured lengths throws instead of undercharging', () => {
+    expect(() => computeCost(video(LIP), none)).toThrow(/does not match/);
+    expect(() => computeCost(video({ model: 'video-b-2.5', media: [VID] }), none)).toThrow(/does not match/);
+  });
+});
+
 describe('money arithmetic', () => {
   test.each([[0n, 0], [1n, 1], [9_999n, 1], [10_000n, 1], [10_001n, 2], [123_450_000n, 12_345]])('%s micros -> %i cents (rounded up)', (micros, cents) => {
     expect(microsToCents(micros)).toBe(cents);
