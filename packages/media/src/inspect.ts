@@ -120,7 +120,7 @@ function problemText(err: unknown, ref: MediaRef): string {
   if (isMediaProblem(err)) return err.message;
   // A parser giving up on garbage or a truncated file: client input, so a 400, not a 500.
   if (err instanceof Error && err.name === 'EndOfStreamError') return `the ${ref.kind} file ends before its header does (truncated?)`;
-  return `could not be read as ${ref.kind === 'audio' ? 'audio' : `an ${ref.kind}`}`;
+  return `could not be read as ${ref.kind === 'audio' ? 'audio' : ref.kind === 'image' ? 'an image' : 'a video'}`;
 }
 
 function refusal(details: ErrorDetail[]): AppError {

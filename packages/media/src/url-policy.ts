@@ -56,6 +56,10 @@ export async function checkUrl(raw: string, policy: Pick<MediaPolicy, 'allowPriv
 
   // WHATWG URL parsing has already normalised odd IPv4 spellings (0x7f.1, 2130706433) to dotted form.
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  // RFC 6761: these names are loopback whatever a resolver says; refuse them without asking.
+  if (!policy.allowPrivate && /(^|\.)localhost\.?$/i.test(host)) {
+    throw new MediaProblem(`URL points to a non-public address (${host}, loopback); only public internet URLs are accepted`);
+  }
   let addresses: ResolvedAddress[];
   if (ipaddr.isValid(host)) {
     addresses = [{ address: host, family: host.includes(':') ? 6 : 4 }];

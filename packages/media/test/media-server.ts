@@ -35,9 +35,10 @@ export async function startMediaServer(): Promise<MediaServer> {
     const [, route, ...rest] = url.pathname.split('/');
     const name = rest.join('/');
 
-    if (route === 'files') {
-      // A well-behaved host: honours single byte ranges.
-      const data = fixture(name);
+    if (route === 'files' || route === 'cut') {
+      // A well-behaved host: honours single byte ranges. `cut` serves the first half of the file.
+      const whole = fixture(name);
+      const data = route === 'cut' ? whole.subarray(0, whole.length >> 1) : whole;
       const m = RANGE.exec(req.headers.range ?? '');
       if (!m) return send(200, { 'content-length': data.length, 'accept-ranges': 'bytes' }, data);
       const start = Number(m[1]);
