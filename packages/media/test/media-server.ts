@@ -3,6 +3,7 @@
 // so tests can prove the inspector reads only what it needs.
 
 import http from 'node:http';
+import https from 'node:https';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -20,10 +21,11 @@ export interface MediaServer {
 
 const RANGE = /^bytes=(\d+)-(\d*)$/;
 
-export async function startMediaServer(): Promise<MediaServer> {
+/** With `tls` (key and cert) it speaks https. */
+export async function startMediaServer(tls?: { key: Buffer; cert: Buffer }): Promise<MediaServer> {
   const sent = new Map<string, { bytes: number; requests: number }>();
   const sockets = new Set<import('node:net').Socket>();
-  const server = http.createServer((req, res) => {
+  const handler: http.RequestListener = (req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     const stat = sent.get(url.pathname) ?? { bytes: 0, requests: 0 };
     stat.requests++;
@@ -83,7 +85,8 @@ export async function startMediaServer(): Promise<MediaServer> {
     }
     if (route === 'hang') return; // never answers, not even headers
     send(404, {}, Buffer.alloc(0));
-  });
+  };
+  const server = tls ? https.createServer(tls, handler) : http.createServer(handler);
   server.on('connection', (s) => {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
@@ -91,7 +94,7 @@ export async function startMediaServer(): Promise<MediaServer> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    origin: `http://127.0.0.1:${port}`,
+    origin: `${tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     sent,
     close: () =>
       new Promise<void>((resolve) => {
