@@ -1,0 +1,37 @@
+// The per-channel cap on renders in flight (Channel.maxInFlight), shared by every worker process:
+// one Redis sorted set per channel, member = task id, score = when the lease lapses. A lease that
+// is never released (its task vanished) lapses at the task's deadline instead of leaking forever.
+import type { Redis } from 'ioredis';
+import type { Channel } from '@mediagen/providers';
+
+const ACQUIRE = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[2])
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) or redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[4]) then
+  redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+  return 1
+end
+return 0`;
+
+export interface ChannelSlots {
+  /** True when the task holds (or already held) a slot on the channel. */
+  acquire(channel: Channel, taskId: string, leaseUntil: number): Promise<boolean>;
+  release(channelId: string, taskId: string): Promise<void>;
+  inUse(channelId: string): Promise<number>;
+}
+
+export function createChannelSlots(redis: Redis, prefix: string): ChannelSlots {
+  const key = (channelId: string) => `${prefix}:channel-slots:${channelId}`;
+  return {
+    async acquire(channel, taskId, leaseUntil) {
+      const r = await redis.eval(ACQUIRE, 1, key(channel.id), taskId, Date.now(), leaseUntil, channel.maxInFlight);
+      return r === 1;
+    },
+    async release(channelId, taskId) {
+      await redis.zrem(key(channelId), taskId);
+    },
+    async inUse(channelId) {
+      await redis.zremrangebyscore(key(channelId), '-inf', Date.now());
+      return redis.zcard(key(channelId));
+    },
+  };
+}

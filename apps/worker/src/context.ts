@@ -1,0 +1,36 @@
+// Everything the worker's steps use, created once per process in main.ts (or per test).
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Config } from '@mediagen/config';
+import type { Db } from '@mediagen/db';
+import type { ChannelAdapter, ChannelConfig } from '@mediagen/providers';
+import type { TaskQueue } from '@mediagen/queue';
+import type { StorageDriver } from '@mediagen/storage';
+import type { ChannelSlots } from './channel-slots';
+import type { TaskEventPublisher } from './task-events';
+
+export interface WorkerStats {
+  steps: number;
+  submits: number;
+  polls: number;
+  completed: number;
+  failed: number;
+  delayed: number;
+}
+
+export interface WorkerContext {
+  config: Config;
+  db: Db;
+  /** Plain commands (slots, events, reconciler lookups); BullMQ keeps its own connections. */
+  redis: Redis;
+  queue: TaskQueue;
+  storage: StorageDriver;
+  channels: ChannelConfig;
+  adapters: Map<string, ChannelAdapter>;
+  slots: ChannelSlots;
+  events: TaskEventPublisher;
+  log: Logger;
+  stats: WorkerStats;
+}
+
+export const newStats = (): WorkerStats => ({ steps: 0, submits: 0, polls: 0, completed: 0, failed: 0, delayed: 0 });

@@ -1,0 +1,29 @@
+// Worker process entry point: BullMQ workers for tasks and maintenance, a health port, and a
+// graceful SIGTERM (finish the running steps, then disconnect).
+import { ConfigError, loadConfig } from '@mediagen/config';
+import { startWorkerApp } from './worker-app';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const app = await startWorkerApp(config);
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.ctx.log.info({ signal }, 'shutting down');
+    app.stop().then(
+      () => process.exit(0),
+      (err) => {
+        app.ctx.log.error({ err: (err as Error).message }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((err) => {
+  console.error(err instanceof ConfigError ? err.message : err);
+  process.exit(1);
+});

@@ -1,0 +1,49 @@
+// Re-enqueues unfinished tasks that have no live job: the gateway's enqueue failed after its commit,
+// Redis lost its data (restart without persistence), or a job ended without settling its task.
+// jobId = taskId makes enqueueing idempotent, so a reconciler racing a gateway does no harm.
+import { enqueueTask, QUEUES } from '@mediagen/queue';
+import type { WorkerContext } from './context';
+
+const BATCH = 500;
+
+export interface ReconcileResult {
+  checked: number;
+  enqueued: number;
+}
+
+export async function reconcile(ctx: WorkerContext): Promise<ReconcileResult> {
+  const result: ReconcileResult = { checked: 0, enqueued: 0 };
+  // Young tasks are skipped: their submit may still be between its commit and its enqueue.
+  const createdBefore = new Date(Date.now() - ctx.config.RECONCILE_GRACE_MS);
+  let cursor = '';
+  for (;;) {
+    const tasks = await ctx.db.task.findMany({
+      where: { status: { in: ['pending', 'processing'] }, createdAt: { lt: createdBefore }, id: { gt: cursor } },
+      select: { id: true },
+      orderBy: { id: 'asc' },
+      take: BATCH,
+    });
+    if (tasks.length === 0) return result;
+    cursor = tasks[tasks.length - 1].id;
+    result.checked += tasks.length;
+    // One round trip per batch: a job hash has `timestamp` while it exists and `finishedOn` once it
+    // completed or failed. Reading the hash directly keeps 10,000 in-flight tasks cheap to check.
+    const pipe = ctx.redis.pipeline();
+    for (const t of tasks) pipe.hmget(`${ctx.config.REDIS_PREFIX}:${QUEUES.tasks}:${t.id}`, 'timestamp', 'finishedOn');
+    const answers = (await pipe.exec()) ?? [];
+    for (const [i, t] of tasks.entries()) {
+      const [err, fields] = answers[i] ?? [];
+      if (err) continue;
+      const [timestamp, finishedOn] = fields as (string | null)[];
+      if (timestamp && !finishedOn) continue; // waiting, delayed or active: alive
+      if (finishedOn) {
+        // A finished job blocks its jobId; remove it so the task gets a fresh one.
+        const job = await ctx.queue.getJob(t.id);
+        await job?.remove().catch(() => undefined);
+      }
+      await enqueueTask(ctx.queue, t.id);
+      result.enqueued += 1;
+      ctx.log.warn({ taskId: t.id, hadJob: !!finishedOn }, 'unfinished task had no live job; re-enqueued');
+    }
+  }
+}

@@ -1,0 +1,115 @@
+// The `run-task` job: one task's state machine, advanced one short step per job run. Between steps
+// the job sits in BullMQ's delayed set (job.moveToDelayed + DelayedError), so a render of minutes
+// or hours holds no worker slot. Postgres (Task, TaskAttempt) is the durable state; the job payload
+// is only a hint, so a job resumed after a crash picks up wherever the rows say.
+import { DelayedError, Job, UnrecoverableError } from 'bullmq';
+import type { TaskSpec } from '@mediagen/catalog';
+import { channelsFor, UpstreamError } from '@mediagen/providers';
+import { RunTaskPayload, runTaskPayloadSchema } from '@mediagen/queue';
+import { Attempt, latestAttempt, setAttemptStatus, startAttempt } from './attempts';
+import { closeAttempt, collectStep, newAttemptId, pollStep, submitStep } from './attempt-steps';
+import type { WorkerContext } from './context';
+import { backoffMs, slotWaitMs } from './schedule';
+import { settleFailed } from './settle';
+import { Next, StepOutcome, TaskRow, TaskRun, wait } from './task-run';
+
+const ACTIVE_ATTEMPT: ReadonlySet<string> = new Set(['submitting', 'running', 'succeeded']);
+
+export function createRunTaskProcessor(ctx: WorkerContext) {
+  return async function runTask(job: Job<RunTaskPayload>, token?: string): Promise<string> {
+    ctx.stats.steps += 1;
+    const parsed = runTaskPayloadSchema.safeParse(job.data);
+    if (!parsed.success) throw new UnrecoverableError(`invalid run-task payload: ${parsed.error.message}`);
+    const payload = parsed.data;
+    let next: Next;
+    try {
+      next = await advanceTask(ctx, payload);
+    } catch (err) {
+      // Our own infrastructure failed (database, storage, Redis). Nothing is lost: the rows say
+      // where the task is, so the same step simply runs again after a backoff.
+      const n = payload.transientErrors + 1;
+      ctx.log.warn({ taskId: payload.taskId, err: (err as Error).message, retry: n }, 'task step failed; will retry');
+      next = { at: Date.now() + backoffMs(n), step: payload.step, transientErrors: n };
+    }
+    if (!next) return 'settled';
+    await job.updateData({ taskId: payload.taskId, step: next.step, transientErrors: next.transientErrors });
+    await job.moveToDelayed(next.at, token);
+    ctx.stats.delayed += 1;
+    throw new DelayedError();
+  };
+}
+
+export async function advanceTask(ctx: WorkerContext, payload: RunTaskPayload): Promise<Next> {
+  const task = await ctx.db.task.findUnique({
+    where: { id: payload.taskId },
+    select: { id: true, status: true, model: true, params: true, deadlineAt: true },
+  });
+  if (!task) {
+    ctx.log.warn({ taskId: payload.taskId }, 'job for a task that does not exist; dropped');
+    return null;
+  }
+  const attempt = await latestAttempt(ctx.db, task.id);
+  const params = task.params as unknown as TaskSpec & { outputSeconds?: number | null };
+  const run: TaskRun = { ctx, task, spec: params, outputSeconds: params.outputSeconds ?? null, transientErrors: payload.transientErrors };
+
+  if (task.status === 'completed' || task.status === 'failed') {
+    // Settled elsewhere (timeout sweep, a racing worker): tidy the attempt and free its slot.
+    if (attempt && ACTIVE_ATTEMPT.has(attempt.status))
+      await closeAttempt(ctx, attempt, task.status === 'completed' && attempt.status === 'succeeded' ? 'completed' : 'abandoned');
+    return null;
+  }
+  if (Date.now() >= task.deadlineAt.getTime()) {
+    await settleFailed(ctx, task.id, 'timeout');
+    if (attempt && ACTIVE_ATTEMPT.has(attempt.status)) await closeAttempt(ctx, attempt, 'abandoned');
+    return null;
+  }
+  const next = await advanceAttempts(run, attempt);
+  // Wake up at the deadline at the latest, so a task times out even without the sweep.
+  return next && { ...next, at: Math.min(next.at, task.deadlineAt.getTime() + 50) };
+}
+
+/** Runs the current attempt's step; after a failed attempt, starts the next channel at once. */
+async function advanceAttempts(run: TaskRun, current: Attempt | null): Promise<Next> {
+  const { ctx, task, spec } = run;
+  const order = channelsFor(ctx.channels, task.model, spec.type === 'video' ? spec.tier : null);
+  let attempt = current;
+  for (;;) {
+    if (!attempt || attempt.status === 'failed' || attempt.status === 'abandoned') {
+      const attemptNo = (attempt?.attemptNo ?? 0) + 1;
+      const channel = order[attemptNo - 1];
+      if (!channel) {
+        // Spec 3: generation_failed only after every available channel was tried.
+        await settleFailed(ctx, task.id, 'generation_failed', { channelsTried: attempt?.attemptNo ?? 0 });
+        return null;
+      }
+      if (!(await ctx.slots.acquire(channel, task.id, task.deadlineAt.getTime() + 60_000))) return waitNext('submit', slotWaitMs());
+      attempt = await startAttempt(ctx.db, newAttemptId(), task.id, attemptNo, channel.id);
+      run.transientErrors = 0;
+    }
+    const adapter = ctx.adapters.get(attempt.channelId);
+    let outcome: StepOutcome;
+    if (!adapter) {
+      // The channel left the configuration while this attempt ran: its render cannot be reached.
+      outcome = { kind: 'next-channel', attempt: await closeAttempt(ctx, attempt, 'failed', new UpstreamError('failed', `channel ${attempt.channelId} is not configured`)) };
+    } else if (attempt.status === 'submitting') outcome = await submitStep({ run, attempt, adapter });
+    else if (attempt.status === 'running') outcome = await pollStep({ run, attempt, adapter });
+    else if (attempt.status === 'succeeded') outcome = await collectStep({ run, attempt, adapter });
+    else {
+      // A final attempt on an unsettled task: the worker died between the two writes. Settle again
+      // from what the attempt recorded (the settlement is a compare-and-set, so this is safe).
+      if (attempt.status === 'violation') await settleFailed(ctx, task.id, 'content_violation');
+      else if (attempt.status === 'no_result') await settleFailed(ctx, task.id, 'no_result');
+      else {
+        // 'completed' without a completed task cannot be repaired from the row (the URLs live in
+        // the task); downloading again is safe because result keys are stable.
+        attempt = await setAttemptStatus(ctx.db, attempt.id, 'succeeded');
+        continue;
+      }
+      return null;
+    }
+    if (outcome.kind === 'next') return outcome.next;
+    attempt = outcome.attempt;
+  }
+}
+
+const waitNext = (step: 'submit' | 'poll', ms: number): Next => (wait(step, ms) as { kind: 'next'; next: Next }).next;

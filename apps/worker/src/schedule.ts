@@ -1,0 +1,26 @@
+// When the next step of a task runs: backoff after transient errors, and the poll cadence.
+import type { Channel } from '@mediagen/providers';
+
+const BACKOFF_BASE_MS = 500;
+const BACKOFF_MAX_MS = 60_000;
+
+/** Jitter spreads retries of many tasks hit by the same outage, so they do not return together. */
+const jitter = (ms: number) => Math.round(ms * (0.8 + Math.random() * 0.4));
+
+/** Delay before retry number `n` (1-based) of a transient failure; Retry-After is a floor. */
+export function backoffMs(n: number, retryAfterMs?: number): number {
+  const exp = Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** Math.max(0, n - 1));
+  return Math.max(retryAfterMs ?? 0, jitter(exp));
+}
+
+/**
+ * Poll often while a render is young and rarely once it has run long: about a tenth of its age,
+ * within the channel's bounds. A render of an hour is then asked about once a minute, which keeps
+ * thousands of renders in flight cheap, and finishing late costs at most ~10% of its run time.
+ */
+export function pollDelayMs(channel: Channel, renderAgeMs: number): number {
+  return Math.min(channel.poll.maxMs, Math.max(channel.poll.minMs, Math.round(renderAgeMs / 10)));
+}
+
+/** A task waiting for a free channel slot looks again after this long. */
+export const slotWaitMs = () => 1_000 + Math.round(Math.random() * 2_000);

@@ -1,0 +1,43 @@
+// What one step of a task works with, and what a step decides.
+import type { TaskSpec } from '@mediagen/catalog';
+import type { TaskStep } from '@mediagen/queue';
+import type { ChannelAdapter } from '@mediagen/providers';
+import type { Attempt } from './attempts';
+import type { WorkerContext } from './context';
+
+export interface TaskRow {
+  id: string;
+  status: string;
+  model: string;
+  deadlineAt: Date;
+}
+
+export interface TaskRun {
+  ctx: WorkerContext;
+  task: TaskRow;
+  spec: TaskSpec;
+  outputSeconds: number | null;
+  /** Consecutive transient errors of the current step (job payload), for backoff. */
+  transientErrors: number;
+}
+
+/** Run the job again at `at`, at `step`; null means the task is settled and the job is done. */
+export type Next = { at: number; step: TaskStep; transientErrors: number } | null;
+
+export type StepOutcome =
+  | { kind: 'next'; next: Next }
+  /** The attempt failed on its channel: the caller moves on to the next channel. */
+  | { kind: 'next-channel'; attempt: Attempt };
+
+export interface StepInput {
+  run: TaskRun;
+  attempt: Attempt;
+  adapter: ChannelAdapter;
+}
+
+export const wait = (step: TaskStep, delayMs: number, transientErrors = 0): StepOutcome => ({
+  kind: 'next',
+  next: { at: Date.now() + delayMs, step, transientErrors },
+});
+
+export const settled: StepOutcome = { kind: 'next', next: null };

@@ -1,0 +1,72 @@
+// Builds a worker process's parts from the config and shuts them down in order. main.ts adds the
+// signals; tests start the same thing in-process.
+import http from 'node:http';
+import pino, { Logger } from 'pino';
+import type { Worker } from 'bullmq';
+import type { Config } from '@mediagen/config';
+import { createDb } from '@mediagen/db';
+import { ChannelConfig, createAdapters, loadChannelConfig } from '@mediagen/providers';
+import { createConsumerRedis, createTaskQueue } from '@mediagen/queue';
+import { createStorage } from '@mediagen/storage';
+import { createChannelSlots } from './channel-slots';
+import { newStats, WorkerContext } from './context';
+import { startHealthServer } from './health-server';
+import { Maintenance, startMaintenance } from './maintenance';
+import { createTaskEventPublisher } from './task-events';
+import { createTaskWorker } from './task-worker';
+
+export interface WorkerApp {
+  ctx: WorkerContext;
+  taskWorker: Worker;
+  maintenance: Maintenance;
+  health: http.Server;
+  /** Stops taking jobs, lets running steps finish (up to SHUTDOWN_TIMEOUT_MS), then disconnects. */
+  stop(): Promise<void>;
+}
+
+export async function startWorkerApp(config: Config, opts: { channels?: ChannelConfig; log?: Logger } = {}): Promise<WorkerApp> {
+  const log = opts.log ?? pino({ level: config.LOG_LEVEL, base: { app: 'worker', pid: process.pid } });
+  const channels = opts.channels ?? loadChannelConfig(config);
+  const db = createDb(config.DATABASE_URL, { poolSize: Math.min(20, config.WORKER_CONCURRENCY + 5) });
+  // BullMQ wants its own connections for blocking commands; plain commands share one.
+  const redis = createConsumerRedis(config.REDIS_URL);
+  const workerRedis = createConsumerRedis(config.REDIS_URL);
+  const maintenanceRedis = createConsumerRedis(config.REDIS_URL);
+  for (const r of [redis, workerRedis, maintenanceRedis]) r.on('error', (err) => log.warn({ err: err.message }, 'redis error'));
+  const ctx: WorkerContext = {
+    config,
+    db,
+    redis,
+    queue: createTaskQueue(redis, config.REDIS_PREFIX),
+    storage: createStorage(config),
+    channels,
+    adapters: createAdapters(channels),
+    slots: createChannelSlots(redis, config.REDIS_PREFIX),
+    events: createTaskEventPublisher(redis, config.REDIS_PREFIX, log),
+    log,
+    stats: newStats(),
+  };
+  const taskWorker = createTaskWorker(ctx, workerRedis);
+  const maintenance = await startMaintenance(ctx, maintenanceRedis);
+  let running = true;
+  const health = startHealthServer(ctx, config.WORKER_PORT, () => running);
+  log.info({ channels: channels.channels.map((c) => c.id), concurrency: config.WORKER_CONCURRENCY }, 'worker started');
+
+  const stop = async () => {
+    running = false;
+    const drain = Promise.all([taskWorker.close(), maintenance.worker.close()]);
+    const deadline = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), config.SHUTDOWN_TIMEOUT_MS).unref());
+    if ((await Promise.race([drain, deadline])) === 'timeout') {
+      // Steps still running are abandoned; their locks lapse and another worker re-runs them.
+      log.warn('shutdown deadline reached; closing with steps still running');
+      await Promise.allSettled([taskWorker.close(true), maintenance.worker.close(true)]);
+    }
+    await Promise.allSettled([ctx.queue.close(), maintenance.queue.close()]);
+    for (const a of ctx.adapters.values()) a.close();
+    await Promise.allSettled([redis.quit(), workerRedis.quit(), maintenanceRedis.quit()]);
+    await db.$disconnect();
+    await new Promise<void>((r) => health.close(() => r()));
+    log.info(ctx.stats, 'worker stopped');
+  };
+  return { ctx, taskWorker, maintenance, health, stop };
+}

@@ -1,0 +1,80 @@
+// The public and admin HTTP API as a test client uses it.
+import type { Stack } from './stack';
+
+export interface Account {
+  accountId: string;
+  apiKey: string;
+}
+
+export type Kind = 'video' | 'image';
+
+export interface HttpResult<T = Record<string, unknown>> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+async function call<T>(url: string, init: RequestInit): Promise<HttpResult<T>> {
+  const res = await fetch(url, init);
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : null) as T, headers: res.headers };
+}
+
+export function apiClient(stack: Stack) {
+  const admin = (method: string, p: string, body?: unknown) =>
+    call<Record<string, unknown>>(`${stack.gatewayUrl}/admin${p}`, {
+      method,
+      headers: { Authorization: `Bearer ${stack.adminToken}`, 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+
+  return {
+    admin,
+
+    async newAccount(balanceCents = 10_000): Promise<Account> {
+      const acc = await admin('POST', '/accounts', { name: `e2e-${Date.now()}`, balanceCents });
+      if (acc.status !== 201) throw new Error(`create account: ${acc.status} ${JSON.stringify(acc.body)}`);
+      const key = await admin('POST', `/accounts/${acc.body.id}/api-keys`);
+      if (key.status !== 201) throw new Error(`create key: ${key.status} ${JSON.stringify(key.body)}`);
+      return { accountId: String(acc.body.id), apiKey: String(key.body.key) };
+    },
+
+    submit(account: Account, kind: Kind, body: Record<string, unknown>, headers: Record<string, string> = {}) {
+      return call<Record<string, unknown>>(`${stack.gatewayUrl}/api/${kind}/generate`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${account.apiKey}`, 'Content-Type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      });
+    },
+
+    poll(account: Account, kind: Kind, taskId: string) {
+      return call<Record<string, unknown>>(`${stack.gatewayUrl}/api/${kind}/tasks/${taskId}`, {
+        headers: { Authorization: `Bearer ${account.apiKey}` },
+      });
+    },
+
+    /** Polls until the task is completed or failed; returns every body seen, the last one terminal. */
+    async untilSettled(account: Account, kind: Kind, taskId: string, timeoutMs = 20_000): Promise<Record<string, unknown>[]> {
+      const seen: Record<string, unknown>[] = [];
+      const until = Date.now() + timeoutMs;
+      while (Date.now() < until) {
+        const r = await this.poll(account, kind, taskId);
+        if (r.status !== 200) throw new Error(`poll ${taskId}: ${r.status} ${JSON.stringify(r.body)}`);
+        seen.push(r.body);
+        if (r.body.status === 'completed' || r.body.status === 'failed') return seen;
+        await new Promise((res) => setTimeout(res, 100));
+      }
+      throw new Error(`task ${taskId} not settled after ${timeoutMs} ms; last: ${JSON.stringify(seen.at(-1))}\n${stack.logs()}`);
+    },
+
+    /** What the simulator saw of one task: calls, submits, renders (with their channels). */
+    async simTask(taskId: string): Promise<{ calls: number; submits: number; renders: { id: string; channelId: string }[] }> {
+      return (await fetch(`${stack.simUrl}/stats/refs/${taskId}`)).json() as never;
+    },
+
+    async fetchFile(url: string, headers: Record<string, string> = {}) {
+      const res = await fetch(url, { headers });
+      return { status: res.status, headers: res.headers, bytes: Buffer.from(await res.arrayBuffer()) };
+    },
+  };
+}

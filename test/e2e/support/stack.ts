@@ -1,0 +1,131 @@
+// One end-to-end stack per test file: simulator, gateway and worker(s) as separate processes on
+// the real Postgres (own schema) and Redis (own key prefix), with their own data directory.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import IORedis, { Redis } from 'ioredis';
+import { createDb, Db } from '@mediagen/db';
+import { createTestSchema, TestSchema } from '@mediagen/db/src/test-schema';
+import { freePort, Proc, startProcess, stopProcess, tail, waitForHealthy } from './processes';
+
+export interface StackOptions {
+  workers?: number;
+  /** Extra environment for every process (e.g. TASK_TIMEOUT_MS). */
+  env?: Record<string, string>;
+}
+
+export interface Stack {
+  gatewayUrl: string;
+  simUrl: string;
+  adminToken: string;
+  prefix: string;
+  db: Db;
+  redis: Redis;
+  env: Record<string, string>;
+  workers: Proc[];
+  startWorker(extraEnv?: Record<string, string>): Promise<Proc>;
+  workerUrl(p: Proc): string;
+  logs(): string;
+  stop(): Promise<void>;
+}
+
+/** Fast settings for tests: short renders, quick stalled-job recovery, frequent maintenance. */
+const TEST_ENV = {
+  NODE_ENV: 'test',
+  LOG_LEVEL: 'info',
+  POLL_CACHE_MS: '0',
+  ALLOW_PRIVATE_MEDIA_URLS: 'true',
+  SIM_RENDER_MS: '300',
+  WORKER_LOCK_MS: '2000',
+  WORKER_STALLED_INTERVAL_MS: '1000',
+  SWEEP_INTERVAL_MS: '500',
+  RECONCILE_INTERVAL_MS: '1000',
+  RECONCILE_GRACE_MS: '1500',
+  INSTANT_WAIT_MS: '5000',
+  SHUTDOWN_TIMEOUT_MS: '5000',
+  WORKER_CONCURRENCY: '20',
+};
+
+export async function startStack(label: string, opts: StackOptions = {}): Promise<Stack> {
+  const schema: TestSchema = await createTestSchema(`e2e_${label}`);
+  const prefix = `e2e-${label}-${randomBytes(3).toString('hex')}`;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `mg-e2e-${label}-`));
+  const logDir = path.join(dataDir, 'logs');
+  fs.mkdirSync(logDir);
+  const [port, simPort] = [await freePort(), await freePort()];
+  const adminToken = `admin-${randomBytes(12).toString('hex')}`;
+  const env: Record<string, string> = {
+    ...TEST_ENV,
+    DATABASE_URL: schema.url,
+    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    REDIS_PREFIX: prefix,
+    PORT: String(port),
+    SIM_PORT: String(simPort),
+    PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+    ADMIN_TOKEN: adminToken,
+    DATA_DIR: path.join(dataDir, 'data'),
+    ...opts.env,
+  };
+  const procs: Proc[] = [];
+  const workers: Proc[] = [];
+  const workerPorts = new Map<Proc, number>();
+  let n = 0;
+
+  const startWorker = async (extraEnv: Record<string, string> = {}) => {
+    const workerPort = await freePort();
+    const p = startProcess(`worker-${++n}`, 'apps/worker/src/main.ts', { ...env, WORKER_PORT: String(workerPort), ...extraEnv }, logDir);
+    procs.push(p);
+    workers.push(p);
+    workerPorts.set(p, workerPort);
+    await waitForHealthy(`http://127.0.0.1:${workerPort}/healthz`, p);
+    return p;
+  };
+
+  const db = createDb(schema.url, { poolSize: 5 });
+  const redis = new IORedis(env.REDIS_URL, { maxRetriesPerRequest: 3 });
+  const logs = () => procs.map((p) => `----- ${p.name}\n${tail(p.logFile, 30)}`).join('\n');
+
+  const stop = async () => {
+    await Promise.all(procs.map((p) => stopProcess(p)));
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length) await redis.del(...keys);
+    } while (cursor !== '0');
+    redis.disconnect();
+    await db.$disconnect();
+    await schema.drop();
+    if (!process.env.KEEP_E2E_DATA) fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+
+  try {
+    const sim = startProcess('sim', 'apps/provider-sim/src/main.ts', env, logDir);
+    const gateway = startProcess('gateway', 'apps/gateway/src/main.ts', env, logDir);
+    procs.push(sim, gateway);
+    await Promise.all([
+      waitForHealthy(`http://127.0.0.1:${simPort}/healthz`, sim),
+      waitForHealthy(`http://127.0.0.1:${port}/healthz`, gateway),
+      ...Array.from({ length: opts.workers ?? 1 }, () => startWorker()),
+    ]);
+  } catch (err) {
+    await stop().catch(() => undefined);
+    throw err;
+  }
+
+  return {
+    gatewayUrl: `http://127.0.0.1:${port}`,
+    simUrl: `http://127.0.0.1:${simPort}`,
+    adminToken,
+    prefix,
+    db,
+    redis,
+    env,
+    workers,
+    startWorker,
+    workerUrl: (p) => `http://127.0.0.1:${workerPorts.get(p)}`,
+    logs,
+    stop,
+  };
+}
