@@ -3,6 +3,7 @@
 // file is what it claims, and hand back inline files decoded for storage. Nothing is stored here:
 // the gateway stores `inline` only after the task is created, so a refused submit leaves no file.
 
+import { EndOfStreamError } from 'strtok3/lib/core';
 import { AppError, type ErrorDetail } from '@mediagen/errors';
 import { MAX_INLINE_FILE_BYTES, type MeasuredMedia, type MediaRef } from '@mediagen/catalog';
 import { BufferSource, HttpSource } from './byte-source';
@@ -119,7 +120,7 @@ async function checkUrlRef(ref: MediaRef, p: MediaPolicy, signal: AbortSignal): 
 function problemText(err: unknown, ref: MediaRef): string {
   if (isMediaProblem(err)) return err.message;
   // A parser giving up on garbage or a truncated file: client input, so a 400, not a 500.
-  if (err instanceof Error && err.name === 'EndOfStreamError') return `the ${ref.kind} file ends before its header does (truncated?)`;
+  if (err instanceof EndOfStreamError) return `the ${ref.kind} file ends before its header does (truncated?)`;
   return `could not be read as ${ref.kind === 'audio' ? 'audio' : ref.kind === 'image' ? 'an image' : 'a video'}`;
 }
 

@@ -29,7 +29,7 @@ export async function measureMedia(source: ByteSource, kind: 'video' | 'audio', 
     throw new MediaProblem(`not a supported video (it is ${sniffed}); send MP4, MOV or WebM`);
   }
 
-  const probe = isIsoBmff(sniffed) ? await probeIsoBmff(source, signal) : await probeWithMusicMetadata(source, sniffed);
+  const probe = isIsoBmff(sniffed) ? await probeIsoBmff(source, signal) : await probeWithMusicMetadata(source, sniffed, signal);
   if (kind === 'video' && !probe.hasVideo) throw new MediaProblem('not a video: the file has no video track');
   if (kind === 'audio' && !probe.hasAudio) throw new MediaProblem('not audio: the file has no audio track');
   if (probe.seconds === null || !Number.isFinite(probe.seconds) || probe.seconds <= 0) {
@@ -38,11 +38,11 @@ export async function measureMedia(source: ByteSource, kind: 'video' | 'audio', 
   return { mime: refineMime(sniffed, probe), seconds: Math.round(probe.seconds * 1000) / 1000 };
 }
 
-async function probeWithMusicMetadata(source: ByteSource, mime: string): Promise<ProbeResult> {
+async function probeWithMusicMetadata(source: ByteSource, mime: string, signal: AbortSignal): Promise<ProbeResult> {
   // music-metadata's Matroska parser needs the file size before it starts. A server that sends
   // neither Content-Range nor Content-Length leaves reading to the end (within budget) as the way.
   if (source.size === undefined && isMatroska(mime)) await source.read(0, Number.MAX_SAFE_INTEGER);
-  const tokenizer = new SourceTokenizer(source, { mimeType: mime });
+  const tokenizer = new SourceTokenizer(source, signal, { mimeType: mime });
   // duration: true lets the parser count MP3 frames when there is no Xing/VBRI header; the
   // byte budget still bounds how far it reads. Covers are skipped: they are large and unused.
   const meta = await parseFromTokenizer(tokenizer, { duration: true, skipCovers: true });

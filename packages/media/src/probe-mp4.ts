@@ -34,7 +34,7 @@ export async function probeIsoBmff(source: ByteSource, signal: AbortSignal): Pro
     // mp4box keeps the buffer; hand it a copy it owns, with its file offset.
     const ab = MP4BoxBuffer.fromArrayBuffer(data.buffer.slice(data.byteOffset, data.byteOffset + data.length), pos);
     const last = source.size !== undefined && pos + data.length >= source.size;
-    const next = file.appendBuffer(ab, last);
+    const next = quietly(() => file.appendBuffer(ab, last));
     if (failure) throw new MediaProblem(`the MP4/MOV structure is broken (${failure})`);
     if (info || last) break;
     if (typeof next !== 'number' || next <= pos) break; // no progress: nothing more it can use
@@ -49,4 +49,19 @@ export async function probeIsoBmff(source: ByteSource, signal: AbortSignal): Pro
     seconds = info.fragment_duration.num / info.fragment_duration.den || null;
   }
   return { seconds, hasVideo: info.videoTracks.length > 0, hasAudio: info.audioTracks.length > 0 };
+}
+
+/**
+ * mp4box prints some parse errors of malformed files with console.error instead of onError, and
+ * its log level cannot be raised above errors. Client garbage is not a server error worth a log
+ * line; appendBuffer is synchronous, so nothing else runs while console.error is muted.
+ */
+function quietly<T>(fn: () => T): T {
+  const original = console.error;
+  console.error = () => undefined;
+  try {
+    return fn();
+  } finally {
+    console.error = original;
+  }
 }
