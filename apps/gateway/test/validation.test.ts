@@ -20,21 +20,22 @@ const png1x1 = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFc
 const va = { model: 'video-a-h3', prompt: 'p' };
 const vb = { model: 'video-b-2.5', prompt: 'p' };
 
-type Row = [string, 'video' | 'image', Record<string, unknown>, number, string, string?];
+type Row = [string, 'video' | 'image', Record<string, unknown>, number, string, string];
 const rows: Row[] = [
-  // [rule, endpoint, body, status, code, details[0].path]
+  // [rule, endpoint, body, status, code, details[0].path] (every row has all six: jest reads a
+  // missing last argument as a `done` callback)
   ['model required', 'video', { prompt: 'p' }, 400, 'validation_error', 'model'],
   ['unknown model', 'video', { model: 'video-z', prompt: 'p' }, 400, 'invalid_model', 'model'],
   ['withdrawn fast video-b variant', 'video', { model: 'video-b-2.0-fast', prompt: 'p' }, 400, 'model_withdrawn', 'model'],
-  ['legacy alias of video-b-2.0 is accepted', 'video', { model: 'video-b-2', prompt: 'p' }, 200, ''],
+  ['legacy alias of video-b-2.0 is accepted', 'video', { model: 'video-b-2', prompt: 'p' }, 200, '', ''],
   ['image model at the video endpoint', 'video', { model: 'image-b-2.5', prompt: 'p' }, 400, 'wrong_endpoint', 'model'],
   ['video model at the image endpoint', 'image', { model: 'video-a-h3', prompt: 'p' }, 400, 'wrong_endpoint', 'model'],
   ['prompt required', 'video', { model: 'video-b-2.5' }, 400, 'validation_error', 'prompt'],
   ['unknown field', 'video', { ...va, durration: 5 }, 400, 'unknown_field', 'durration'],
   ['duration must be an integer', 'video', { ...va, duration: 5.5 }, 400, 'validation_error', 'duration'],
   ['video-a 1080p max 10 s', 'video', { ...va, resolution: '1080p', duration: 11 }, 400, 'validation_error', 'duration'],
-  ['video-a 768p 15 s ok', 'video', { ...va, duration: 15 }, 200, ''],
-  ['video-b-2.5 30 s ok', 'video', { ...vb, duration: 30 }, 200, ''],
+  ['video-a 768p 15 s ok', 'video', { ...va, duration: 15 }, 200, '', ''],
+  ['video-b-2.5 30 s ok', 'video', { ...vb, duration: 30 }, 200, '', ''],
   ['video-b-2.5 3 s too short', 'video', { ...vb, duration: 3 }, 400, 'validation_error', 'duration'],
   ['ratio not offered', 'video', { ...va, ratio: '1:1' }, 400, 'validation_error', 'ratio'],
   ['seed to a non-video-a model', 'video', { ...vb, seed: 1 }, 400, 'unsupported_parameter', 'seed'],
@@ -46,21 +47,21 @@ const rows: Row[] = [
   ['variant to video-b', 'video', { ...vb, variant: 'video-c-3.1-pro' }, 400, 'unsupported_parameter', 'variant'],
   ['first_frame in omni mode', 'video', { ...va, first_frame: png1x1 }, 400, 'unsupported_parameter', 'first_frame'],
   ['first-last needs first_frame', 'video', { ...va, ref_mode: 'first-last' }, 400, 'validation_error', 'first_frame'],
-  ['first-last with a frame ok', 'video', { ...va, ref_mode: 'first-last', first_frame: png1x1 }, 200, ''],
+  ['first-last with a frame ok', 'video', { ...va, ref_mode: 'first-last', first_frame: png1x1 }, 200, '', ''],
   ['first-last at 1080p', 'video', { ...va, ref_mode: 'first-last', first_frame: png1x1, resolution: '1080p' }, 400, 'validation_error', 'resolution'],
-  ['video-c variant fast allows 2 images', 'video', { model: 'video-c-3.1', prompt: 'p', media: [1, 2, 3].map(() => ({ type: 'image', url: png1x1 })) }, 400, 'validation_error', 'media'],
+  ['video-c variant fast allows 2 images', 'video', { model: 'video-c-3.1', prompt: 'p', media: [1, 2, 3].map(() => ({ type: 'image', url: png1x1 })) }, 400, 'validation_error', 'media[2]'],
   ['media item needs url', 'video', { ...va, media: [{ type: 'image' }] }, 400, 'invalid_media', 'media[0].url'],
   ['video by data URI refused', 'video', { ...vb, media: [{ type: 'video', url: 'data:video/mp4;base64,AAAA' }] }, 400, 'invalid_media', 'media[0].url'],
   ['non-https URL refused', 'image', { model: 'image-b-2.5', prompt: 'p', images: ['ftp://example.com/a.png'] }, 400, 'invalid_media', 'images[0]'],
   ['7 reference images', 'image', { model: 'image-b-2.5', prompt: 'p', images: Array(7).fill(png1x1) }, 400, 'validation_error', 'images'],
   ['resolution on an image model without resolutions', 'image', { model: 'image-c-2.1', prompt: 'p', resolution: '2k' }, 400, 'unsupported_parameter', 'resolution'],
-  ['image 21:9 where offered', 'image', { model: 'image-a-5.0', prompt: 'p', ratio: '21:9', resolution: '4k' }, 200, ''],
+  ['image 21:9 where offered', 'image', { model: 'image-a-5.0', prompt: 'p', ratio: '21:9', resolution: '4k' }, 200, '', ''],
   ['image 21:9 where not offered', 'image', { model: 'image-b-2.5', prompt: 'p', ratio: '21:9' }, 400, 'validation_error', 'ratio'],
   ['inline png declared as jpeg (checked against the bytes)', 'image', { model: 'image-b-2.5', prompt: 'p', images: [png1x1.replace('image/png', 'image/jpeg')] }, 400, 'invalid_media', 'images[0]'],
-  ['inline png ok', 'image', { model: 'image-b-2.5', prompt: 'p', images: [png1x1] }, 200, ''],
+  ['inline png ok', 'image', { model: 'image-b-2.5', prompt: 'p', images: [png1x1] }, 200, '', ''],
 ];
 
-it.each(rows)('%s -> %d %s', async (_rule, endpoint, body, status, code, path) => {
+it.each(rows)('%s (%s endpoint)', async (_rule, endpoint, body, status, code, path) => {
   const before = await h.deps.db.ledgerEntry.count({ where: { accountId } });
   const res = await request(h.app).post(`/api/${endpoint}/generate`).set(auth).send(body);
   expect(res.status).toBe(status);
