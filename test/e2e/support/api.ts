@@ -31,8 +31,8 @@ export function apiClient(stack: Stack) {
   return {
     admin,
 
-    async newAccount(balanceCents = 10_000): Promise<Account> {
-      const acc = await admin('POST', '/accounts', { name: `e2e-${Date.now()}`, balanceCents });
+    async newAccount(balanceCents = 10_000, maxConcurrentTasks = 20): Promise<Account> {
+      const acc = await admin('POST', '/accounts', { name: `e2e-${Date.now()}`, balanceCents, maxConcurrentTasks });
       if (acc.status !== 201) throw new Error(`create account: ${acc.status} ${JSON.stringify(acc.body)}`);
       const key = await admin('POST', `/accounts/${acc.body.id}/api-keys`);
       if (key.status !== 201) throw new Error(`create key: ${key.status} ${JSON.stringify(key.body)}`);

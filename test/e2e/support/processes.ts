@@ -6,7 +6,6 @@ import net from 'node:net';
 import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '../../..');
-const TSX_CLI = require.resolve('tsx/cli', { paths: [ROOT] });
 
 export interface Proc {
   name: string;
@@ -18,7 +17,9 @@ export interface Proc {
 export function startProcess(name: string, entry: string, env: Record<string, string>, logDir: string): Proc {
   const logFile = path.join(logDir, `${name}.log`);
   const out = fs.openSync(logFile, 'a');
-  const child = spawn(process.execPath, [TSX_CLI, path.join(ROOT, entry)], {
+  // `node --import tsx` rather than the tsx CLI: the CLI runs the app in a grandchild process, so a
+  // SIGKILL aimed at "the worker" would only kill the wrapper and leave the worker running.
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry)], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', out, out],

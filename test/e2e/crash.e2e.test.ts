@@ -1,0 +1,89 @@
+// Crash safety: a worker killed with SIGKILL mid-submit or mid-render leaves a task that another
+// worker finishes, with one upstream render, one charge and no refund; SIGTERM drains cleanly.
+import { Account, apiClient } from './support/api';
+import { ledgerViolations } from './support/ledger';
+import { Stack, startStack } from './support/stack';
+import { eventually } from './support/wait';
+
+jest.setTimeout(60_000);
+
+let stack: Stack;
+let api: ReturnType<typeof apiClient>;
+let account: Account;
+
+beforeAll(async () => {
+  stack = await startStack('crash', { workers: 1 });
+  api = apiClient(stack);
+  account = await api.newAccount(100_000);
+}, 90_000);
+
+afterAll(async () => {
+  if (stack) {
+    expect(await ledgerViolations(stack.db)).toEqual([]);
+    await stack.stop();
+  }
+}, 60_000);
+
+const submitVideo = async (prompt: string) => {
+  const res = await api.submit(account, 'video', { model: 'video-a-h3', prompt, duration: 2, resolution: '480p' });
+  expect(res.status).toBe(200);
+  return String(res.body.taskId);
+};
+const live = () => stack.workers.filter((w) => w.child.exitCode === null && w.child.signalCode === null);
+const ledgerKinds = async (taskId: string) => (await stack.db.ledgerEntry.findMany({ where: { taskId } })).map((l) => l.kind);
+
+it('SIGKILL while the upstream holds the submit: the stalled job is resumed elsewhere and the render is not submitted twice', async () => {
+  const [w1] = live();
+  // The simulator starts the render at once but answers only after 3 s: the crash window between
+  // the provider accepting a render and the worker recording its id.
+  const taskId = await submitVideo('a glacier #sim:slow-submit=3000 #sim:delay=300');
+  await eventually('the upstream to receive the submit', async () => (await api.simTask(taskId)).submits >= 1);
+  w1.child.kill('SIGKILL');
+  await w1.exited;
+  const orphan = await stack.db.taskAttempt.findFirstOrThrow({ where: { taskId } });
+  expect(orphan).toMatchObject({ status: 'submitting', upstreamId: null });
+
+  await stack.startWorker();
+  const last = (await api.untilSettled(account, 'video', taskId, 30_000)).at(-1)!;
+  expect(last.status).toBe('completed');
+  const sim = await api.simTask(taskId);
+  expect(sim.submits).toBe(2); // the original and the resumed one, with the same idempotency key
+  expect(sim.renders).toHaveLength(1);
+  expect(await stack.db.taskAttempt.count({ where: { taskId } })).toBe(1);
+  expect(await ledgerKinds(taskId)).toEqual(['charge']);
+});
+
+it('SIGKILL mid-render: another worker polls the recorded render to the end', async () => {
+  const [w] = live();
+  const taskId = await submitVideo('a desert #sim:delay=3000');
+  const attempt = await eventually('the upstream id to be recorded', () =>
+    stack.db.taskAttempt.findFirst({ where: { taskId, upstreamId: { not: null } } }),
+  );
+  w.child.kill('SIGKILL');
+  await w.exited;
+  await stack.startWorker();
+  const last = (await api.untilSettled(account, 'video', taskId, 30_000)).at(-1)!;
+  expect(last.status).toBe('completed');
+  const sim = await api.simTask(taskId);
+  expect(sim.submits).toBe(1);
+  expect(sim.renders).toEqual([{ id: attempt.upstreamId, channelId: 'sim-video-a' }]);
+  expect(await ledgerKinds(taskId)).toEqual(['charge']);
+});
+
+it('SIGTERM lets the running step finish, exits 0, and the task completes on another worker', async () => {
+  const [w] = live();
+  const taskId = await submitVideo('a forest #sim:slow-submit=1500 #sim:delay=300');
+  await eventually('the upstream to receive the submit', async () => (await api.simTask(taskId)).submits >= 1);
+  const t0 = Date.now();
+  w.child.kill('SIGTERM');
+  const { code } = await w.exited;
+  expect(code).toBe(0);
+  expect(Date.now() - t0).toBeLessThan(5_000);
+  // The step in progress ran to its end during the drain: its upstream id is recorded.
+  expect(await stack.db.taskAttempt.findFirst({ where: { taskId } })).toMatchObject({ status: 'running', upstreamId: expect.any(String) });
+
+  await stack.startWorker();
+  expect((await api.untilSettled(account, 'video', taskId, 30_000)).at(-1)!.status).toBe('completed');
+  expect(await api.simTask(taskId)).toMatchObject({ submits: 1, renders: [expect.anything()] });
+  expect(await ledgerKinds(taskId)).toEqual(['charge']);
+});
