@@ -188,3 +188,13 @@ describe('request errors', () => {
     }
   });
 });
+
+describe('top-up page', () => {
+  it('the default topUpUrl answers with a page', async () => {
+    const a = await h.newAccount();
+    const url = new URL((await request(h.app).get('/api/balance').set(a.auth)).body.topUpUrl);
+    const res = await request(h.app).get(url.pathname);
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('Top up');
+  });
+});

@@ -66,8 +66,8 @@ describe('in-progress limit (spec 8: 20)', () => {
     expect(limited).toHaveLength(20);
     for (const r of limited) {
       expect(r.body.code).toBe('too_many_tasks');
-      expect(r.headers['ratelimit-policy']).toBe('"in-progress";q=20;qu="concurrent-requests"');
-      expect(r.headers['ratelimit']).toMatch(/^"in-progress";r=0;t=\d+$/);
+      expect(r.headers['ratelimit-policy']).toBe('"in-progress"; q=20; qu="concurrent-requests"');
+      expect(r.headers['ratelimit']).toMatch(/^"in-progress"; r=0; t=\d+$/);
       expect(Number(r.headers['retry-after'])).toBeGreaterThan(0);
     }
     expect(await h.deps.db.task.count({ where: { accountId: a.id } })).toBe(20);

@@ -21,8 +21,8 @@ export function refusalError(e: SubmitRefused, costCents: number, topUpUrl: stri
       { maxConcurrentTasks: e.maxConcurrentTasks, tasksInProgress: e.tasksInProgress },
       {
         // IETF RateLimit fields draft; qu="concurrent-requests" marks a concurrency quota.
-        'RateLimit-Policy': `"in-progress";q=${e.maxConcurrentTasks};qu="concurrent-requests"`,
-        RateLimit: `"in-progress";r=0;t=${IN_PROGRESS_RETRY_AFTER_S}`,
+        'RateLimit-Policy': `"in-progress"; q=${e.maxConcurrentTasks}; qu="concurrent-requests"`,
+        RateLimit: `"in-progress"; r=0; t=${IN_PROGRESS_RETRY_AFTER_S}`,
         'Retry-After': String(IN_PROGRESS_RETRY_AFTER_S),
       },
     );
