@@ -14,11 +14,12 @@ export interface SafeResponse {
   res: http.IncomingMessage;
   /** The URL that answered, after redirects. */
   url: URL;
-  address: ResolvedAddress;
+  /** The checked addresses the connection was limited to. */
+  addresses: ResolvedAddress[];
 }
 
-/** One request to an already-checked address. Swappable so redirect handling can be tested alone. */
-export type Hop = (url: URL, address: ResolvedAddress, headers: Record<string, string>, signal: AbortSignal) => Promise<http.IncomingMessage>;
+/** One request to already-checked addresses. Swappable so redirect handling can be tested alone. */
+export type Hop = (url: URL, addresses: ResolvedAddress[], headers: Record<string, string>, signal: AbortSignal) => Promise<http.IncomingMessage>;
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
@@ -31,10 +32,9 @@ export async function safeFetch(
   let current = rawUrl;
   for (let redirects = 0; ; redirects++) {
     const { url, addresses } = await withSignal(checkUrl(current, policy), opts.signal);
-    const address = addresses[0];
-    const res = await hop(url, address, opts.headers ?? {}, opts.signal);
+    const res = await hop(url, addresses, opts.headers ?? {}, opts.signal);
     const location = res.headers.location;
-    if (!REDIRECTS.has(res.statusCode ?? 0) || !location) return { res, url, address };
+    if (!REDIRECTS.has(res.statusCode ?? 0) || !location) return { res, url, addresses };
     res.destroy();
     if (redirects >= policy.maxRedirects) throw new MediaProblem(`more than ${policy.maxRedirects} redirects`);
     try {
@@ -45,14 +45,15 @@ export async function safeFetch(
   }
 }
 
-/** GET `url`, connecting to `address` only; resolves on response headers. */
-export const pinnedRequest: Hop = (url, address, headers, signal) =>
+/** GET `url`, connecting to one of `addresses` only; resolves on response headers. */
+export const pinnedRequest: Hop = (url, addresses, headers, signal) =>
   new Promise((resolve, reject) => {
     throwIfAborted(signal);
     const lookup: LookupFunction = (_host, options, cb) => {
-      // Node asks for every address (`all`) when it races IPv4/IPv6; either way there is one.
-      if (options.all) (cb as (e: null, a: ResolvedAddress[]) => void)(null, [address]);
-      else cb(null, address.address, address.family);
+      // With `all` (Node's default happy-eyeballs connect) it gets every checked address and
+      // tries them in turn, so an IPv6 answer on an IPv4-only host still connects; all passed.
+      if (options.all) (cb as (e: null, a: ResolvedAddress[]) => void)(null, addresses);
+      else cb(null, addresses[0].address, addresses[0].family);
     };
     const mod = url.protocol === 'https:' ? https : http;
     // One agent per request without keep-alive: a pooled socket could have been opened to another

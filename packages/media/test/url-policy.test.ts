@@ -104,8 +104,8 @@ describe('redirects are checked hop by hop', () => {
   // A stand-in for the network: the first (public) host answers with a redirect.
   function fakeHop(location: string): { hop: Hop; calls: string[] } {
     const calls: string[] = [];
-    const hop: Hop = async (url, address) => {
-      calls.push(`${url.href} @ ${address.address}`);
+    const hop: Hop = async (url, addresses) => {
+      calls.push(`${url.href} @ ${addresses.map((a) => a.address).join(',')}`);
       const res = new http.IncomingMessage(null as never);
       res.statusCode = 302;
       res.headers = { location };
@@ -158,10 +158,22 @@ describe('the connection goes to the checked address only', () => {
     expect(lookups).toBe(1); // one request, one resolution; .test names do not exist in real DNS
   });
 
+  test('every checked address is tried: an unreachable first address falls back to the next', async () => {
+    const port = new URL(srv.origin).port;
+    const policy: MediaPolicy = {
+      ...strict,
+      allowPrivate: true,
+      // ::1 is not listened on by the test server (it binds 127.0.0.1 only).
+      resolve: async () => [{ address: '::1', family: 6 }, { address: '127.0.0.1', family: 4 }],
+    };
+    const r = await inspectReferences([urlRef('video', `http://dual.example.test:${port}/files/video-1s.mp4`)], policy);
+    expect(r.measured.videoSeconds).toEqual([1]);
+  });
+
   test('pinnedRequest ignores what the system resolver would say about the name', async () => {
     const port = new URL(srv.origin).port;
     const ctl = new AbortController();
-    const res = await pinnedRequest(new URL(`http://rebind.example.test:${port}/files/image.png`), { address: '127.0.0.1', family: 4 }, {}, ctl.signal);
+    const res = await pinnedRequest(new URL(`http://rebind.example.test:${port}/files/image.png`), [{ address: '127.0.0.1', family: 4 }], {}, ctl.signal);
     expect(res.statusCode).toBe(200);
     res.destroy();
   });
