@@ -11,5 +11,5 @@ export { INLINE_MIME_TYPES, base64DecodedBytes } from './media-items';
 export { formatPath } from './zod-issues';
 export { parseVideoSubmit } from './video-submit';
 export { parseImageSubmit } from './image-submit';
-export { checkMeasuredLimits, lipSyncOutputSeconds, ceilSeconds } from './measured-limits';
+export { checkMeasuredLimits, lipSyncOutputSeconds, ceilSeconds, overLimit, MEASURE_TOLERANCE_MS } from './measured-limits';
 export { computeCost, microsToCents } from './cost';

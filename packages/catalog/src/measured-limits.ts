@@ -7,10 +7,18 @@ import { LIP_SYNC_MAX_AUDIO_SECONDS } from './video-a-modes';
 import { pickOffer } from './video-b-rules';
 
 /**
- * Whole seconds "started" by a measured length. Lengths are first rounded to the millisecond so
- * float noise from the prober (5.0000000001) does not bill an extra second.
+ * Containers carry encoder padding (MP3 frames, AAC priming: tens of milliseconds), so a clip cut
+ * at exactly 15 s often measures 15.03 s. Lengths within this much of a whole second count as
+ * that second, for billing and for limits alike, in the client's favour.
  */
-export const ceilSeconds = (seconds: number): number => Math.ceil(Math.round(seconds * 1000) / 1000);
+export const MEASURE_TOLERANCE_MS = 100;
+const toMs = (seconds: number): number => Math.round(seconds * 1000);
+
+/** Whole seconds "started" by a measured length (after the padding tolerance). */
+export const ceilSeconds = (seconds: number): number => Math.max(0, Math.ceil((toMs(seconds) - MEASURE_TOLERANCE_MS) / 1000));
+
+/** True when a measured length (or total) is over a limit in whole seconds, beyond the tolerance. */
+export const overLimit = (seconds: number, maxSeconds: number): boolean => toMs(seconds) > maxSeconds * 1000 + MEASURE_TOLERANCE_MS;
 
 export const sumSeconds = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
 const itemPath = (ref: MediaRef): string => ref.path.replace(/\.url$/, '');
@@ -37,7 +45,7 @@ function checkTotal(refs: MediaRef[], seconds: number[], max: number, what: stri
   let total = 0;
   refs.forEach((ref, i) => {
     total += seconds[i];
-    if (Math.round(total * 1000) > max * 1000) {
+    if (overLimit(total, max)) {
       throw invalid(itemPath(ref), `${what} total ${Math.round(total * 1000) / 1000} s with this file; the maximum is ${max} s in total`);
     }
   });
@@ -58,7 +66,7 @@ export function checkMeasuredLimits(spec: TaskSpec, measured: MeasuredMedia): vo
 
   if (spec.refMode === 'lip-sync') {
     const seconds = measured.audioSeconds[0];
-    if (Math.round(seconds * 1000) > LIP_SYNC_MAX_AUDIO_SECONDS * 1000) {
+    if (overLimit(seconds, LIP_SYNC_MAX_AUDIO_SECONDS)) {
       throw invalid(itemPath(audio[0]), `audio is ${seconds} s; lip-sync takes audio up to ${LIP_SYNC_MAX_AUDIO_SECONDS} s`);
     }
     if (ceilSeconds(seconds) === 0) throw invalid(itemPath(audio[0]), 'audio has no measurable length');

@@ -21,6 +21,8 @@ const cases: Case[] = [
   ['lip-sync: 7.2 s audio bills 8 s', LIP, { videoSeconds: [], audioSeconds: [7.2] }, 344_000, 35, 8, 8],
   ['lip-sync: duration 5 shortens a 7.2 s audio to 5 s', { ...LIP, duration: 5 }, { videoSeconds: [], audioSeconds: [7.2] }, 215_000, 22, 5, 5],
   ['lip-sync: duration 12 longer than 7.2 s audio is clamped to 8 s', { ...LIP, duration: 12 }, { videoSeconds: [], audioSeconds: [7.2] }, 344_000, 35, 8, 8],
+  ['lip-sync: 15.06 s audio (encoder padding) bills 15 s, not 16', LIP, { videoSeconds: [], audioSeconds: [15.06] }, 645_000, 65, 15, 15],
+  ['lip-sync: 5.2 s audio bills 6 s (past the 100 ms tolerance)', LIP, { videoSeconds: [], audioSeconds: [5.2] }, 258_000, 26, 6, 6],
   ['lip-sync 480p effort 2x: 3 s x 11200', { ...LIP, resolution: '480p', effort: '2x' }, { videoSeconds: [], audioSeconds: [3] }, 33_600, 4, 3, 3],
   ['video-b-2.5 480p third-party 5 s', { model: 'video-b-2.5', resolution: '480p' }, none, 580_000, 58, 5, 5],
   ['video-b-2.5 480p official 4 s', { model: 'video-b-2.5', resolution: '480p', tier: 'official', duration: 4 }, none, 580_000, 58, 4, 4],

@@ -12,7 +12,8 @@ import {
   MediaRef,
   TaskSpec,
 } from '@mediagen/catalog';
-import { inspectReferences } from '@mediagen/media';
+import { inspectReferences, mediaPolicyFromConfig, MediaPolicy } from '@mediagen/media';
+import type { Config } from '@mediagen/config';
 import { claimIdempotencyKey, createTaskWithCharge, releaseIdempotencyKey, SubmitRefused } from '@mediagen/db';
 import { enqueueTask } from '@mediagen/queue';
 import { randomUUID } from 'node:crypto';
@@ -23,6 +24,14 @@ import { refusalError } from './refusals';
 import { planInlineFiles, storeInlineFiles } from './inline-files';
 
 export type Endpoint = 'video' | 'image';
+
+const policies = new WeakMap<Config, MediaPolicy>();
+/** Built once per config; refuses ALLOW_PRIVATE_MEDIA_URLS in production. */
+function mediaPolicy(config: Config): MediaPolicy {
+  let p = policies.get(config);
+  if (!p) policies.set(config, (p = mediaPolicyFromConfig(config)));
+  return p;
+}
 
 export interface SubmitInput {
   accountId: string;
@@ -62,12 +71,7 @@ export async function submitTask(deps: GatewayDeps, input: SubmitInput): Promise
   let created = false;
   try {
     const refs = referencesOf(spec);
-    const inspection = await inspectReferences(refs, {
-      allowPrivate: config.ALLOW_PRIVATE_MEDIA_URLS,
-      timeoutMs: 8_000,
-      maxBytesPerRef: 8 * 1024 * 1024,
-      maxRedirects: 3,
-    });
+    const inspection = await inspectReferences(refs, mediaPolicy(config));
     checkMeasuredLimits(spec, inspection.measured);
     const cost = computeCost(spec, inspection.measured);
     const inline = planInlineFiles(deps, taskId, inspection.inline);
