@@ -21,6 +21,8 @@ const envSchema = z.object({
   SIM_PORT: z.coerce.number().int().min(0).max(65535).default(4010),
   PROVIDER_CONFIG: z.string().optional(),
   ALLOW_PRIVATE_MEDIA_URLS: bool.default(false),
+  /** Deadline for reading all reference files of one submit (fetch + measure). */
+  MEDIA_TIMEOUT_MS: z.coerce.number().int().positive().default(8_000),
   TOP_UP_URL: z.string().url().optional(),
   /** Requests per minute per API key; an account's rateLimitPerMinute overrides it. */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
