@@ -13,7 +13,7 @@ const leaseUntil = (run: TaskRun) => run.task.deadlineAt.getTime() + 60_000;
 
 /** Ends an attempt and gives its channel slot back. */
 export async function closeAttempt(ctx: WorkerContext, attempt: Attempt, status: AttemptStatus, err?: UpstreamError): Promise<Attempt> {
-  const done = await finishAttempt(ctx.db, attempt.id, status, err?.kind, err?.message);
+  const done = await finishAttempt(ctx.db, attempt, status, err?.kind, err?.message);
   await ctx.slots.release(attempt.channelId, attempt.taskId);
   return done;
 }
@@ -56,7 +56,7 @@ export async function submitStep({ run, attempt, adapter }: StepInput): Promise<
     return wait('submit', backoffMs(n, err.retryAfterMs), n);
   }
   // Durable before the job moves on: from here a resumed job polls this render.
-  await recordUpstreamId(ctx.db, attempt.id, upstreamId);
+  await recordUpstreamId(ctx.db, attempt, upstreamId);
   return wait('poll', adapter.channel.poll.firstMs);
 }
 
@@ -76,7 +76,8 @@ export async function pollStep({ run, attempt, adapter }: StepInput): Promise<St
   }
   if (status.state === 'running') {
     if (task.status === 'pending') await markProcessing(ctx.db, task.id);
-    await updateProgress(ctx.db, task.id, status.progress);
+    // Only when it moved: most polls of a long render see the same number, and the write is per poll.
+    if (Math.min(99, Math.floor(status.progress)) > task.progress) await updateProgress(ctx.db, task.id, status.progress);
     return wait('poll', pollDelayMs(adapter.channel, Date.now() - attempt.createdAt.getTime()));
   }
   if (status.state === 'failed') {
@@ -84,7 +85,7 @@ export async function pollStep({ run, attempt, adapter }: StepInput): Promise<St
     return nextChannel(run, attempt, status.error);
   }
   if (status.outputs.length === 0) return noResult(run, attempt, new UpstreamError('unusable', 'the provider reported success without a file'));
-  const succeeded = await setAttemptStatus(ctx.db, attempt.id, 'succeeded');
+  const succeeded = await setAttemptStatus(ctx.db, attempt, 'succeeded');
   return collect(run, succeeded, { run, attempt: succeeded, adapter }, status.outputs);
 }
 

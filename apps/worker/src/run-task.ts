@@ -6,7 +6,7 @@ import { DelayedError, Job, UnrecoverableError } from 'bullmq';
 import type { TaskSpec } from '@mediagen/catalog';
 import { channelsFor, UpstreamError } from '@mediagen/providers';
 import { RunTaskPayload, runTaskPayloadSchema } from '@mediagen/queue';
-import { Attempt, latestAttempt, setAttemptStatus, startAttempt } from './attempts';
+import { Attempt, loadTask, setAttemptStatus, startAttempt } from './attempts';
 import { closeAttempt, collectStep, newAttemptId, pollStep, submitStep } from './attempt-steps';
 import type { WorkerContext } from './context';
 import { backoffMs, slotWaitMs } from './schedule';
@@ -40,15 +40,12 @@ export function createRunTaskProcessor(ctx: WorkerContext) {
 }
 
 export async function advanceTask(ctx: WorkerContext, payload: RunTaskPayload): Promise<Next> {
-  const task = await ctx.db.task.findUnique({
-    where: { id: payload.taskId },
-    select: { id: true, status: true, model: true, params: true, deadlineAt: true },
-  });
+  const task = await loadTask(ctx.db, payload.taskId);
   if (!task) {
     ctx.log.warn({ taskId: payload.taskId }, 'job for a task that does not exist; dropped');
     return null;
   }
-  const attempt = await latestAttempt(ctx.db, task.id);
+  const { attempt } = task;
   const params = task.params as unknown as TaskSpec & { outputSeconds?: number | null };
   const run: TaskRun = { ctx, task, spec: params, outputSeconds: params.outputSeconds ?? null, transientErrors: payload.transientErrors };
 
@@ -102,7 +99,7 @@ async function advanceAttempts(run: TaskRun, current: Attempt | null): Promise<N
       else {
         // 'completed' without a completed task cannot be repaired from the row (the URLs live in
         // the task); downloading again is safe because result keys are stable.
-        attempt = await setAttemptStatus(ctx.db, attempt.id, 'succeeded');
+        attempt = await setAttemptStatus(ctx.db, attempt, 'succeeded');
         continue;
       }
       return null;

@@ -9,6 +9,7 @@ export interface TaskRow {
   id: string;
   status: string;
   model: string;
+  progress: number;
   deadlineAt: Date;
 }
 
