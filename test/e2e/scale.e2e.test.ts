@@ -49,7 +49,10 @@ it('two workers share 60 tasks, each processed exactly once', async () => {
   expect(await stack.db.ledgerEntry.count({ where: { kind: 'refund' } })).toBe(0);
 
   // Both processes did real work, and their submits add up to one per task.
-  const stats = await Promise.all(stack.workers.map(async (w) => (await (await fetch(`${stack.workerUrl(w)}/stats`)).json()).stats));
+  type Stats = { submits: number; completed: number };
+  const stats = await Promise.all(
+    stack.workers.map(async (w) => ((await (await fetch(`${stack.workerUrl(w)}/stats`)).json()) as { stats: Stats }).stats),
+  );
   expect(stats.every((s) => s.submits > 0 && s.completed > 0)).toBe(true);
   expect(stats.reduce((n, s) => n + s.submits, 0)).toBe(60);
   expect(stats.reduce((n, s) => n + s.completed, 0)).toBe(60);
