@@ -5,7 +5,8 @@ import pino, { Logger } from 'pino';
 import type { Worker } from 'bullmq';
 import type { Config } from '@mediagen/config';
 import { createDb } from '@mediagen/db';
-import { ChannelConfig, createAdapters, loadChannelConfig } from '@mediagen/providers';
+import { IMAGE_MODEL_IDS, VIDEO_MODEL_IDS } from '@mediagen/catalog';
+import { ChannelConfig, createAdapters, loadChannelConfig, unservedModels } from '@mediagen/providers';
 import { createConsumerRedis, createTaskQueue } from '@mediagen/queue';
 import { createStorage } from '@mediagen/storage';
 import { createChannelSlots } from './channel-slots';
@@ -27,6 +28,9 @@ export interface WorkerApp {
 export async function startWorkerApp(config: Config, opts: { channels?: ChannelConfig; log?: Logger } = {}): Promise<WorkerApp> {
   const log = opts.log ?? pino({ level: config.LOG_LEVEL, base: { app: 'worker', pid: process.pid } });
   const channels = opts.channels ?? loadChannelConfig(config);
+  // Tasks of a model no channel serves fail with generation_failed; say so once, at start.
+  const unserved = unservedModels(channels, [...VIDEO_MODEL_IDS, ...IMAGE_MODEL_IDS]);
+  if (unserved.length) log.warn({ models: unserved }, 'no channel serves these models; their tasks will fail');
   const db = createDb(config.DATABASE_URL, { poolSize: Math.min(20, config.WORKER_CONCURRENCY + 5) });
   // BullMQ wants its own connections for blocking commands; plain commands share one.
   const redis = createConsumerRedis(config.REDIS_URL);

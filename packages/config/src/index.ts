@@ -44,6 +44,8 @@ const envSchema = z.object({
   /** Provider simulator: render time when the prompt has no #sim:delay, and latency of every answer. */
   SIM_RENDER_MS: z.coerce.number().int().min(0).default(1_500),
   SIM_LATENCY_MS: z.coerce.number().int().min(0).default(0),
+  /** Where workers reach the simulator with the default channels (compose: http://provider-sim:4010). */
+  SIM_BASE_URL: z.string().url().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
 });

@@ -13,7 +13,10 @@ export * from './render-request';
 export * from './upstream-error';
 
 /** The channels of this deployment: the PROVIDER_CONFIG file, or every model on the local simulator. */
-export function loadChannelConfig(config: Pick<Config, 'PROVIDER_CONFIG' | 'SIM_PORT'>, env: Record<string, string | undefined> = process.env): ChannelConfig {
+export function loadChannelConfig(
+  config: Pick<Config, 'PROVIDER_CONFIG' | 'SIM_PORT' | 'SIM_BASE_URL'>,
+  env: Record<string, string | undefined> = process.env,
+): ChannelConfig {
   if (config.PROVIDER_CONFIG) return loadChannelConfigFile(config.PROVIDER_CONFIG, env);
-  return defaultChannelConfig(`http://127.0.0.1:${config.SIM_PORT}`);
+  return defaultChannelConfig(config.SIM_BASE_URL ?? `http://127.0.0.1:${config.SIM_PORT}`);
 }
