@@ -47,67 +47,77 @@ async function main() {
 
   const db = createDb(schema.url);
   const redis = new IORedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
-  const redisBase = Number(/used_memory:(\d+)/.exec(await redis.info('memory'))![1]);
-
-  // N charged tasks in one transaction, exactly as N gateway submits would leave them.
-  const accountId = newId('acc');
-  const cost = 4;
-  const spec = { type: 'video', model: 'video-a-h3', prompt: 'bench', duration: 1, ratio: '16:9', resolution: '480p', tier: null, variant: null,
-    refMode: 'omni', effort: '1x', seed: null, optimizePrompt: false, media: [], firstFrame: null, lastFrame: null, outputSeconds: 1 };
-  const t0 = Date.now();
-  await db.$transaction([
-    db.account.create({ data: { id: accountId, name: 'bench', balanceCents: 1_000_000 - N * cost, tasksInProgress: N, maxConcurrentTasks: N } }),
-    db.ledgerEntry.create({ data: { id: newId('led'), accountId, kind: 'topup', amountCents: 1_000_000 } }),
-    db.$executeRaw`INSERT INTO "Task" ("id","accountId","type","model","params","costCents","costMicros","updatedAt","deadlineAt")
-      SELECT 'bench-' || g, ${accountId}, 'video', 'video-a-h3', ${JSON.stringify(spec)}::jsonb, ${cost}, ${cost * 10_000}, now(), now() + interval '6 hours'
-        FROM generate_series(1, ${N}) g`,
-    db.$executeRaw`INSERT INTO "LedgerEntry" ("id","accountId","taskId","kind","amountCents")
-      SELECT 'led_bench_' || g, ${accountId}, 'bench-' || g, 'charge', ${-cost} FROM generate_series(1, ${N}) g`,
-  ]);
   const queue = createTaskQueue(redis, prefix);
-  for (let i = 0; i < N; i += 1000)
-    await queue.addBulk(Array.from({ length: Math.min(1000, N - i) }, (_, j) => {
-      const taskId = `bench-${i + j + 1}`;
-      return { name: JOBS.runTask, data: { taskId, step: 'submit' as const, transientErrors: 0 }, opts: { jobId: taskId } };
-    }));
-  console.log(`created and enqueued ${N} tasks in ${Date.now() - t0} ms`);
-
-  const samples: Record<string, number>[] = [];
-  let allInFlightAt = 0;
-  let peak = { rss: 0, heap: 0, redis: 0, inFlight: 0 };
-  for (;;) {
-    await new Promise((r) => setTimeout(r, 2_000));
-    const simStats = await (await fetch(`http://127.0.0.1:${simPort}/stats`)).json();
-    const w = await (await fetch(`http://127.0.0.1:${workerPort}/stats`)).json();
-    const redisMem = Number(/used_memory:(\d+)/.exec(await redis.info('memory'))![1]) - redisBase;
-    const settled = await db.task.count({ where: { accountId, status: { in: ['completed', 'failed'] } } });
-    const s = { t: Math.round((Date.now() - t0) / 1000), inFlight: simStats.inFlight, rendersStarted: simStats.renders, settled,
-      rssMB: mb(w.memory.rss), heapMB: mb(w.memory.heapUsed), redisMB: mb(redisMem), steps: w.stats.steps, polls: w.stats.polls };
-    samples.push(s);
-    peak = { rss: Math.max(peak.rss, w.memory.rss), heap: Math.max(peak.heap, w.memory.heapUsed), redis: Math.max(peak.redis, redisMem), inFlight: Math.max(peak.inFlight, simStats.inFlight) };
-    console.log(JSON.stringify(s));
-    if (!allInFlightAt && simStats.renders >= N) allInFlightAt = Date.now() - t0;
-    if (settled >= N) break;
-  }
-  const completed = await db.task.count({ where: { accountId, status: 'completed' } });
-  const problems = await ledgerViolations(db);
-  const summary = {
-    tasks: N, renderMs: RENDER_MS, workerConcurrency: CONCURRENCY, cpus: os.cpus().length,
-    allSubmittedAfterMs: allInFlightAt, peakInFlight: peak.inFlight, completed, totalMs: Date.now() - t0,
-    peakWorkerRssMB: mb(peak.rss), peakWorkerHeapMB: mb(peak.heap), peakRedisMB: mb(peak.redis), ledgerProblems: problems.length,
+  // Whatever happens, leave no processes, schema, keys or files behind.
+  const cleanup = async () => {
+    await Promise.all([stopProcess(worker), stopProcess(sim)]);
+    const keys = await redis.keys(`${prefix}:*`);
+    if (keys.length) await redis.del(...keys);
+    await queue.close();
+    redis.disconnect();
+    await db.$disconnect();
+    await schema.drop();
+    fs.rmSync(dir, { recursive: true, force: true });
   };
-  console.log('SUMMARY', JSON.stringify(summary, null, 2));
-  fs.writeFileSync(path.join(__dirname, 'last-run.json'), JSON.stringify({ summary, samples }, null, 1));
+  process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)));
+  try {
+    await measure();
+  } finally {
+    await cleanup();
+  }
 
-  await Promise.all([stopProcess(worker), stopProcess(sim)]);
-  await queue.obliterate({ force: true }).catch(() => undefined);
-  const keys = await redis.keys(`${prefix}:*`);
-  if (keys.length) await redis.del(...keys);
-  await queue.close();
-  redis.disconnect();
-  await db.$disconnect();
-  await schema.drop();
-  fs.rmSync(dir, { recursive: true, force: true });
+  async function measure() {
+    const redisBase = Number(/used_memory:(\d+)/.exec(await redis.info('memory'))![1]);
+
+    // N charged tasks in one transaction, exactly as N gateway submits would leave them.
+    const accountId = newId('acc');
+    const cost = 4;
+    const spec = { type: 'video', model: 'video-a-h3', prompt: 'bench', duration: 1, ratio: '16:9', resolution: '480p', tier: null, variant: null,
+      refMode: 'omni', effort: '1x', seed: null, optimizePrompt: false, media: [], firstFrame: null, lastFrame: null, outputSeconds: 1 };
+    const t0 = Date.now();
+    await db.$transaction([
+      db.account.create({ data: { id: accountId, name: 'bench', balanceCents: 1_000_000 - N * cost, tasksInProgress: N, maxConcurrentTasks: N } }),
+      db.ledgerEntry.create({ data: { id: newId('led'), accountId, kind: 'topup', amountCents: 1_000_000 } }),
+      db.$executeRaw`INSERT INTO "Task" ("id","accountId","type","model","params","costCents","costMicros","updatedAt","deadlineAt")
+        SELECT 'bench-' || g, ${accountId}, 'video', 'video-a-h3', ${JSON.stringify(spec)}::jsonb, ${cost}, ${cost * 10_000}, now(), now() + interval '6 hours'
+          FROM generate_series(1, ${N}) g`,
+      db.$executeRaw`INSERT INTO "LedgerEntry" ("id","accountId","taskId","kind","amountCents")
+        SELECT 'led_bench_' || g, ${accountId}, 'bench-' || g, 'charge', ${-cost} FROM generate_series(1, ${N}) g`,
+    ]);
+    for (let i = 0; i < N; i += 1000)
+      await queue.addBulk(Array.from({ length: Math.min(1000, N - i) }, (_, j) => {
+        const taskId = `bench-${i + j + 1}`;
+        return { name: JOBS.runTask, data: { taskId, step: 'submit' as const, transientErrors: 0 }, opts: { jobId: taskId } };
+      }));
+    console.log(`created and enqueued ${N} tasks in ${Date.now() - t0} ms`);
+
+    const samples: Record<string, number>[] = [];
+    let allInFlightAt = 0;
+    let peak = { rss: 0, heap: 0, redis: 0, inFlight: 0 };
+    for (;;) {
+      await new Promise((r) => setTimeout(r, 2_000));
+      const simStats = await (await fetch(`http://127.0.0.1:${simPort}/stats`)).json();
+      const w = await (await fetch(`http://127.0.0.1:${workerPort}/stats`)).json();
+      const redisMem = Number(/used_memory:(\d+)/.exec(await redis.info('memory'))![1]) - redisBase;
+      const settled = await db.task.count({ where: { accountId, status: { in: ['completed', 'failed'] } } });
+      const s = { t: Math.round((Date.now() - t0) / 1000), inFlight: simStats.inFlight, rendersStarted: simStats.renders, settled,
+        rssMB: mb(w.memory.rss), heapMB: mb(w.memory.heapUsed), redisMB: mb(redisMem), steps: w.stats.steps, polls: w.stats.polls };
+      samples.push(s);
+      peak = { rss: Math.max(peak.rss, w.memory.rss), heap: Math.max(peak.heap, w.memory.heapUsed), redis: Math.max(peak.redis, redisMem), inFlight: Math.max(peak.inFlight, simStats.inFlight) };
+      console.log(JSON.stringify(s));
+      if (!allInFlightAt && simStats.renders >= N) allInFlightAt = Date.now() - t0;
+      if (settled >= N) break;
+    }
+    const completed = await db.task.count({ where: { accountId, status: 'completed' } });
+    const problems = await ledgerViolations(db);
+    const summary = {
+      tasks: N, renderMs: RENDER_MS, workerConcurrency: CONCURRENCY, cpus: os.cpus().length,
+      allSubmittedAfterMs: allInFlightAt, peakInFlight: peak.inFlight, completed, totalMs: Date.now() - t0,
+      peakWorkerRssMB: mb(peak.rss), peakWorkerHeapMB: mb(peak.heap), peakRedisMB: mb(peak.redis), ledgerProblems: problems.length,
+    };
+    console.log('SUMMARY', JSON.stringify(summary, null, 2));
+    fs.writeFileSync(path.join(__dirname, 'last-run.json'), JSON.stringify({ summary, samples }, null, 1));
+  }
 }
 
 main().catch((err) => {

@@ -50,6 +50,8 @@ async function main() {
   await runAll('poll');
   sim.server.close(); sim.server.closeAllConnections();
   for (const a of ctx.adapters.values()) a.close();
+  const keys = await redis.keys(`${prefix}:*`);
+  if (keys.length) await redis.del(...keys);
   redis.disconnect();
   await db.$disconnect();
   await schema.drop();
