@@ -13,7 +13,10 @@ describe('a channel capped at one render in flight', () => {
       channels: [{ id: 'narrow', baseUrl: `${base}/ch/narrow`, apiKey: 'k', costOrder: 1, models: { 'video-a-h3': 'm' }, maxInFlight: 1, poll: { firstMs: 50, minMs: 50, maxMs: 200 } }],
     }));
   });
-  afterAll(() => w.stop());
+  afterAll(async () => {
+    expect(await ledgerDiscrepancies(w.db)).toEqual([]);
+    await w.stop();
+  });
 
   it('runs the renders one after another, and all complete', async () => {
     let peak = 0;
@@ -42,7 +45,10 @@ describe('transient errors and storage failures', () => {
       { WORKER_MAX_TRANSIENT_ERRORS: '2' },
     );
   });
-  afterAll(() => w.stop());
+  afterAll(async () => {
+    expect(await ledgerDiscrepancies(w.db)).toEqual([]);
+    await w.stop();
+  });
 
   it('a channel that keeps failing transiently counts as a failed attempt: the next channel renders it', async () => {
     const id = await w.submit('a bridge');
