@@ -11,7 +11,7 @@ import { closeAttempt, collectStep, newAttemptId, pollStep, submitStep } from '.
 import type { WorkerContext } from './context';
 import { backoffMs, slotWaitMs } from './schedule';
 import { settleFailed } from './settle';
-import { Next, StepOutcome, TaskRow, TaskRun, wait } from './task-run';
+import { Next, StepOutcome, TaskRun } from './task-run';
 
 const ACTIVE_ATTEMPT: ReadonlySet<string> = new Set(['submitting', 'running', 'succeeded']);
 
@@ -79,7 +79,8 @@ async function advanceAttempts(run: TaskRun, current: Attempt | null): Promise<N
         await settleFailed(ctx, task.id, 'generation_failed', { channelsTried: attempt?.attemptNo ?? 0 });
         return null;
       }
-      if (!(await ctx.slots.acquire(channel, task.id, task.deadlineAt.getTime() + 60_000))) return waitNext('submit', slotWaitMs());
+      if (!(await ctx.slots.acquire(channel, task.id, task.deadlineAt.getTime() + 60_000)))
+        return { at: Date.now() + slotWaitMs(), step: 'submit', transientErrors: run.transientErrors };
       attempt = await startAttempt(ctx.db, newAttemptId(), task.id, attemptNo, channel.id);
       run.transientErrors = 0;
     }
@@ -92,8 +93,8 @@ async function advanceAttempts(run: TaskRun, current: Attempt | null): Promise<N
     else if (attempt.status === 'running') outcome = await pollStep({ run, attempt, adapter });
     else if (attempt.status === 'succeeded') outcome = await collectStep({ run, attempt, adapter });
     else {
-      // A final attempt on an unsettled task: the worker died between the two writes. Settle again
-      // from what the attempt recorded (the settlement is a compare-and-set, so this is safe).
+      // A final attempt on an unsettled task. Steps settle the task before closing the attempt, so
+      // this means a settlement was lost; settle again from what the attempt recorded (a CAS, so safe).
       if (attempt.status === 'violation') await settleFailed(ctx, task.id, 'content_violation');
       else if (attempt.status === 'no_result') await settleFailed(ctx, task.id, 'no_result');
       else {
@@ -108,5 +109,3 @@ async function advanceAttempts(run: TaskRun, current: Attempt | null): Promise<N
     attempt = outcome.attempt;
   }
 }
-
-const waitNext = (step: 'submit' | 'poll', ms: number): Next => (wait(step, ms) as { kind: 'next'; next: Next }).next;
