@@ -18,6 +18,22 @@ const envSchema = z.object({
   TASK_TIMEOUT_MS: z.coerce.number().int().positive().default(21_600_000),
   POLL_CACHE_MS: z.coerce.number().int().min(0).default(5_000),
   DATA_DIR: z.string().min(1).default('./data'),
+  /** Where result and inline files live: 'fs' (DATA_DIR/files, one machine or a shared volume) or 's3'. */
+  STORAGE_DRIVER: z.enum(['fs', 's3']).default('fs'),
+  S3_BUCKET: z.string().min(1).optional(),
+  S3_REGION: z.string().min(1).default('us-east-1'),
+  /** S3-compatible servers (MinIO, R2, ...); unset for AWS S3 itself. */
+  S3_ENDPOINT: z.string().url().optional(),
+  /** Path-style URLs (endpoint/bucket/key); most S3-compatible servers need it. */
+  S3_FORCE_PATH_STYLE: bool.default(false),
+  /** Unset: the AWS SDK's default credential chain (env, profile, container or instance role). */
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  /** Key prefix inside the bucket, so several deployments can share one bucket. */
+  S3_PREFIX: z
+    .string()
+    .regex(/^$|^[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)*\/?$/, 'segments of letters, digits, ".", "_", "-" separated by "/"')
+    .default(''),
   SIM_PORT: z.coerce.number().int().min(0).max(65535).default(4010),
   PROVIDER_CONFIG: z.string().optional(),
   ALLOW_PRIVATE_MEDIA_URLS: bool.default(false),
@@ -77,6 +93,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     problems.push('PUBLIC_BASE_URL must be https in production (result URLs are https per spec 2.1)');
   if (prod && e.ALLOW_PRIVATE_MEDIA_URLS)
     problems.push('ALLOW_PRIVATE_MEDIA_URLS is for development and tests only; refused in production');
+  if (e.STORAGE_DRIVER === 's3' && !e.S3_BUCKET) problems.push('S3_BUCKET is required when STORAGE_DRIVER=s3');
+  if (!e.S3_ACCESS_KEY_ID !== !e.S3_SECRET_ACCESS_KEY)
+    problems.push('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together (set both, or neither for the default credential chain)');
   if (problems.length) throw new ConfigError(`Invalid environment:\n  ${problems.join('\n  ')}`);
 
   const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');

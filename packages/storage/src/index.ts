@@ -1,17 +1,39 @@
 import path from 'node:path';
 import type { Config } from '@mediagen/config';
 import { FsStorageDriver } from './fs-driver';
+import { createS3Client, type S3Settings } from './s3-client';
+import { S3StorageDriver } from './s3-driver';
 import type { StorageDriver } from './storage-driver';
 
 export * from './storage-driver';
 export * from './keys';
 export * from './public-url';
 export { FsStorageDriver } from './fs-driver';
+export { S3StorageDriver } from './s3-driver';
+export type { S3DriverOptions } from './s3-driver';
+export { createS3Client } from './s3-client';
+export type { S3Settings } from './s3-client';
+
+export type StorageSettings = Pick<Config, 'DATA_DIR'> &
+  Partial<Pick<Config, 'STORAGE_DRIVER' | 'S3_BUCKET' | 'S3_PREFIX'> & S3Settings>;
 
 /**
- * The storage driver of this deployment. Files live under DATA_DIR/files; an S3-compatible driver
- * would be chosen here by configuration when gateways and workers do not share a disk.
+ * The storage driver of this deployment, chosen by STORAGE_DRIVER: files under DATA_DIR/files
+ * (one machine, or a volume every process mounts), or an S3 bucket shared by gateways and workers
+ * on several machines. loadConfig has already refused s3 without a bucket; the check here covers
+ * callers that build settings by hand.
  */
-export function createStorage(config: Pick<Config, 'DATA_DIR'>): StorageDriver {
+export function createStorage(config: StorageSettings): StorageDriver {
+  if (config.STORAGE_DRIVER === 's3') {
+    if (!config.S3_BUCKET) throw new Error('S3_BUCKET is required when STORAGE_DRIVER=s3');
+    const client = createS3Client({
+      S3_REGION: config.S3_REGION ?? 'us-east-1',
+      S3_ENDPOINT: config.S3_ENDPOINT,
+      S3_FORCE_PATH_STYLE: config.S3_FORCE_PATH_STYLE ?? false,
+      S3_ACCESS_KEY_ID: config.S3_ACCESS_KEY_ID,
+      S3_SECRET_ACCESS_KEY: config.S3_SECRET_ACCESS_KEY,
+    });
+    return new S3StorageDriver(client, { bucket: config.S3_BUCKET, prefix: config.S3_PREFIX });
+  }
   return new FsStorageDriver(path.join(config.DATA_DIR, 'files'));
 }
