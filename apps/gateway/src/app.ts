@@ -1,8 +1,6 @@
 // The gateway's Express app. Wiring only: logic lives in services/ and packages/.
 import express, { Express } from 'express';
 import swaggerUi from 'swagger-ui-express';
-import pinoHttp from 'pino-http';
-import { randomUUID } from 'node:crypto';
 import type { GatewayDeps } from './deps';
 import { apiRouter } from './routes/api.routes';
 import { adminRouter } from './routes/admin.routes';
@@ -11,6 +9,7 @@ import { topUpPageRouter } from './routes/top-up.routes';
 import { createFilesRouter } from './routes/files.routes';
 import { bullBoardRouter } from './routes/bull-board.routes';
 import { adminAuth } from './middleware/admin-auth';
+import { requestLog } from './middleware/request-log';
 import { errorHandler, notFoundHandler } from './middleware/error-handler';
 import { buildOpenApiDocument } from './openapi/document';
 
@@ -18,27 +17,16 @@ export function createApp(deps: GatewayDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
-  app.use(
-    pinoHttp({
-      logger: deps.log,
-      genReqId: (req, res) => {
-        const id = (req.headers['x-request-id'] as string) || randomUUID();
-        res.setHeader('X-Request-Id', id);
-        return id;
-      },
-      // Never log credentials or bodies (inline files).
-      serializers: { req: (r) => ({ id: r.id, method: r.method, url: r.url }), res: (r) => ({ statusCode: r.statusCode }) },
-      customProps: (req) => ({ accountId: (req as express.Request).auth?.accountId }),
-    }),
-  );
+  app.use(requestLog(deps.log));
 
+  // The API first: Express tries the layers in order, and no other route lives under /api.
+  app.use('/api', apiRouter(deps));
   app.use(healthRouter(deps));
   app.use(topUpPageRouter());
   const openapi = buildOpenApiDocument(deps.config.PUBLIC_BASE_URL);
   app.get('/openapi.json', (_req, res) => res.json(openapi));
   app.use('/docs', swaggerUi.serve, swaggerUi.setup(openapi, { customSiteTitle: 'Media generation API reference' }));
   app.use('/files', createFilesRouter(deps.storage));
-  app.use('/api', apiRouter(deps));
   app.use('/admin', adminAuth(deps.config.ADMIN_TOKEN));
   app.use('/admin/queues', bullBoardRouter(deps));
   app.use('/admin', adminRouter(deps));

@@ -3,6 +3,7 @@
 // Account.balanceCents == sum(LedgerEntry.amountCents) holds for every account, always.
 import type { Db } from './client';
 import { newId } from './ids';
+import { sql, sqlTransaction, utc } from './sql';
 import type { Prisma } from './generated/client';
 
 export interface NewTask {
@@ -35,48 +36,62 @@ export class SubmitRefused extends Error {
  * Creates the task and its charge. The conditional UPDATE is the race-free gate for both the
  * balance and the in-progress limit: concurrent submits serialise on the account row, and each
  * sees the counter the previous one left.
+ *
+ * One statement does it all (a single statement is atomic, and the account row is locked only for
+ * its duration): debit the account if the gate allows, then insert the task and its charge only
+ * for the row the debit returned. With an idempotency id it runs inside a transaction that also
+ * links the claimed record to the task, and rolls everything back if the claim has vanished.
  */
+const CREATE_TASK_WITH_CHARGE = `
+WITH acc AS (
+  UPDATE "Account"
+     SET "balanceCents" = "balanceCents" - $3, "tasksInProgress" = "tasksInProgress" + 1
+   WHERE "id" = $2 AND "balanceCents" >= $3 AND "tasksInProgress" < "maxConcurrentTasks"
+  RETURNING "balanceCents"
+), task AS (
+  INSERT INTO "Task" ("id", "accountId", "type", "model", "params", "costCents", "costMicros", "billedSeconds", "deadlineAt", "createdAt", "updatedAt")
+  SELECT $1, $2, $4::"TaskType", $5, $6::jsonb, $3, $7::bigint, $8::int, $9::timestamp, $10::timestamp, $10::timestamp FROM acc
+  RETURNING "id"
+), charge AS (
+  INSERT INTO "LedgerEntry" ("id", "accountId", "taskId", "kind", "amountCents", "reason", "createdAt")
+  SELECT $11, $2, "id", 'charge', -$3::int, $12, $10::timestamp FROM task
+), idem AS (
+  UPDATE "IdempotencyRecord" r SET "taskId" = task."id" FROM task
+   WHERE r."accountId" = $2 AND r."key" = $13::text
+  RETURNING 1
+)
+SELECT a."balanceCents", (SELECT count(*)::int FROM idem) AS "linked" FROM acc a`;
+
 export async function createTaskWithCharge(db: Db, t: NewTask): Promise<{ balanceCents: number }> {
-  return db.$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<{ balanceCents: number }[]>`
-      UPDATE "Account"
-         SET "balanceCents" = "balanceCents" - ${t.costCents},
-             "tasksInProgress" = "tasksInProgress" + 1
-       WHERE "id" = ${t.accountId}
-         AND "balanceCents" >= ${t.costCents}
-         AND "tasksInProgress" < "maxConcurrentTasks"
-   RETURNING "balanceCents"`;
-    if (rows.length === 0) {
-      const acc = await tx.account.findUnique({ where: { id: t.accountId } });
-      if (!acc) throw new SubmitRefused('account_missing', 0, 0, 0);
-      // The in-progress limit is checked first: topping up would not help a caller at the limit.
-      const reason = acc.tasksInProgress >= acc.maxConcurrentTasks ? 'too_many_tasks' : 'insufficient_balance';
-      throw new SubmitRefused(reason, acc.balanceCents, acc.tasksInProgress, acc.maxConcurrentTasks);
-    }
-    await tx.task.create({
-      data: {
-        id: t.taskId,
-        accountId: t.accountId,
-        type: t.type,
-        model: t.model,
-        params: t.params,
-        costCents: t.costCents,
-        costMicros: t.costMicros,
-        billedSeconds: t.billedSeconds,
-        deadlineAt: t.deadlineAt,
-      },
-    });
-    await tx.ledgerEntry.create({
-      data: { id: newId('led'), accountId: t.accountId, taskId: t.taskId, kind: 'charge', amountCents: -t.costCents, reason: `task ${t.model}` },
-    });
-    if (t.idempotencyKey !== undefined) {
-      await tx.idempotencyRecord.update({
-        where: { accountId_key: { accountId: t.accountId, key: t.idempotencyKey } },
-        data: { taskId: t.taskId },
-      });
-    }
-    return { balanceCents: Number(rows[0].balanceCents) };
-  });
+  const now = utc(new Date());
+  const values = [
+    t.taskId, t.accountId, t.costCents, t.type, t.model, JSON.stringify(t.params), t.costMicros.toString(), t.billedSeconds,
+    utc(t.deadlineAt), now, newId('led'), `task ${t.model}`, t.idempotencyKey ?? null,
+  ];
+  type Row = { balanceCents: number; linked: number };
+  const rows =
+    t.idempotencyKey === undefined
+      ? (await sql<Row>(db, CREATE_TASK_WITH_CHARGE, values)).rows
+      : await sqlTransaction(db, async (c) => {
+          const r = await c.query<Row>(CREATE_TASK_WITH_CHARGE, values);
+          if (r.rows.length === 1 && r.rows[0].linked !== 1)
+            throw new Error(`idempotency record (${t.accountId}, ${t.idempotencyKey}) vanished before its task was created`);
+          return r.rows;
+        });
+  if (rows.length === 0) {
+    const acc = (
+      await sql<{ balanceCents: number; tasksInProgress: number; maxConcurrentTasks: number }>(
+        db,
+        'SELECT "balanceCents", "tasksInProgress", "maxConcurrentTasks" FROM "Account" WHERE "id" = $1',
+        [t.accountId],
+      )
+    ).rows[0];
+    if (!acc) throw new SubmitRefused('account_missing', 0, 0, 0);
+    // The in-progress limit is checked first: topping up would not help a caller at the limit.
+    const reason = acc.tasksInProgress >= acc.maxConcurrentTasks ? 'too_many_tasks' : 'insufficient_balance';
+    throw new SubmitRefused(reason, acc.balanceCents, acc.tasksInProgress, acc.maxConcurrentTasks);
+  }
+  return { balanceCents: Number(rows[0].balanceCents) };
 }
 
 /**

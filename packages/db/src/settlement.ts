@@ -2,8 +2,10 @@
 // sweep and a retry racing each other cannot both win. Only the winner of the move to `failed`
 // writes the refund, inside the same transaction; the unique (taskId, kind) on LedgerEntry is the
 // second line of defence. Both terminal moves release the account's in-progress slot.
+// Plain SQL on the pool (sql.ts): these run several times per task in the worker's steps.
 import type { Db } from './client';
 import { newId } from './ids';
+import { sql, sqlTransaction } from './sql';
 
 export type FailureCode = 'content_violation' | 'generation_failed' | 'no_result' | 'timeout';
 
@@ -24,10 +26,13 @@ export const RETRYABLE: Readonly<Record<FailureCode, boolean>> = {
 
 /** pending -> processing. False when the task had already moved on (or does not exist). */
 export async function markProcessing(db: Db, taskId: string): Promise<boolean> {
-  const n = await db.$executeRaw`
-    UPDATE "Task" SET "status" = 'processing', "startedAt" = now(), "updatedAt" = now()
-     WHERE "id" = ${taskId} AND "status" = 'pending'`;
-  return n === 1;
+  const { rowCount } = await sql(
+    db,
+    `UPDATE "Task" SET "status" = 'processing', "startedAt" = now(), "updatedAt" = now()
+      WHERE "id" = $1 AND "status" = 'pending'`,
+    [taskId],
+  );
+  return rowCount === 1;
 }
 
 /**
@@ -36,26 +41,31 @@ export async function markProcessing(db: Db, taskId: string): Promise<boolean> {
  */
 export async function updateProgress(db: Db, taskId: string, progress: number): Promise<boolean> {
   const p = Math.max(0, Math.min(99, Math.floor(progress)));
-  const n = await db.$executeRaw`
-    UPDATE "Task" SET "progress" = ${p}, "updatedAt" = now()
-     WHERE "id" = ${taskId} AND "status" = 'processing' AND "progress" < ${p}`;
-  return n === 1;
+  const { rowCount } = await sql(
+    db,
+    `UPDATE "Task" SET "progress" = $2, "updatedAt" = now()
+      WHERE "id" = $1 AND "status" = 'processing' AND "progress" < $2`,
+    [taskId, p],
+  );
+  return rowCount === 1;
 }
 
 /** pending|processing -> completed with the stored result URLs. False when another settlement won. */
 export async function completeTask(db: Db, taskId: string, resultUrls: string[]): Promise<boolean> {
-  return db.$transaction(async (tx) => {
-    const won = await tx.$queryRaw<{ accountId: string }[]>`
-      UPDATE "Task"
-         SET "status" = 'completed', "resultUrls" = ${resultUrls}, "progress" = 100,
-             "finishedAt" = now(), "updatedAt" = now()
-       WHERE "id" = ${taskId} AND "status" IN ('pending', 'processing')
-   RETURNING "accountId"`;
-    if (won.length === 0) return false;
-    await tx.$executeRaw`
-      UPDATE "Account" SET "tasksInProgress" = "tasksInProgress" - 1 WHERE "id" = ${won[0].accountId}`;
-    return true;
-  });
+  // One statement: the compare-and-set and the counter move commit together.
+  const { rowCount } = await sql(
+    db,
+    `WITH won AS (
+       UPDATE "Task"
+          SET "status" = 'completed', "resultUrls" = $2::text[], "progress" = 100,
+              "finishedAt" = now(), "updatedAt" = now()
+        WHERE "id" = $1 AND "status" IN ('pending', 'processing')
+       RETURNING "accountId"
+     )
+     UPDATE "Account" a SET "tasksInProgress" = a."tasksInProgress" - 1 FROM won WHERE a."id" = won."accountId"`,
+    [taskId, resultUrls],
+  );
+  return rowCount === 1;
 }
 
 /**
@@ -63,22 +73,28 @@ export async function completeTask(db: Db, taskId: string, resultUrls: string[])
  * False when another settlement won: then nothing is written and nothing is refunded.
  */
 export async function failTask(db: Db, taskId: string, failure: TaskFailure): Promise<boolean> {
-  return db.$transaction(async (tx) => {
-    const won = await tx.$queryRaw<{ accountId: string; costCents: number; model: string }[]>`
-      UPDATE "Task"
-         SET "status" = 'failed', "errorCode" = ${failure.errorCode}, "errorMessage" = ${failure.errorMessage},
-             "retryable" = ${failure.retryable}, "finishedAt" = now(), "updatedAt" = now()
-       WHERE "id" = ${taskId} AND "status" IN ('pending', 'processing')
-   RETURNING "accountId", "costCents", "model"`;
-    if (won.length === 0) return false;
-    const { accountId, costCents } = won[0];
-    await tx.$executeRaw`
-      INSERT INTO "LedgerEntry" ("id", "accountId", "taskId", "kind", "amountCents", "reason")
-      VALUES (${newId('led')}, ${accountId}, ${taskId}, 'refund', ${costCents}, ${`refund: ${failure.errorCode}`})`;
-    await tx.$executeRaw`
-      UPDATE "Account"
-         SET "balanceCents" = "balanceCents" + ${costCents}, "tasksInProgress" = "tasksInProgress" - 1
-       WHERE "id" = ${accountId}`;
+  return sqlTransaction(db, async (c) => {
+    const won = await c.query<{ accountId: string; costCents: number }>(
+      `UPDATE "Task"
+          SET "status" = 'failed', "errorCode" = $2, "errorMessage" = $3,
+              "retryable" = $4, "finishedAt" = now(), "updatedAt" = now()
+        WHERE "id" = $1 AND "status" IN ('pending', 'processing')
+       RETURNING "accountId", "costCents"`,
+      [taskId, failure.errorCode, failure.errorMessage, failure.retryable],
+    );
+    if (won.rows.length === 0) return false;
+    const { accountId, costCents } = won.rows[0];
+    await c.query(
+      `INSERT INTO "LedgerEntry" ("id", "accountId", "taskId", "kind", "amountCents", "reason")
+       VALUES ($1, $2, $3, 'refund', $4, $5)`,
+      [newId('led'), accountId, taskId, costCents, `refund: ${failure.errorCode}`],
+    );
+    await c.query(
+      `UPDATE "Account"
+          SET "balanceCents" = "balanceCents" + $2, "tasksInProgress" = "tasksInProgress" - 1
+        WHERE "id" = $1`,
+      [accountId, costCents],
+    );
     return true;
   });
 }

@@ -2,6 +2,7 @@
 // Redis so every gateway instance serves the same answer; it remembers the owner, so another
 // account's poll is still a 404. Terminal states never change, so they are cached longer.
 import { AppError } from '@mediagen/errors';
+import { findTaskView } from '@mediagen/db';
 import type { GatewayDeps } from '../deps';
 import { pollBody } from './task-view';
 
@@ -27,10 +28,7 @@ export async function pollTask(deps: GatewayDeps, accountId: string, type: 'vide
       return c.b;
     }
   }
-  const task = await deps.db.task.findFirst({
-    where: { id: taskId, accountId },
-    select: { id: true, type: true, status: true, progress: true, resultUrls: true, errorCode: true, errorMessage: true, retryable: true },
-  });
+  const task = await findTaskView(deps.db, taskId, accountId);
   // A task of the other type is not found at this endpoint (its URL is the other task endpoint).
   if (!task || task.type !== type) throw notFound(taskId);
   const body = pollBody(task);

@@ -12,9 +12,9 @@ import {
   MediaRef,
   TaskSpec,
 } from '@mediagen/catalog';
-import { inspectReferences, mediaPolicyFromConfig, MediaPolicy } from '@mediagen/media';
+import { inspectReferences, Inspection, mediaPolicyFromConfig, MediaPolicy } from '@mediagen/media';
 import type { Config } from '@mediagen/config';
-import { claimIdempotencyKey, createTaskWithCharge, releaseIdempotencyKey, SubmitRefused } from '@mediagen/db';
+import { claimIdempotencyKey, createTaskWithCharge, findTaskView, releaseIdempotencyKey, SubmitRefused } from '@mediagen/db';
 import { enqueueTask } from '@mediagen/queue';
 import { randomUUID } from 'node:crypto';
 import type { GatewayDeps } from '../deps';
@@ -48,6 +48,8 @@ function idempotencyKeyOf(header: string | undefined, bodyId: string | null): st
   return header; // spec 4.6: the header wins over client_request_id
 }
 
+const noMedia = (): Inspection => ({ measured: { videoSeconds: [], audioSeconds: [] }, inline: [] });
+
 export const referencesOf = (spec: TaskSpec): MediaRef[] =>
   spec.type === 'image' ? spec.images : [...spec.media, ...(spec.firstFrame ? [spec.firstFrame] : []), ...(spec.lastFrame ? [spec.lastFrame] : [])];
 
@@ -71,7 +73,8 @@ export async function submitTask(deps: GatewayDeps, input: SubmitInput): Promise
   let created = false;
   try {
     const refs = referencesOf(spec);
-    const inspection = await inspectReferences(refs, mediaPolicy(config));
+    // Most submits have no reference media: nothing to fetch or measure, and no deadline to arm.
+    const inspection = refs.length === 0 ? noMedia() : await inspectReferences(refs, mediaPolicy(config));
     checkMeasuredLimits(spec, inspection.measured);
     const cost = computeCost(spec, inspection.measured);
     const inline = planInlineFiles(deps, taskId, inspection.inline);
@@ -108,7 +111,7 @@ export async function submitTask(deps: GatewayDeps, input: SubmitInput): Promise
   }
   if (!wait) return submitBody(pendingRow(taskId, spec.type), false);
   await wait.done;
-  const row = await db.task.findUnique({ where: { id: taskId } });
+  const row = await findTaskView(db, taskId, input.accountId);
   return submitBody(row ?? pendingRow(taskId, spec.type), false);
 }
 

@@ -1,0 +1,26 @@
+// Task reads on the request path, in plain SQL (see client.ts for why).
+import type { Db } from './client';
+import { sql } from './sql';
+
+/** The columns the client-facing task bodies are made of (apps/gateway task-view.ts). */
+export interface TaskView {
+  id: string;
+  type: 'video' | 'image';
+  status: 'pending' | 'processing' | 'completed' | 'failed';
+  progress: number;
+  resultUrls: string[];
+  errorCode: string | null;
+  errorMessage: string | null;
+  retryable: boolean | null;
+}
+
+const VIEW = `"id", "type", "status", "progress", "resultUrls", "errorCode", "errorMessage", "retryable"`;
+
+// An unset list column reads as [] (as Prisma reads it).
+const view = (r: TaskView): TaskView => ({ ...r, resultUrls: r.resultUrls ?? [] });
+
+/** The task if it exists and belongs to the account; null otherwise. */
+export async function findTaskView(db: Db, taskId: string, accountId: string): Promise<TaskView | null> {
+  const { rows } = await sql<TaskView>(db, `SELECT ${VIEW} FROM "Task" WHERE "id" = $1 AND "accountId" = $2`, [taskId, accountId]);
+  return rows.length ? view(rows[0]) : null;
+}
