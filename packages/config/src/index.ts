@@ -6,6 +6,10 @@ const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
+/** Optional text where an empty value means unset: compose files pass `${S3_BUCKET:-}` through as "". */
+const optionalText = <T extends z.ZodType<string>>(schema: T) =>
+  z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
+
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   DATABASE_URL: z.string().min(1).default('postgresql://postgres@127.0.0.1:5432/mediagen'),
@@ -20,15 +24,15 @@ const envSchema = z.object({
   DATA_DIR: z.string().min(1).default('./data'),
   /** Where result and inline files live: 'fs' (DATA_DIR/files, one machine or a shared volume) or 's3'. */
   STORAGE_DRIVER: z.enum(['fs', 's3']).default('fs'),
-  S3_BUCKET: z.string().min(1).optional(),
+  S3_BUCKET: optionalText(z.string().min(1)),
   S3_REGION: z.string().min(1).default('us-east-1'),
   /** S3-compatible servers (MinIO, R2, ...); unset for AWS S3 itself. */
-  S3_ENDPOINT: z.string().url().optional(),
+  S3_ENDPOINT: optionalText(z.string().url()),
   /** Path-style URLs (endpoint/bucket/key); most S3-compatible servers need it. */
   S3_FORCE_PATH_STYLE: bool.default(false),
   /** Unset: the AWS SDK's default credential chain (env, profile, container or instance role). */
-  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
-  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  S3_ACCESS_KEY_ID: optionalText(z.string().min(1)),
+  S3_SECRET_ACCESS_KEY: optionalText(z.string().min(1)),
   /** Key prefix inside the bucket, so several deployments can share one bucket. */
   S3_PREFIX: z
     .string()

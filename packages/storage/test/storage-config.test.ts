@@ -3,6 +3,8 @@
 import { ConfigError, loadConfig } from '@mediagen/config';
 import { createStorage, FsStorageDriver, S3StorageDriver } from '../src';
 
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true'; // the SDK's Node 22 notice is noise here
+
 describe('storage configuration', () => {
   it('defaults to the filesystem driver under DATA_DIR', () => {
     const config = loadConfig({ DATA_DIR: '/tmp/mg-unused' });
@@ -44,6 +46,12 @@ describe('storage configuration', () => {
     expect(problems({ S3_ENDPOINT: 'not a url' })).toContain('S3_ENDPOINT');
     expect(problems({ S3_PREFIX: '../up' })).toContain('S3_PREFIX');
     expect(problems({ S3_FORCE_PATH_STYLE: 'maybe' })).toContain('S3_FORCE_PATH_STYLE');
+  });
+
+  it('treats empty S3 values as unset (compose passes `${VAR:-}` through as "")', () => {
+    const config = loadConfig({ STORAGE_DRIVER: 'fs', S3_BUCKET: '', S3_ENDPOINT: '', S3_ACCESS_KEY_ID: '', S3_SECRET_ACCESS_KEY: '', S3_PREFIX: '', S3_FORCE_PATH_STYLE: '' });
+    expect(config).toMatchObject({ S3_BUCKET: undefined, S3_ENDPOINT: undefined, S3_ACCESS_KEY_ID: undefined, S3_FORCE_PATH_STYLE: false });
+    expect(() => loadConfig({ STORAGE_DRIVER: 's3', S3_BUCKET: '' })).toThrow('S3_BUCKET is required when STORAGE_DRIVER=s3');
   });
 
   it('uses the default credential chain when no keys are given', () => {
