@@ -1,10 +1,15 @@
-# One image for every process; the command picks the app:
-#   gateway (default)  npx tsx apps/gateway/src/main.ts
-#   worker             npx tsx apps/worker/src/main.ts
-#   provider-sim       npx tsx apps/provider-sim/src/main.ts
-#   migrate            npx tsx scripts/prepare-db.ts
+# One image for every process; the command picks the app (docker-compose.yml sets it per service):
+#   gateway (default)  node --import tsx apps/gateway/src/main.ts
+#   worker             node --import tsx apps/worker/src/main.ts
+#   provider-sim       node --import tsx apps/provider-sim/src/main.ts
+#   migrate (one-shot) node --import tsx scripts/prepare-db.ts
+# The TypeScript runs through tsx exactly as in development and CI, so there is no second build
+# output that could drift from what the tests ran. `node --import tsx` (not `npx tsx`) keeps the app
+# as the container's main process, so SIGTERM reaches its graceful shutdown directly.
+
 FROM node:20-bookworm-slim AS deps
 WORKDIR /app
+# Manifests first: the dependency layer is rebuilt only when they change.
 COPY package.json package-lock.json ./
 COPY apps/gateway/package.json apps/gateway/
 COPY apps/worker/package.json apps/worker/
@@ -19,24 +24,35 @@ COPY packages/queue/package.json packages/queue/
 COPY packages/storage/package.json packages/storage/
 COPY prisma ./prisma
 COPY prisma.config.ts ./
-RUN npm ci --no-audit --no-fund --ignore-scripts \
+# `npm install`, not `npm ci`: our lockfile is made where the registry serves no other-platform
+# optional packages, and npm ci's sync check refuses such a lock (.ci/run does the same). The cmp
+# proves the lock was installed as it is. --ignore-scripts: nothing may rely on a dependency's
+# install script, and our own postinstall (prisma generate) runs explicitly below. Prisma needs a
+# DATABASE_URL to pick its JS engine; generate never connects to it.
+RUN cp package-lock.json /tmp/package-lock.json \
+ && npm install --no-audit --no-fund --ignore-scripts \
+ && cmp -s package-lock.json /tmp/package-lock.json \
  && DATABASE_URL=postgresql://build@localhost/build npx prisma generate
 
 FROM deps AS prune
+# The prisma CLI is a production dependency: the migrate service runs `prisma migrate deploy`.
 RUN npm prune --omit=dev --no-audit --no-fund --ignore-scripts
 
 FROM node:20-bookworm-slim AS runtime
-ENV NODE_ENV=production
+ENV NODE_ENV=production \
+    NPM_CONFIG_UPDATE_NOTIFIER=false \
+    DATA_DIR=/data \
+    PORT=3000
 WORKDIR /app
-# Prisma's CLI (migrations) and tsx are needed at run time; keep them from the full install.
 COPY --from=prune /app/node_modules ./node_modules
-COPY --from=deps /app/node_modules/prisma ./node_modules/prisma
-COPY --from=deps /app/node_modules/@prisma ./node_modules/@prisma
 COPY --from=deps /app/packages/db/src/generated ./packages/db/src/generated
+# Code stays owned by root: the app user can read it, not change it.
 COPY . .
-RUN mkdir -p /data && chown -R node:node /data
+# A named volume mounted at /data starts with this ownership, so the non-root user can write files.
+RUN mkdir -p /data && chown node:node /data
 USER node
-ENV DATA_DIR=/data
 EXPOSE 3000
-HEALTHCHECK --interval=10s --timeout=3s --retries=5 CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-CMD ["npx", "tsx", "apps/gateway/src/main.ts"]
+# Gateway liveness; compose gives the worker (WORKER_PORT) and the simulator (SIM_PORT) their own.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=5 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+CMD ["node", "--import", "tsx", "apps/gateway/src/main.ts"]
