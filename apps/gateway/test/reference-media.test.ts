@@ -40,7 +40,7 @@ afterAll(async () => {
 const file = (name: string) => `${base}/${name}`;
 const dataUri = (name: string, mime: string) => `data:${mime};base64,${fs.readFileSync(path.join(FIXTURES, name)).toString('base64')}`;
 const inputsDir = () => path.join(h.deps.config.DATA_DIR, 'inputs');
-const submit = (auth: object, body: object) => request(h.app).post('/api/video/generate').set(auth).send({ prompt: 'p', ...body });
+const submit = (auth: Record<string, string>, body: object) => request(h.app).post('/api/video/generate').set(auth).send({ prompt: 'p', ...body });
 
 describe('billing by measured length', () => {
   it('video-b bills duration + the reference videos\' started seconds (5 + ceil(12.5 + 3)) = 21 s at 720p official', async () => {
