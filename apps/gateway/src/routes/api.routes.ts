@@ -6,6 +6,7 @@ import { MAX_BODY_BYTES } from '@mediagen/catalog';
 import type { GatewayDeps } from '../deps';
 import { apiKeyAuth } from '../middleware/auth';
 import { requestRateLimit } from '../middleware/rate-limit';
+import { jsonBody } from '../middleware/json-body';
 import { submitTask, Endpoint } from '../services/submit.service';
 import { pollTask } from '../services/poll.service';
 
@@ -14,7 +15,7 @@ export function apiRouter(deps: GatewayDeps): Router {
   r.use(apiKeyAuth(deps), requestRateLimit(deps));
   const requireJson: express.RequestHandler = (req, _res, next) =>
     next(req.is('application/json') ? undefined : new AppError('invalid_json', 'Content-Type must be application/json'));
-  const json = [requireJson, express.json({ limit: MAX_BODY_BYTES, strict: false })];
+  const json = [requireJson, ...jsonBody(MAX_BODY_BYTES)];
 
   const submit = (endpoint: Endpoint) =>
     async (req: express.Request, res: express.Response) => {
