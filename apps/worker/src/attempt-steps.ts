@@ -1,7 +1,7 @@
 // The steps of one attempt on one channel: submit, poll, collect the result. Each step does a
 // little work and says when to come back; no step waits for a render.
 import { markProcessing, newId, updateProgress } from '@mediagen/db';
-import { RenderRequest, ResultRef, UpstreamError, isUpstreamError } from '@mediagen/providers';
+import { RenderRequest, ResultFile, ResultRef, UpstreamError, isUpstreamError } from '@mediagen/providers';
 import { publicFileUrl, resultKey } from '@mediagen/storage';
 import { Attempt, AttemptStatus, finishAttempt, recordUpstreamId, setAttemptStatus } from './attempts';
 import type { WorkerContext } from './context';
@@ -115,20 +115,21 @@ function retryCollect(run: TaskRun, attempt: Attempt, err: UpstreamError): Promi
 async function collect(run: TaskRun, attempt: Attempt, { adapter }: StepInput, outputs: ResultRef[]): Promise<StepOutcome> {
   const { ctx, task, spec } = run;
   const urls: string[] = [];
+  let open: ResultFile | undefined;
   try {
     for (const [i, ref] of outputs.entries()) {
-      const file = await adapter.fetchResult(ref);
-      if (!file.contentType.startsWith(`${spec.type}/`)) {
-        file.stream.destroy();
-        throw new UpstreamError('unusable', `download: expected a ${spec.type}, got ${file.contentType}`);
-      }
+      open = await adapter.fetchResult(ref);
+      if (!open.contentType.startsWith(`${spec.type}/`))
+        throw new UpstreamError('unusable', `download: expected a ${spec.type}, got ${open.contentType}`);
       // Stable keys: a retried download overwrites the earlier try instead of adding files.
-      const key = resultKey(task.id, i, file.contentType);
-      const stored = await ctx.storage.put(key, file.stream, file.contentType);
+      const key = resultKey(task.id, i, open.contentType);
+      const stored = await ctx.storage.put(key, open.stream, open.contentType);
       if (stored.bytes === 0) throw new UpstreamError('unusable', 'download: the result file is empty');
       urls.push(publicFileUrl(ctx.config, key));
     }
   } catch (e) {
+    // An unread response body holds its socket until the download timer fires: close it now.
+    open?.stream.destroy();
     // Storage failures (disk full, permissions) count like transient download errors: retried a
     // few times, then the task fails with no_result ("could not be saved", spec 7.2).
     const err = isUpstreamError(e) ? e : adapter.classifyError(e, 'download');

@@ -87,7 +87,7 @@ export function createHttpJobsAdapter(channel: Channel): ChannelAdapter {
           throw new UpstreamError('unusable', `download: the result is ${contentType || 'of no type'}, not an image or a video`);
         }
         // axios' timeout ends at the headers; a stalled body must not hold the download forever.
-        const timer = setTimeout(() => res.data.destroy(new Error('download timed out')), channel.timeouts.downloadMs);
+        const timer = setTimeout(() => res.data.destroy(new Error('download timed out')), channel.timeouts.downloadMs).unref();
         res.data.once('close', () => clearTimeout(timer));
         const length = Number(res.headers['content-length']);
         return { stream: res.data, contentType, bytes: Number.isFinite(length) ? length : undefined };

@@ -42,6 +42,12 @@ describe('filesystem storage', () => {
     expect(await storage.stat('x/broken.png')).toBeNull();
   });
 
+  it('closes a stream it was handed when the write cannot even start', async () => {
+    const stream = Readable.from([Buffer.from('x')]);
+    await expect(storage.put('../escape.png', stream, 'image/png')).rejects.toThrow('invalid storage key');
+    expect(stream.destroyed).toBe(true);
+  });
+
   it('missing files stat as null and delete is idempotent', async () => {
     expect(await storage.stat('nope/0.png')).toBeNull();
     await storage.put('d/0.png', Buffer.from('x'), 'image/png');

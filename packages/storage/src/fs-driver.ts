@@ -33,8 +33,15 @@ export class FsStorageDriver implements StorageDriver {
   }
 
   async put(key: string, data: Buffer | NodeJS.ReadableStream, contentType: string): Promise<StoredFile> {
-    const file = this.pathOf(key);
-    await fsp.mkdir(path.dirname(file), { recursive: true });
+    let file: string;
+    try {
+      file = this.pathOf(key);
+      await fsp.mkdir(path.dirname(file), { recursive: true });
+    } catch (err) {
+      // The caller handed the stream over: never leave it (and the socket under it) open.
+      if (!Buffer.isBuffer(data)) (data as Readable).destroy?.();
+      throw err;
+    }
     // Write to temporary names and rename: a crash or a failed download never leaves a partial file
     // under the real key, and a retried put simply replaces the earlier one.
     const tmp = path.join(path.dirname(file), `.tmp-${randomBytes(6).toString('hex')}`);
