@@ -10,7 +10,9 @@ const config = loadConfig();
 const children: ChildProcess[] = [];
 
 function run(name: string, file: string): ChildProcess {
-  const child = spawn(process.execPath, [require.resolve('tsx/cli'), path.join(root, file)], {
+  // `node --import tsx` runs the app in this very child, so signals reach the app itself
+  // (the tsx CLI would put one more process in between).
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, file)], {
     cwd: root,
     env: process.env,
     stdio: ['ignore', 'pipe', 'pipe'],
