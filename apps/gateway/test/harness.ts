@@ -10,6 +10,7 @@ import type { Express } from 'express';
 import { loadConfig } from '@mediagen/config';
 import { createTestSchema, TestSchema } from '@mediagen/db/src/test-schema';
 import { ledgerDiscrepancies } from '@mediagen/db';
+import { deleteKeysWithPrefix } from '@mediagen/queue';
 import { createDeps, closeDeps, GatewayDeps } from '../src/deps';
 import { createApp } from '../src/app';
 
@@ -64,12 +65,7 @@ export async function startHarness(label: string, env: Record<string, string> = 
     async close() {
       await closeDeps(deps);
       const r = new IORedis(config.REDIS_URL);
-      let cursor = '0';
-      do {
-        const [next, keys] = await r.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-        cursor = next;
-        if (keys.length) await r.del(...keys);
-      } while (cursor !== '0');
+      await deleteKeysWithPrefix(r, prefix);
       await r.quit();
       await schema.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });

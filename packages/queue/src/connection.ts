@@ -17,3 +17,15 @@ export function createConsumerRedis(url: string, extra: RedisOptions = {}): Redi
 
 /** Redis keys of one deployment (or one test file) share a prefix. */
 export const redisKey = (prefix: string, ...parts: string[]): string => [prefix, ...parts].join(':');
+
+/** Deletes every key under `prefix:` (tests and benchmarks clean up after themselves with it). */
+export async function deleteKeysWithPrefix(redis: Redis, prefix: string): Promise<number> {
+  let cursor = '0';
+  let deleted = 0;
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length) deleted += await redis.del(...keys);
+  } while (cursor !== '0');
+  return deleted;
+}

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { deleteKeysWithPrefix } from '@mediagen/queue';
 import IORedis, { Redis } from 'ioredis';
 import { createDb, Db } from '@mediagen/db';
 import { createTestSchema, TestSchema } from '@mediagen/db/src/test-schema';
@@ -88,12 +89,7 @@ export async function startStack(label: string, opts: StackOptions = {}): Promis
 
   const stop = async () => {
     await Promise.all(procs.map((p) => stopProcess(p)));
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length) await redis.del(...keys);
-    } while (cursor !== '0');
+    await deleteKeysWithPrefix(redis, prefix);
     redis.disconnect();
     await db.$disconnect();
     await schema.drop();
