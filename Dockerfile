@@ -15,10 +15,13 @@ COPY apps/gateway/package.json apps/gateway/
 COPY apps/worker/package.json apps/worker/
 COPY apps/provider-sim/package.json apps/provider-sim/
 COPY packages/catalog/package.json packages/catalog/
+COPY packages/channel-health/package.json packages/channel-health/
 COPY packages/config/package.json packages/config/
 COPY packages/db/package.json packages/db/
 COPY packages/errors/package.json packages/errors/
+COPY packages/logging/package.json packages/logging/
 COPY packages/media/package.json packages/media/
+COPY packages/metrics/package.json packages/metrics/
 COPY packages/providers/package.json packages/providers/
 COPY packages/queue/package.json packages/queue/
 COPY packages/storage/package.json packages/storage/

@@ -10,6 +10,9 @@ import { createFilesRouter } from './routes/files.routes';
 import { bullBoardRouter } from './routes/bull-board.routes';
 import { adminAuth } from './middleware/admin-auth';
 import { requestLog } from './middleware/request-log';
+import { httpMetrics } from './middleware/http-metrics';
+import { metricsRouter } from './routes/metrics.routes';
+import { adminChannelsRouter } from './routes/admin-channels.routes';
 import { errorHandler, notFoundHandler } from './middleware/error-handler';
 import { buildOpenApiDocument } from './openapi/document';
 
@@ -18,10 +21,12 @@ export function createApp(deps: GatewayDeps): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', false);
   app.use(requestLog(deps.log));
+  app.use(httpMetrics(deps.metrics.http));
 
   // The API first: Express tries the layers in order, and no other route lives under /api.
   app.use('/api', apiRouter(deps));
   app.use(healthRouter(deps));
+  app.use(metricsRouter(deps));
   app.use(topUpPageRouter());
   const openapi = buildOpenApiDocument(deps.config.PUBLIC_BASE_URL);
   app.get('/openapi.json', (_req, res) => res.json(openapi));
@@ -29,6 +34,7 @@ export function createApp(deps: GatewayDeps): Express {
   app.use('/files', createFilesRouter(deps.storage));
   app.use('/admin', adminAuth(deps.config.ADMIN_TOKEN));
   app.use('/admin/queues', bullBoardRouter(deps));
+  app.use('/admin', adminChannelsRouter(deps));
   app.use('/admin', adminRouter(deps));
 
   app.use(notFoundHandler);

@@ -5,8 +5,11 @@ import type { Config } from '@mediagen/config';
 import { createDb, Db } from '@mediagen/db';
 import { createProducerRedis, createTaskQueue, TaskQueue } from '@mediagen/queue';
 import { createStorage, StorageDriver } from '@mediagen/storage';
+import { clusterGauges, createGatewayMetrics, GatewayMetrics } from '@mediagen/metrics';
 import { TaskEvents } from './services/task-events';
-import pino, { Logger } from 'pino';
+import { clusterSnapshotReader } from './services/cluster-snapshot';
+import { createLogger } from '@mediagen/logging';
+import type { Logger } from 'pino';
 
 export interface GatewayDeps {
   config: Config;
@@ -17,6 +20,8 @@ export interface GatewayDeps {
   storage: StorageDriver;
   events: TaskEvents;
   log: Logger;
+  /** This gateway's Prometheus registry and counters (GET /metrics). */
+  metrics: GatewayMetrics;
 }
 
 export async function createDeps(config: Config): Promise<GatewayDeps> {
@@ -27,11 +32,16 @@ export async function createDeps(config: Config): Promise<GatewayDeps> {
   redis.on('error', () => undefined); // reconnects by itself; /readyz and submits report the outage
   await waitReady(redis, 5_000);
   const queue = createTaskQueue(redis, config.REDIS_PREFIX);
+  queue.on('error', () => undefined); // the connection's errors, already handled above (BullMQ prints them otherwise)
   const storage = createStorage(config);
   const events = new TaskEvents(config.REDIS_URL, config.REDIS_PREFIX);
   await events.start();
-  const log = pino({ level: config.LOG_LEVEL, base: { app: 'gateway' } });
-  return { config, db, redis, queue, storage, events, log };
+  const log = createLogger(config.LOG_LEVEL, { app: 'gateway' });
+  const metrics = createGatewayMetrics();
+  clusterGauges(metrics.registry, clusterSnapshotReader(redis, config.REDIS_PREFIX, queue), (err) =>
+    log.warn({ err: err.message }, 'metrics: cluster gauges unavailable'),
+  );
+  return { config, db, redis, queue, storage, events, log, metrics };
 }
 
 /** Start-up waits briefly for Redis, but a gateway may also start while Redis is down. */

@@ -26,13 +26,18 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(label: string, env: Record<string, string> = {}): Promise<Harness> {
+/** `opts.databaseUrl` rewrites the schema's URL the gateway uses (e.g. through a proxy a test can cut). */
+export async function startHarness(
+  label: string,
+  env: Record<string, string> = {},
+  opts: { databaseUrl?: (schemaUrl: string) => string } = {},
+): Promise<Harness> {
   const schema = await createTestSchema(label);
   const prefix = `test:${label}:${randomBytes(4).toString('hex')}`;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `mg-${label}-`));
   const config = loadConfig({
     NODE_ENV: 'test',
-    DATABASE_URL: schema.url,
+    DATABASE_URL: opts.databaseUrl ? opts.databaseUrl(schema.url) : schema.url,
     REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     REDIS_PREFIX: prefix,
     ADMIN_TOKEN: ADMIN,

@@ -19,28 +19,37 @@ export async function closeAttempt(ctx: WorkerContext, attempt: Attempt, status:
 }
 
 const nextChannel = async (run: TaskRun, attempt: Attempt, err: UpstreamError): Promise<StepOutcome> => {
-  run.ctx.log.info({ taskId: run.task.id, channel: attempt.channelId, attemptNo: attempt.attemptNo, err: err.message }, 'attempt failed');
+  run.ctx.log.info(
+    { taskId: run.task.id, accountId: run.task.accountId, channel: attempt.channelId, attemptNo: attempt.attemptNo, errorKind: err.kind, err: err.message },
+    'attempt failed',
+  );
   return { kind: 'next-channel', attempt: await closeAttempt(run.ctx, attempt, 'failed', err) };
 };
 
 const violation = async (run: TaskRun, attempt: Attempt, err: UpstreamError): Promise<StepOutcome> => {
   // Settle first: if the worker dies in between, the task is failed and the attempt is tidied later.
-  await settleFailed(run.ctx, run.task.id, 'content_violation', { cause: err.message });
+  await settleFailed(run.ctx, run.task.id, 'content_violation', { cause: err.message, channel: attempt.channelId });
   await closeAttempt(run.ctx, attempt, 'violation', err);
   return settled;
 };
 
 const noResult = async (run: TaskRun, attempt: Attempt, err: UpstreamError): Promise<StepOutcome> => {
-  await settleFailed(run.ctx, run.task.id, 'no_result', { cause: err.message });
+  await settleFailed(run.ctx, run.task.id, 'no_result', { cause: err.message, channel: attempt.channelId });
   await closeAttempt(run.ctx, attempt, 'no_result', err);
   return settled;
 };
+
+/** pending -> processing, logged once by whichever step wins the move. */
+async function toProcessing(run: TaskRun, attempt: Attempt): Promise<void> {
+  if (await markProcessing(run.ctx.db, run.task.id))
+    run.ctx.log.info({ taskId: run.task.id, accountId: run.task.accountId, channel: attempt.channelId, attemptNo: attempt.attemptNo }, 'task processing');
+}
 
 export async function submitStep({ run, attempt, adapter }: StepInput): Promise<StepOutcome> {
   const { ctx, task } = run;
   // Resumed attempts hold their slot already (acquire is idempotent per task).
   if (!(await ctx.slots.acquire(adapter.channel, task.id, leaseUntil(run)))) return wait('submit', slotWaitMs(), run.transientErrors);
-  if (task.status === 'pending') await markProcessing(ctx.db, task.id);
+  if (task.status === 'pending') await toProcessing(run, attempt);
   const req: RenderRequest = { taskId: task.id, spec: run.spec, outputSeconds: run.outputSeconds };
   let upstreamId: string;
   try {
@@ -75,7 +84,7 @@ export async function pollStep({ run, attempt, adapter }: StepInput): Promise<St
     return wait('poll', backoffMs(n, err.retryAfterMs), n);
   }
   if (status.state === 'running') {
-    if (task.status === 'pending') await markProcessing(ctx.db, task.id);
+    if (task.status === 'pending') await toProcessing(run, attempt);
     // Only when it moved: most polls of a long render see the same number, and the write is per poll.
     if (Math.min(99, Math.floor(status.progress)) > task.progress) await updateProgress(ctx.db, task.id, status.progress);
     return wait('poll', pollDelayMs(adapter.channel, Date.now() - attempt.createdAt.getTime()));
@@ -136,7 +145,7 @@ async function collect(run: TaskRun, attempt: Attempt, { adapter }: StepInput, o
     if (err.kind !== 'transient') return noResult(run, attempt, err);
     return retryCollect(run, attempt, err);
   }
-  await settleCompleted(ctx, task.id, urls);
+  await settleCompleted(ctx, task.id, urls, attempt.channelId);
   await closeAttempt(run.ctx, attempt, 'completed');
   return settled;
 }

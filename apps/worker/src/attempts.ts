@@ -26,6 +26,7 @@ export interface Attempt {
 
 export interface TaskWithAttempt {
   id: string;
+  accountId: string;
   status: string;
   model: string;
   params: unknown;
@@ -39,7 +40,7 @@ export async function loadTask(db: Db, taskId: string): Promise<TaskWithAttempt 
   const rows = await db.$queryRaw<
     (Omit<TaskWithAttempt, 'attempt'> & { aId: string | null; aNo: number; aChannel: string; aUpstream: string | null; aStatus: AttemptStatus; aCreated: Date })[]
   >`
-    SELECT t."id", t."status"::text AS "status", t."model", t."params", t."progress", t."deadlineAt",
+    SELECT t."id", t."accountId", t."status"::text AS "status", t."model", t."params", t."progress", t."deadlineAt",
            a."id" AS "aId", a."attemptNo" AS "aNo", a."channelId" AS "aChannel", a."upstreamId" AS "aUpstream",
            a."status" AS "aStatus", a."createdAt" AS "aCreated"
       FROM "Task" t
@@ -52,11 +53,17 @@ export async function loadTask(db: Db, taskId: string): Promise<TaskWithAttempt 
   const attempt: Attempt | null = r.aId
     ? { id: r.aId, taskId: r.id, attemptNo: r.aNo, channelId: r.aChannel, upstreamId: r.aUpstream, status: r.aStatus, createdAt: r.aCreated }
     : null;
-  return { id: r.id, status: r.status, model: r.model, params: r.params, progress: r.progress, deadlineAt: r.deadlineAt, attempt };
+  return { id: r.id, accountId: r.accountId, status: r.status, model: r.model, params: r.params, progress: r.progress, deadlineAt: r.deadlineAt, attempt };
 }
 
 export async function latestAttempt(db: Db, taskId: string): Promise<Attempt | null> {
   return (await loadTask(db, taskId))?.attempt ?? null;
+}
+
+/** Channels the task has had an attempt on: each is tried at most once per task. */
+export async function triedChannels(db: Db, taskId: string): Promise<Set<string>> {
+  const rows = await db.$queryRaw<{ channelId: string }[]>`SELECT DISTINCT "channelId" FROM "TaskAttempt" WHERE "taskId" = ${taskId}`;
+  return new Set(rows.map((r) => r.channelId));
 }
 
 /** Creates attempt `attemptNo`, or returns the one a racing worker created first. */

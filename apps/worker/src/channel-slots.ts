@@ -3,6 +3,7 @@
 // is never released (its task vanished) lapses at the task's deadline instead of leaking forever.
 import type { Redis } from 'ioredis';
 import type { Channel } from '@mediagen/providers';
+import { channelSlotsKey } from '@mediagen/channel-health';
 
 const ACQUIRE = `
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[2])
@@ -20,7 +21,8 @@ export interface ChannelSlots {
 }
 
 export function createChannelSlots(redis: Redis, prefix: string): ChannelSlots {
-  const key = (channelId: string) => `${prefix}:channel-slots:${channelId}`;
+  // The gateway reads the same sets for its renders-in-flight gauge: one key format for both.
+  const key = (channelId: string) => channelSlotsKey(prefix, channelId);
   return {
     async acquire(channel, taskId, leaseUntil) {
       const r = await redis.eval(ACQUIRE, 1, key(channel.id), taskId, Date.now(), leaseUntil, channel.maxInFlight);

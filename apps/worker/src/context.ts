@@ -1,8 +1,10 @@
 // Everything the worker's steps use, created once per process in main.ts (or per test).
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import type { ChannelHealth } from '@mediagen/channel-health';
 import type { Config } from '@mediagen/config';
 import type { Db } from '@mediagen/db';
+import type { WorkerMetrics } from '@mediagen/metrics';
 import type { ChannelAdapter, ChannelConfig } from '@mediagen/providers';
 import type { TaskQueue } from '@mediagen/queue';
 import type { StorageDriver } from '@mediagen/storage';
@@ -31,6 +33,10 @@ export interface WorkerContext {
   events: TaskEventPublisher;
   log: Logger;
   stats: WorkerStats;
+  /** This worker's Prometheus registry and counters (GET /metrics on WORKER_PORT). */
+  metrics: WorkerMetrics;
+  /** Channel circuit breakers, shared with every worker through Redis. */
+  health: ChannelHealth;
 }
 
 export const newStats = (): WorkerStats => ({ steps: 0, submits: 0, polls: 0, completed: 0, failed: 0, delayed: 0 });

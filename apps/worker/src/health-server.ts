@@ -1,17 +1,51 @@
-// The worker's small HTTP port: liveness for orchestrators, and counters for tests and operators.
+// The worker's small HTTP port: liveness and readiness for orchestrators, Prometheus metrics, and
+// counters for tests and operators.
 import http from 'node:http';
+import { renderMetrics } from '@mediagen/metrics';
 import type { WorkerContext } from './context';
+
+const json = (res: http.ServerResponse, status: number, body: unknown) =>
+  res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+
+const within = <T>(p: Promise<T>, ms: number) =>
+  Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timed out')), ms).unref())]);
+
+/** Postgres and Redis each answer within 2 s; the message names what failed. */
+async function readiness(ctx: WorkerContext): Promise<{ postgres: string; redis: string }> {
+  const [pg, redis] = await Promise.allSettled([
+    within(ctx.db.$queryRaw`SELECT 1`, 2000),
+    // The worker's connections queue commands while Redis is away (BullMQ needs that), so a ping
+    // would wait for the reconnect: report the connection state instead of waiting for it.
+    ctx.redis.status === 'ready' ? within(ctx.redis.ping(), 2000) : Promise.reject(new Error(`connection ${ctx.redis.status}`)),
+  ]);
+  const text = (r: PromiseSettledResult<unknown>) => (r.status === 'fulfilled' ? 'ok' : String((r.reason as Error)?.message ?? r.reason));
+  return { postgres: text(pg), redis: text(redis) };
+}
 
 export function startHealthServer(ctx: WorkerContext, port: number, isRunning: () => boolean): http.Server {
   const server = http.createServer((req, res) => {
-    if (req.method !== 'GET' || (req.url !== '/healthz' && req.url !== '/stats')) {
-      res.writeHead(404, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: 'Not found', code: 'not_found' }));
-      return;
+    const route = req.method === 'GET' ? req.url : undefined;
+    if (route === '/healthz' || route === '/stats') {
+      const ok = isRunning();
+      json(res, ok ? 200 : 503, { ok, app: 'worker', pid: process.pid, stats: ctx.stats, memory: process.memoryUsage() });
+    } else if (route === '/readyz') {
+      // Stopping workers take no new jobs: not ready, whatever the dependencies say.
+      if (!isRunning()) return json(res, 503, { status: 'not_ready', code: 'service_unavailable', error: 'Worker is shutting down' });
+      readiness(ctx).then(
+        (checks) => {
+          const ok = checks.postgres === 'ok' && checks.redis === 'ok';
+          json(res, ok ? 200 : 503, ok ? { status: 'ready' } : { status: 'not_ready', code: 'service_unavailable', error: 'Dependencies unavailable', ...checks });
+        },
+        (err: Error) => json(res, 503, { status: 'not_ready', code: 'service_unavailable', error: err.message }),
+      );
+    } else if (route === '/metrics') {
+      renderMetrics(ctx.metrics.registry).then(
+        ({ contentType, body }) => res.writeHead(200, { 'Content-Type': contentType }).end(body),
+        (err: Error) => json(res, 500, { error: err.message, code: 'internal_error' }),
+      );
+    } else {
+      json(res, 404, { error: 'Not found', code: 'not_found' });
     }
-    const ok = isRunning();
-    res
-      .writeHead(ok ? 200 : 503, { 'Content-Type': 'application/json' })
-      .end(JSON.stringify({ ok, app: 'worker', pid: process.pid, stats: ctx.stats, memory: process.memoryUsage() }));
   });
   server.listen(port);
   return server;

@@ -4,9 +4,10 @@
 // is only a hint, so a job resumed after a crash picks up wherever the rows say.
 import { DelayedError, Job, UnrecoverableError } from 'bullmq';
 import type { TaskSpec } from '@mediagen/catalog';
+import { pickChannel } from '@mediagen/channel-health';
 import { channelsFor, UpstreamError } from '@mediagen/providers';
 import { RunTaskPayload, runTaskPayloadSchema } from '@mediagen/queue';
-import { Attempt, loadTask, setAttemptStatus, startAttempt } from './attempts';
+import { Attempt, loadTask, setAttemptStatus, startAttempt, triedChannels } from './attempts';
 import { closeAttempt, collectStep, newAttemptId, pollStep, submitStep } from './attempt-steps';
 import type { WorkerContext } from './context';
 import { backoffMs, slotWaitMs } from './schedule';
@@ -18,21 +19,25 @@ const ACTIVE_ATTEMPT: ReadonlySet<string> = new Set(['submitting', 'running', 's
 export function createRunTaskProcessor(ctx: WorkerContext) {
   return async function runTask(job: Job<RunTaskPayload>, token?: string): Promise<string> {
     ctx.stats.steps += 1;
+    ctx.metrics.tasks.steps.inc();
     const parsed = runTaskPayloadSchema.safeParse(job.data);
     if (!parsed.success) throw new UnrecoverableError(`invalid run-task payload: ${parsed.error.message}`);
     const payload = parsed.data;
     let next: Next;
+    // The submit's request id goes on every line this step logs, so a task can be followed from
+    // the gateway's request line to its settlement.
+    const stepCtx = payload.requestId ? { ...ctx, log: ctx.log.child({ reqId: payload.requestId }) } : ctx;
     try {
-      next = await advanceTask(ctx, payload);
+      next = await advanceTask(stepCtx, payload);
     } catch (err) {
       // Our own infrastructure failed (database, storage, Redis). Nothing is lost: the rows say
       // where the task is, so the same step simply runs again after a backoff.
       const n = payload.transientErrors + 1;
-      ctx.log.warn({ taskId: payload.taskId, err: (err as Error).message, retry: n }, 'task step failed; will retry');
+      stepCtx.log.warn({ taskId: payload.taskId, err: (err as Error).message, retry: n }, 'task step failed; will retry');
       next = { at: Date.now() + backoffMs(n), step: payload.step, transientErrors: n };
     }
     if (!next) return 'settled';
-    await job.updateData({ taskId: payload.taskId, step: next.step, transientErrors: next.transientErrors });
+    await job.updateData({ taskId: payload.taskId, step: next.step, transientErrors: next.transientErrors, requestId: payload.requestId });
     await job.moveToDelayed(next.at, token);
     ctx.stats.delayed += 1;
     throw new DelayedError();
@@ -73,16 +78,28 @@ async function advanceAttempts(run: TaskRun, current: Attempt | null): Promise<N
   for (;;) {
     if (!attempt || attempt.status === 'failed' || attempt.status === 'abandoned') {
       const attemptNo = (attempt?.attemptNo ?? 0) + 1;
-      const channel = order[attemptNo - 1];
-      if (!channel) {
+      // Each channel once per task, cheapest first, skipping channels whose breaker is open
+      // (packages/channel-health).
+      const tried = attempt ? await triedChannels(ctx.db, task.id) : new Set<string>();
+      const pick = await pickChannel(order, tried, ctx.health, task.id);
+      if (!pick) {
         // Spec 3: generation_failed only after every available channel was tried.
         await settleFailed(ctx, task.id, 'generation_failed', { channelsTried: attempt?.attemptNo ?? 0 });
         return null;
+      }
+      const { channel } = pick;
+      if (pick.moved) {
+        ctx.metrics.channels.breakerTransitions.inc({ channel: channel.id, state: pick.moved });
+        ctx.log.info({ channel: channel.id, taskId: task.id }, 'channel cool-down over; this task probes it');
       }
       if (!(await ctx.slots.acquire(channel, task.id, task.deadlineAt.getTime() + 60_000)))
         return { at: Date.now() + slotWaitMs(), step: 'submit', transientErrors: run.transientErrors };
       attempt = await startAttempt(ctx.db, newAttemptId(), task.id, attemptNo, channel.id);
       run.transientErrors = 0;
+      ctx.log.info(
+        { taskId: task.id, accountId: task.accountId, channel: attempt.channelId, attemptNo: attempt.attemptNo, admission: pick.admission },
+        'attempt started',
+      );
     }
     const adapter = ctx.adapters.get(attempt.channelId);
     let outcome: StepOutcome;

@@ -7,6 +7,7 @@ import type { WorkerContext } from './context';
 
 export interface TaskRow {
   id: string;
+  accountId: string;
   status: string;
   model: string;
   progress: number;

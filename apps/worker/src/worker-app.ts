@@ -1,15 +1,19 @@
 // Builds a worker process's parts from the config and shuts them down in order. main.ts adds the
 // signals; tests start the same thing in-process.
 import http from 'node:http';
-import pino, { Logger } from 'pino';
+import type { Logger } from 'pino';
 import type { Worker } from 'bullmq';
+import { createChannelHealth } from '@mediagen/channel-health';
 import type { Config } from '@mediagen/config';
 import { createDb } from '@mediagen/db';
+import { createLogger } from '@mediagen/logging';
+import { createWorkerMetrics } from '@mediagen/metrics';
 import { IMAGE_MODEL_IDS, VIDEO_MODEL_IDS } from '@mediagen/catalog';
 import { ChannelConfig, createAdapters, loadChannelConfig, unservedModels } from '@mediagen/providers';
 import { createConsumerRedis, createTaskQueue } from '@mediagen/queue';
 import { createStorage } from '@mediagen/storage';
 import { createChannelSlots } from './channel-slots';
+import { observeChannel } from './channel-observer';
 import { newStats, WorkerContext } from './context';
 import { startHealthServer } from './health-server';
 import { Maintenance, startMaintenance } from './maintenance';
@@ -25,8 +29,11 @@ export interface WorkerApp {
   stop(): Promise<void>;
 }
 
-export async function startWorkerApp(config: Config, opts: { channels?: ChannelConfig; log?: Logger } = {}): Promise<WorkerApp> {
-  const log = opts.log ?? pino({ level: config.LOG_LEVEL, base: { app: 'worker', pid: process.pid } });
+export async function startWorkerApp(
+  config: Config,
+  opts: { channels?: ChannelConfig; log?: Logger; processMetrics?: boolean } = {},
+): Promise<WorkerApp> {
+  const log = opts.log ?? createLogger(config.LOG_LEVEL, { app: 'worker', pid: process.pid });
   const channels = opts.channels ?? loadChannelConfig(config);
   // Tasks of a model no channel serves fail with generation_failed; say so once, at start.
   const unserved = unservedModels(channels, [...VIDEO_MODEL_IDS, ...IMAGE_MODEL_IDS]);
@@ -37,6 +44,17 @@ export async function startWorkerApp(config: Config, opts: { channels?: ChannelC
   const workerRedis = createConsumerRedis(config.REDIS_URL);
   const maintenanceRedis = createConsumerRedis(config.REDIS_URL);
   for (const r of [redis, workerRedis, maintenanceRedis]) r.on('error', (err) => log.warn({ err: err.message }, 'redis error'));
+  const metrics = createWorkerMetrics({ processMetrics: opts.processMetrics });
+  const channelHealth = createChannelHealth(redis, config.REDIS_PREFIX, {
+    failures: config.CHANNEL_BREAKER_FAILURES,
+    windowMs: config.CHANNEL_BREAKER_WINDOW_MS,
+    cooldownMs: config.CHANNEL_BREAKER_COOLDOWN_MS,
+  });
+  const adapters = new Map([...createAdapters(channels)].map(([id, a]) => [id, observeChannel(a, { metrics, health: channelHealth, log })]));
+  // The gateway has no channel file: it learns the channels (for /admin/channels) from the workers.
+  await channelHealth
+    .register(channels.channels.map((c) => ({ id: c.id, models: Object.keys(c.models), tier: c.tier, costOrder: c.costOrder, enabled: c.enabled, maxInFlight: c.maxInFlight })))
+    .catch((err: Error) => log.warn({ err: err.message }, 'channel list not published'));
   const ctx: WorkerContext = {
     config,
     db,
@@ -44,11 +62,13 @@ export async function startWorkerApp(config: Config, opts: { channels?: ChannelC
     queue: createTaskQueue(redis, config.REDIS_PREFIX),
     storage: createStorage(config),
     channels,
-    adapters: createAdapters(channels),
+    adapters,
     slots: createChannelSlots(redis, config.REDIS_PREFIX),
     events: createTaskEventPublisher(redis, config.REDIS_PREFIX, log),
     log,
     stats: newStats(),
+    metrics,
+    health: channelHealth,
   };
   const taskWorker = createTaskWorker(ctx, workerRedis);
   const maintenance = await startMaintenance(ctx, maintenanceRedis);

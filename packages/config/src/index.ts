@@ -66,6 +66,12 @@ const envSchema = z.object({
   SIM_LATENCY_MS: z.coerce.number().int().min(0).default(0),
   /** Where workers reach the simulator with the default channels (compose: http://provider-sim:4010). */
   SIM_BASE_URL: z.string().url().optional(),
+  /** Channel circuit breaker: consecutive failed/transient upstream outcomes that take a channel out of rotation (0: never). */
+  CHANNEL_BREAKER_FAILURES: z.coerce.number().int().min(0).default(5),
+  /** The failures must fall within this long of the first one; slower trickles of errors do not open it. */
+  CHANNEL_BREAKER_WINDOW_MS: z.coerce.number().int().positive().default(60_000),
+  /** How long an open channel is skipped before one task may probe it. */
+  CHANNEL_BREAKER_COOLDOWN_MS: z.coerce.number().int().positive().default(30_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
 });

@@ -28,6 +28,8 @@ export const runTaskPayloadSchema = z.object({
   step: taskStepSchema.default('submit'),
   /** Consecutive transient errors on the current step, for backoff. */
   transientErrors: z.number().int().min(0).default(0),
+  /** X-Request-Id of the submit, so the worker's log lines of the task carry it (absent after a re-enqueue). */
+  requestId: z.string().max(200).optional(),
 });
 export type RunTaskPayload = z.infer<typeof runTaskPayloadSchema>;
 

@@ -13,6 +13,6 @@ export function createTaskQueue(connection: Redis, prefix: string): TaskQueue {
 }
 
 /** jobId = taskId makes enqueueing idempotent: the reconciler may call it again safely. */
-export async function enqueueTask(queue: TaskQueue, taskId: string): Promise<void> {
-  await queue.add(JOBS.runTask, { taskId, step: 'submit', transientErrors: 0 }, { jobId: taskId });
+export async function enqueueTask(queue: TaskQueue, taskId: string, requestId?: string): Promise<void> {
+  await queue.add(JOBS.runTask, { taskId, step: 'submit', transientErrors: 0, ...(requestId ? { requestId: requestId.slice(0, 200) } : {}) }, { jobId: taskId });
 }

@@ -24,6 +24,7 @@ export function apiRouter(deps: GatewayDeps): Router {
         endpoint,
         body: req.body,
         idempotencyHeader: req.get('Idempotency-Key'),
+        requestId: res.getHeader('X-Request-Id') as string | undefined,
       });
       res.status(200).json(body);
     };

@@ -39,6 +39,8 @@ export interface SubmitInput {
   body: unknown;
   /** Raw `Idempotency-Key` header, when sent. */
   idempotencyHeader: string | undefined;
+  /** X-Request-Id of the submit: logged with the task and carried to the worker's log lines. */
+  requestId?: string;
 }
 
 function idempotencyKeyOf(header: string | undefined, bodyId: string | null): string | null {
@@ -93,6 +95,8 @@ export async function submitTask(deps: GatewayDeps, input: SubmitInput): Promise
       throw e instanceof SubmitRefused ? refusalError(e, cost.costCents, config.TOP_UP_URL) : e;
     });
     created = true;
+    deps.metrics.tasks.created.inc({ model: spec.model });
+    deps.log.info({ reqId: input.requestId, accountId: input.accountId, taskId, model: spec.model, costCents: cost.costCents }, 'task created');
     await storeInlineFiles(deps, taskId, inline);
   } finally {
     if (!created && key !== null) await releaseIdempotencyKey(db, input.accountId, key).catch(() => undefined);
@@ -102,7 +106,7 @@ export async function submitTask(deps: GatewayDeps, input: SubmitInput): Promise
   const instant = model?.type === 'image' && model.answersAtOnce && config.INSTANT_WAIT_MS > 0;
   const wait = instant ? deps.events.waitForSettle(taskId, config.INSTANT_WAIT_MS) : null;
   try {
-    await enqueueTask(deps.queue, taskId);
+    await enqueueTask(deps.queue, taskId, input.requestId);
   } catch (err) {
     // Committed and charged: the worker's reconciler enqueues pending tasks that have no job.
     deps.log.warn({ err, taskId }, 'enqueue failed; left for the reconciler');

@@ -1,0 +1,65 @@
+// The deployment's channels as the gateway shows them (GET /admin/channels, metrics gauges): the
+// list the workers registered, each with its breaker state, recent outcomes and renders in flight.
+import type { Redis } from 'ioredis';
+import type { BreakerState, ChannelInfo, Outcome } from './breaker';
+import { channelSlotsKey, healthKey, minuteOf, outcomesKey, RECENT_MINUTES, registryKey } from './keys';
+
+const OUTCOMES: Outcome[] = ['succeeded', 'failed', 'transient', 'violation', 'unusable'];
+
+export interface ChannelView extends ChannelInfo {
+  state: BreakerState;
+  /** Failed/transient outcomes in a row while closed (the streak that opens the breaker). */
+  consecutiveFailures: number;
+  openedAt: string | null;
+  /** End of the cool-down; after it the next task probes the channel. */
+  openUntil: string | null;
+  probeTaskId: string | null;
+  lastError: { kind: string; message: string; at: string } | null;
+  lastSuccessAt: string | null;
+  /** Outcome counts of the last RECENT_MINUTES minutes (whole minutes, the current one included). */
+  recent: Record<Outcome, number> & { windowMinutes: number };
+  rendersInFlight: number;
+}
+
+const iso = (ms: string | undefined) => (ms && Number(ms) > 0 ? new Date(Number(ms)).toISOString() : null);
+
+export async function readChannelViews(redis: Redis, prefix: string, now = Date.now()): Promise<ChannelView[]> {
+  const registered = await redis.hgetall(registryKey(prefix));
+  const channels = Object.values(registered)
+    .map((json) => JSON.parse(json) as ChannelInfo)
+    .sort((a, b) => a.id.localeCompare(b.id));
+  if (channels.length === 0) return [];
+  const minute = minuteOf(now);
+  const p = redis.pipeline();
+  for (const c of channels) {
+    p.hgetall(healthKey(prefix, c.id));
+    p.zcount(channelSlotsKey(prefix, c.id), now, '+inf'); // lapsed leases do not count
+    for (let m = 0; m < RECENT_MINUTES; m++) p.hgetall(outcomesKey(prefix, c.id, minute - m));
+  }
+  const res = (await p.exec()) ?? [];
+  const per = 2 + RECENT_MINUTES;
+  return channels.map((c, i) => {
+    const at = <T>(k: number) => res[i * per + k]?.[1] as T;
+    const h = at<Record<string, string>>(0) ?? {};
+    const recent = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
+    for (let m = 0; m < RECENT_MINUTES; m++) {
+      const bucket = at<Record<string, string>>(2 + m) ?? {};
+      for (const o of OUTCOMES) recent[o] += Number(bucket[o] ?? 0);
+    }
+    let state = (h.state as BreakerState | undefined) ?? 'closed';
+    // Past its cool-down an open breaker admits the next task as its probe: show it as half-open.
+    if (state === 'open' && now >= Number(h.openUntil ?? 0)) state = 'half-open';
+    return {
+      ...c,
+      state,
+      consecutiveFailures: state === 'closed' ? Number(h.failures ?? 0) : 0,
+      openedAt: state === 'closed' ? null : iso(h.openedAt),
+      openUntil: state === 'closed' ? null : iso(h.openUntil),
+      probeTaskId: state === 'half-open' ? (h.probeTask ?? null) : null,
+      lastError: h.lastFailureAt ? { kind: h.lastErrorKind ?? 'failed', message: h.lastError ?? '', at: iso(h.lastFailureAt)! } : null,
+      lastSuccessAt: iso(h.lastSuccessAt),
+      recent: { ...recent, windowMinutes: RECENT_MINUTES },
+      rendersInFlight: Number(at<number>(1) ?? 0),
+    };
+  });
+}

@@ -1,0 +1,35 @@
+// Metric definitions shared by the gateway and the worker: every name is defined once, here.
+// Each app builds its own set on its own Registry (see registry.ts) and serves it at GET /metrics.
+import type { Registry } from 'prom-client';
+import { createRegistry } from './registry';
+import { httpMetrics, HttpMetrics } from './http-metrics';
+import { gatewayTaskMetrics, GatewayTaskMetrics, workerTaskMetrics, WorkerTaskMetrics } from './task-metrics';
+import { channelMetrics, ChannelMetrics } from './channel-metrics';
+
+export * from './registry';
+export * from './http-metrics';
+export * from './task-metrics';
+export * from './channel-metrics';
+export * from './cluster-gauges';
+
+export interface GatewayMetrics {
+  registry: Registry;
+  http: HttpMetrics;
+  tasks: GatewayTaskMetrics;
+}
+
+export interface WorkerMetrics {
+  registry: Registry;
+  tasks: WorkerTaskMetrics;
+  channels: ChannelMetrics;
+}
+
+export function createGatewayMetrics(opts: { processMetrics?: boolean } = {}): GatewayMetrics {
+  const registry = createRegistry('gateway', opts);
+  return { registry, http: httpMetrics(registry), tasks: gatewayTaskMetrics(registry) };
+}
+
+export function createWorkerMetrics(opts: { processMetrics?: boolean } = {}): WorkerMetrics {
+  const registry = createRegistry('worker', opts);
+  return { registry, tasks: workerTaskMetrics(registry), channels: channelMetrics(registry) };
+}

@@ -1,0 +1,55 @@
+// A TCP proxy a test can cut and restore, to make Postgres or Redis "unreachable" for one process
+// without touching the shared server every other test file uses.
+import net from 'node:net';
+
+export interface TcpProxy {
+  port: number;
+  url(scheme: string, rest?: string): string;
+  /** Drops every open connection and refuses new ones. */
+  cut(): Promise<void>;
+  /** Accepts connections again, on the same port. */
+  restore(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpProxy> {
+  const sockets = new Set<net.Socket>();
+  let server: net.Server | null = null;
+  let port = 0;
+  const listen = () =>
+    new Promise<void>((resolve, reject) => {
+      const s = net.createServer((client) => {
+        const upstream = net.connect(targetPort, targetHost);
+        for (const sock of [client, upstream]) {
+          sockets.add(sock);
+          sock.on('close', () => sockets.delete(sock));
+          sock.on('error', () => undefined);
+        }
+        client.pipe(upstream).pipe(client);
+        client.on('close', () => upstream.destroy());
+        upstream.on('close', () => client.destroy());
+      });
+      s.once('error', reject);
+      s.listen(port, '127.0.0.1', () => {
+        port = (s.address() as net.AddressInfo).port;
+        server = s;
+        resolve();
+      });
+    });
+  const stop = async () => {
+    const s = server;
+    server = null;
+    for (const sock of sockets) sock.destroy();
+    if (s) await new Promise<void>((r) => s.close(() => r()));
+  };
+  await listen();
+  return {
+    get port() {
+      return port;
+    },
+    url: (scheme, rest = '') => `${scheme}://127.0.0.1:${port}${rest}`,
+    cut: stop,
+    restore: listen,
+    close: stop,
+  };
+}
