@@ -25,6 +25,10 @@ export interface Stack {
   redis: Redis;
   env: Record<string, string>;
   workers: Proc[];
+  /** The gateway process (a test may signal it). */
+  gateway: Proc;
+  /** Every process started so far, with its log file. */
+  procs: Proc[];
   startWorker(extraEnv?: Record<string, string>): Promise<Proc>;
   workerUrl(p: Proc): string;
   logs(): string;
@@ -96,9 +100,10 @@ export async function startStack(label: string, opts: StackOptions = {}): Promis
     if (!process.env.KEEP_E2E_DATA) fs.rmSync(dataDir, { recursive: true, force: true });
   };
 
+  let gateway!: Proc;
   try {
     const sim = startProcess('sim', 'apps/provider-sim/src/main.ts', env, logDir);
-    const gateway = startProcess('gateway', 'apps/gateway/src/main.ts', env, logDir);
+    gateway = startProcess('gateway', 'apps/gateway/src/main.ts', env, logDir);
     procs.push(sim, gateway);
     await Promise.all([
       waitForHealthy(`http://127.0.0.1:${simPort}/healthz`, sim),
@@ -119,6 +124,8 @@ export async function startStack(label: string, opts: StackOptions = {}): Promis
     redis,
     env,
     workers,
+    gateway,
+    procs,
     startWorker,
     workerUrl: (p) => `http://127.0.0.1:${workerPorts.get(p)}`,
     logs,
