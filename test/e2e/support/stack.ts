@@ -58,7 +58,8 @@ export async function startStack(label: string, opts: StackOptions = {}): Promis
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `mg-e2e-${label}-`));
   const logDir = path.join(dataDir, 'logs');
   fs.mkdirSync(logDir);
-  const [port, simPort] = [await freePort(), await freePort()];
+  // A test may fix the simulator's port (e.g. to put a proxy in front of it in its channel file).
+  const [port, simPort] = [await freePort(), Number(opts.env?.SIM_PORT) || (await freePort())];
   const adminToken = `admin-${randomBytes(12).toString('hex')}`;
   const env: Record<string, string> = {
     ...TEST_ENV,

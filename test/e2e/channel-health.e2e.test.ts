@@ -1,0 +1,109 @@
+// A channel that keeps failing is taken out of rotation for its cool-down (its tasks go to the next
+// channel), then one task probes it and, when that render succeeds, it is back in rotation. The
+// cheap channel reaches the simulator through a proxy the test cuts (connection refused: transient).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Account, apiClient } from './support/api';
+import { ledgerViolations } from './support/ledger';
+import { freePort } from './support/processes';
+import { metricValue } from './support/prom-text';
+import { startStack, Stack } from './support/stack';
+import { startTcpProxy, TcpProxy } from './support/tcp-proxy';
+import { eventually } from './support/wait';
+
+jest.setTimeout(60_000);
+
+const COOLDOWN_MS = 2_000;
+let stack: Stack;
+let api: ReturnType<typeof apiClient>;
+let account: Account;
+let proxy: TcpProxy;
+let dir: string;
+
+beforeAll(async () => {
+  const simPort = await freePort();
+  proxy = await startTcpProxy(simPort);
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mg-breaker-'));
+  const poll = { firstMs: 100, minMs: 200, maxMs: 1000 };
+  const models = { 'video-a-h3': 'sim/video-a-h3' };
+  fs.writeFileSync(path.join(dir, 'channels.json'), JSON.stringify({
+    channels: [
+      { id: 'cheap', baseUrl: `http://127.0.0.1:${proxy.port}/ch/cheap`, apiKey: 'k', costOrder: 10, models, poll },
+      { id: 'backup', baseUrl: `http://127.0.0.1:${simPort}/ch/backup`, apiKey: 'k', costOrder: 20, models, poll },
+    ],
+  }));
+  stack = await startStack('breaker', {
+    env: {
+      PROVIDER_CONFIG: path.join(dir, 'channels.json'),
+      SIM_PORT: String(simPort),
+      SIM_RENDER_MS: '200',
+      WORKER_MAX_TRANSIENT_ERRORS: '1', // a submit gives up on a refusing channel after one retry
+      CHANNEL_BREAKER_FAILURES: '3',
+      CHANNEL_BREAKER_WINDOW_MS: '20000',
+      CHANNEL_BREAKER_COOLDOWN_MS: String(COOLDOWN_MS),
+    },
+  });
+  api = apiClient(stack);
+  account = await api.newAccount(100_000, 50);
+}, 90_000);
+
+afterAll(async () => {
+  if (stack) {
+    expect(await ledgerViolations(stack.db)).toEqual([]);
+    await stack.stop();
+  }
+  await proxy?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+}, 60_000);
+
+const run = async (prompt: string) => {
+  const res = await api.submit(account, 'video', { model: 'video-a-h3', prompt, duration: 2, resolution: '480p' });
+  expect(res.status).toBe(200);
+  const taskId = String(res.body.taskId);
+  expect((await api.untilSettled(account, 'video', taskId)).at(-1)!.status).toBe('completed');
+  return (await stack.db.taskAttempt.findMany({ where: { taskId }, orderBy: { attemptNo: 'asc' } })).map((a) => [a.channelId, a.status]);
+};
+const channel = async (id: string) => {
+  const res = await api.admin('GET', '/channels');
+  return (res.body.channels as Record<string, any>[]).find((c) => c.id === id)!;
+};
+
+it('a healthy cheap channel renders first', async () => {
+  expect(await run('a calm sea')).toEqual([['cheap', 'completed']]);
+  expect(await channel('cheap')).toMatchObject({ state: 'closed', recent: { succeeded: 1 } });
+});
+
+it('trips after repeated failures; its tasks fall back to the next channel meanwhile', async () => {
+  await proxy.cut();
+  // Two refused submits per task on `cheap` (the try and one retry): the second task trips it.
+  expect(await run('storm one')).toEqual([['cheap', 'failed'], ['backup', 'completed']]);
+  expect(await run('storm two')).toEqual([['cheap', 'failed'], ['backup', 'completed']]);
+  const open = await channel('cheap');
+  expect(open).toMatchObject({ state: 'open', recent: { transient: 4 }, lastError: { kind: 'transient' } });
+  expect(open.lastError.message).toMatch(/ECONNREFUSED/);
+  expect(Date.parse(open.openUntil) - Date.parse(open.openedAt)).toBe(COOLDOWN_MS);
+
+  // Out of rotation: the next task goes straight to the backup channel.
+  expect(await run('storm three')).toEqual([['backup', 'completed']]);
+  const metrics = await (await fetch(`${stack.gatewayUrl}/metrics`, { headers: { Authorization: `Bearer ${stack.adminToken}` } })).text();
+  expect(metricValue(metrics, 'mediagen_channel_state', { channel: 'cheap' })).toBe(2);
+  const workerMetrics = await (await fetch(`${stack.workerUrl(stack.workers[0])}/metrics`)).text();
+  expect(metricValue(workerMetrics, 'mediagen_channel_breaker_transitions_total', { channel: 'cheap', state: 'open' })).toBe(1);
+  expect(metricValue(workerMetrics, 'mediagen_channel_outcomes_total', { channel: 'cheap', outcome: 'transient' })).toBe(4);
+});
+
+it('after the cool-down one task probes it; its success puts the channel back in rotation', async () => {
+  await proxy.restore();
+  const cooled = await eventually('the cool-down to end', async () => {
+    const c = await channel('cheap');
+    return c.state === 'half-open' ? c : null;
+  }, COOLDOWN_MS + 3_000);
+  expect(cooled.probeTaskId).toBeNull(); // no task has asked yet
+  expect(await run('the probe')).toEqual([['cheap', 'completed']]);
+  expect(await channel('cheap')).toMatchObject({ state: 'closed', openedAt: null, consecutiveFailures: 0 });
+  expect(await run('business as usual')).toEqual([['cheap', 'completed']]);
+  const log = fs.readFileSync(stack.workers[0].logFile, 'utf8');
+  expect(log).toContain('"msg":"channel taken out of rotation"');
+  expect(log).toContain('"msg":"channel breaker closed"');
+});
