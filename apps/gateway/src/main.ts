@@ -29,10 +29,18 @@ async function main(): Promise<void> {
     closing = true;
     deps.log.info({ signal }, 'shutting down: finishing in-flight requests');
     const deadline = setTimeout(() => process.exit(1), config.SHUTDOWN_TIMEOUT_MS).unref();
+    // Requests that still arrive on open keep-alive connections are served, and told to close.
+    server.on('request', (_req, res) => res.setHeader('Connection', 'close'));
+    // server.close() closes the connections idle at that moment only; a keep-alive connection whose
+    // response finishes later would hold the close (and the exit) until the client or the 65 s
+    // keep-alive timeout dropped it. Closing idle connections every 100 ms lets the process exit
+    // right after its last in-flight response.
+    const sweep = setInterval(() => server.closeIdleConnections(), 100);
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeIdleConnections();
     });
+    clearInterval(sweep);
     await closeDeps(deps);
     clearTimeout(deadline);
     process.exit(0);
