@@ -7,7 +7,7 @@
 // per-request overhead (a second sha256 per request, several awaits and validations), which cost
 // the poll path about a fifth of its CPU (docs/benchmark.md).
 import { createHash } from 'node:crypto';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import { AppError } from '@mediagen/errors';
 import type { GatewayDeps } from '../deps';
@@ -18,24 +18,50 @@ const WINDOW_S = WINDOW_MS / 1000;
 const POLICY = 'per-key';
 
 // A key's first hit of a window creates the counter with the window as its expiry; later hits
-// increment it. Answers {hits, ms until the window resets}.
-const HIT = `
+// increment it. Answers {hits, ms until the window resets}. The peeking variant also reads one
+// more key in the same round trip (a poll's cache entry, see api.routes.ts).
+const COUNT = `
 local ttl = redis.call("PTTL", KEYS[1])
+local hits
 if ttl <= 0 then
   redis.call("SET", KEYS[1], 1, "PX", ARGV[1])
-  return { 1, tonumber(ARGV[1]) }
-end
-return { redis.call("INCR", KEYS[1]), ttl }`;
+  hits = 1
+  ttl = tonumber(ARGV[1])
+else
+  hits = redis.call("INCR", KEYS[1])
+end`;
+const HIT = `${COUNT}
+return { hits, ttl }`;
+const HIT_AND_PEEK = `${COUNT}
+return { hits, ttl, redis.call("GET", KEYS[2]) }`;
 
-type HitRedis = Redis & { rateLimitHit(key: string, windowMs: number): Promise<[number, number]> };
+declare module 'express-serve-static-core' {
+  interface Request {
+    /** A key read in the rate limiter's round trip, and what it held (null: nothing). */
+    peeked?: { key: string; value: string | null };
+  }
+}
+
+type HitRedis = Redis & {
+  rateLimitHit(key: string, windowMs: number): Promise<[number, number]>;
+  rateLimitHitPeek(key: string, peekKey: string, windowMs: number): Promise<[number, number, string | null]>;
+};
 
 /** The draft's partition key: a short digest, so the header does not reveal the key id. */
 const partitionKey = (key: string): string =>
   Buffer.from(createHash('sha256').update(key).digest('hex').slice(0, 12)).toString('base64');
 
-export function requestRateLimit(deps: GatewayDeps): RequestHandler {
+/**
+ * `peek` may name one Redis key to read in the same round trip as the count (the poll cache entry
+ * of a poll), so a cached poll costs one round trip instead of two; the handler finds it in
+ * `req.peeked`. Anything it names is only read.
+ */
+export function requestRateLimit(deps: GatewayDeps, opts: { peek?: (req: Request) => string | null } = {}): RequestHandler {
   const redis = deps.redis as HitRedis;
-  if (typeof redis.rateLimitHit !== 'function') redis.defineCommand('rateLimitHit', { numberOfKeys: 1, lua: HIT });
+  if (typeof redis.rateLimitHit !== 'function') {
+    redis.defineCommand('rateLimitHit', { numberOfKeys: 1, lua: HIT });
+    redis.defineCommand('rateLimitHitPeek', { numberOfKeys: 2, lua: HIT_AND_PEEK });
+  }
   const prefix = `${deps.config.REDIS_PREFIX}:rl:`;
   const partitions = new Map<string, string>();
 
@@ -43,8 +69,14 @@ export function requestRateLimit(deps: GatewayDeps): RequestHandler {
     const key = req.auth?.apiKeyId ?? 'anonymous';
     let hits: number;
     let ttlMs: number;
+    const peekKey = opts.peek?.(req) ?? null;
     try {
-      [hits, ttlMs] = await redis.rateLimitHit(prefix + key, WINDOW_MS);
+      if (peekKey === null) [hits, ttlMs] = await redis.rateLimitHit(prefix + key, WINDOW_MS);
+      else {
+        let value: string | null;
+        [hits, ttlMs, value] = await redis.rateLimitHitPeek(prefix + key, peekKey, WINDOW_MS);
+        req.peeked = { key: peekKey, value };
+      }
     } catch (err) {
       // A Redis outage must not block polls; submits check Redis themselves and answer 503.
       deps.log.error({ err: (err as Error).message }, 'rate limit store failed; request allowed without rate limiting');

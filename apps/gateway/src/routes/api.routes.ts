@@ -8,11 +8,25 @@ import { apiKeyAuth } from '../middleware/auth';
 import { requestRateLimit } from '../middleware/rate-limit';
 import { jsonBody } from '../middleware/json-body';
 import { submitTask, Endpoint } from '../services/submit.service';
-import { pollTask } from '../services/poll.service';
+import { MAX_TASK_ID_CHARS, pollCacheKey, pollTask } from '../services/poll.service';
 
 export function apiRouter(deps: GatewayDeps): Router {
   const r = Router();
-  r.use(apiKeyAuth(deps), requestRateLimit(deps));
+  // A poll's cache entry is read in the same Redis round trip as the rate-limit count.
+  const pollPath = /^\/(?:video|image)\/tasks\/([^/]+)$/;
+  const peekPollCache = (req: express.Request): string | null => {
+    if (req.method !== 'GET' || deps.config.POLL_CACHE_MS <= 0) return null;
+    const m = pollPath.exec(req.path);
+    if (!m) return null;
+    let taskId: string;
+    try {
+      taskId = decodeURIComponent(m[1]);
+    } catch {
+      return null; // the route refuses it; nothing to read
+    }
+    return taskId.length > MAX_TASK_ID_CHARS ? null : pollCacheKey(deps.config.REDIS_PREFIX, taskId);
+  };
+  r.use(apiKeyAuth(deps), requestRateLimit(deps, { peek: peekPollCache }));
   const requireJson: express.RequestHandler = (req, _res, next) =>
     next(req.is('application/json') ? undefined : new AppError('invalid_json', 'Content-Type must be application/json'));
   const json = [requireJson, ...jsonBody(MAX_BODY_BYTES)];
@@ -29,7 +43,7 @@ export function apiRouter(deps: GatewayDeps): Router {
       res.status(200).json(body);
     };
   const poll = (type: 'video' | 'image') => async (req: express.Request<{ taskId: string }>, res: express.Response) => {
-    res.json(await pollTask(deps, req.auth!.accountId, type, req.params.taskId));
+    res.json(await pollTask(deps, req.auth!.accountId, type, req.params.taskId, req.peeked));
   };
 
   r.post('/video/generate', ...json, submit('video'));

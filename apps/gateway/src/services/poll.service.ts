@@ -16,12 +16,26 @@ interface CachedPoll {
 
 const notFound = (taskId: string) => new AppError('not_found', `Task ${taskId} not found`);
 
-export async function pollTask(deps: GatewayDeps, accountId: string, type: 'video' | 'image', taskId: string): Promise<Record<string, unknown>> {
-  if (taskId.length > 200) throw notFound(taskId.slice(0, 40));
+export const MAX_TASK_ID_CHARS = 200;
+export const pollCacheKey = (redisPrefix: string, taskId: string): string => `${redisPrefix}:poll:${taskId}`;
+
+/**
+ * `prefetched`: the cache entry when it was already read in the request's rate-limit round trip
+ * (middleware/rate-limit.ts); otherwise it is read here.
+ */
+export async function pollTask(
+  deps: GatewayDeps,
+  accountId: string,
+  type: 'video' | 'image',
+  taskId: string,
+  prefetched?: { key: string; value: string | null },
+): Promise<Record<string, unknown>> {
+  if (taskId.length > MAX_TASK_ID_CHARS) throw notFound(taskId.slice(0, 40));
   const ttl = deps.config.POLL_CACHE_MS;
-  const key = `${deps.config.REDIS_PREFIX}:poll:${taskId}`;
+  const key = pollCacheKey(deps.config.REDIS_PREFIX, taskId);
   if (ttl > 0) {
-    const raw = await deps.redis.get(key).catch(() => null); // cache outage: fall through to the DB
+    const raw =
+      prefetched?.key === key ? prefetched.value : await deps.redis.get(key).catch(() => null); // cache outage: fall through to the DB
     if (raw) {
       const c = JSON.parse(raw) as CachedPoll;
       if (c.a !== accountId || c.t !== type) throw notFound(taskId);
