@@ -1,50 +1,56 @@
 // Counts every request by method, route pattern and status, with its latency (packages/metrics).
 // The route label must be the pattern (`/api/video/tasks/:taskId`), never the URL: an id in a label
-// makes one time series per task. Express knows the pattern only inside the router that matched,
-// and resets req.baseUrl when an error leaves that router, so the pattern is captured at the
-// moment the router assigns req.route (and the deepest mount path, for answers no route gave).
+// makes one time series per task. Express knows the full pattern only while the router that matched
+// runs (req.baseUrl is reset when an error leaves it), so the pattern is captured when the router
+// assigns req.route: an accessor on the app's request prototype, installed once, so requests pay
+// no per-request defineProperty (which also turns objects into slow dictionaries).
 import type { Request, RequestHandler } from 'express';
+import type { Counter, Histogram } from 'prom-client';
 import type { HttpMetrics } from '@mediagen/metrics';
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+const ROUTE = Symbol('route');
+const PATTERN = Symbol('routePattern');
+type Tracked = Request & { [ROUTE]?: unknown; [PATTERN]?: string };
 
-function trackRoute(req: Request): () => string {
-  let baseUrl = req.baseUrl ?? '';
-  let deepest = baseUrl;
-  let route: unknown;
-  let pattern: string | undefined;
-  Object.defineProperty(req, 'baseUrl', {
+const installed = new WeakSet<object>();
+function installRouteTracking(proto: object): void {
+  if (installed.has(proto)) return;
+  installed.add(proto);
+  Object.defineProperty(proto, 'route', {
     configurable: true,
-    enumerable: true,
-    get: () => baseUrl,
-    set(v: string) {
-      baseUrl = v;
-      if (v.length > deepest.length) deepest = v;
+    get(this: Tracked) {
+      return this[ROUTE];
+    },
+    set(this: Tracked, v: { path?: unknown } | undefined) {
+      this[ROUTE] = v;
+      if (typeof v?.path === 'string') this[PATTERN] = (this.baseUrl ?? '') + v.path;
     },
   });
-  Object.defineProperty(req, 'route', {
-    configurable: true,
-    enumerable: true,
-    get: () => route,
-    set(v: { path?: unknown } | undefined) {
-      route = v;
-      if (typeof v?.path === 'string') pattern = baseUrl + v.path;
-    },
-  });
-  // Unmatched paths are one label, whatever the URL (scanners would otherwise add a series each).
-  return () => pattern ?? (deepest ? `${deepest}/*` : 'unmatched');
 }
 
+/** Unmatched paths share one label whatever the URL (scanners would otherwise add a series each). */
+const routeOf = (req: Tracked) => req[PATTERN] ?? (req.baseUrl ? `${req.baseUrl}/*` : 'unmatched');
+
 export function httpMetrics(m: HttpMetrics): RequestHandler {
+  // Label-bound children, one per (method, route, status): skips hashing the labels per request.
+  const children = new Map<string, { count: ReturnType<Counter<string>['labels']>; time: ReturnType<Histogram<string>['labels']> }>();
+  const childOf = (method: string, route: string, status: string) => {
+    const key = `${method} ${status} ${route}`;
+    let c = children.get(key);
+    if (!c) children.set(key, (c = { count: m.requests.labels({ method, route, status }), time: m.duration.labels({ method, route, status }) }));
+    return c;
+  };
   return (req, res, next) => {
+    // Express has given the request its app's prototype by now (its init middleware runs first).
+    installRouteTracking(Object.getPrototypeOf(req));
     const start = process.hrtime.bigint();
-    const routeOf = trackRoute(req);
     const done = () => {
       res.removeListener('finish', done);
       res.removeListener('close', done);
-      const labels = { method: METHODS.has(req.method) ? req.method : 'OTHER', route: routeOf(), status: String(res.statusCode) };
-      m.requests.inc(labels);
-      m.duration.observe(labels, Number(process.hrtime.bigint() - start) / 1e9);
+      const c = childOf(METHODS.has(req.method) ? req.method : 'OTHER', routeOf(req as Tracked), String(res.statusCode));
+      c.count.inc();
+      c.time.observe(Number(process.hrtime.bigint() - start) / 1e9);
     };
     res.on('finish', done);
     res.on('close', done);
