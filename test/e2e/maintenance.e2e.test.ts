@@ -45,6 +45,9 @@ it('a pending task whose job was lost (Redis emptied after the commit) is re-enq
   await Promise.all(stack.workers.map((w) => stopProcess(w)));
   const res = await api.submit(account, 'image', { model: 'image-a-5.0', prompt: 'a lost job #sim:delay=200' });
   const taskId = String(res.body.taskId);
+  // This stack's 4 s TASK_TIMEOUT_MS is for the test above; on a loaded machine a worker start plus
+  // a reconcile pass can take longer, and this test is about the lost job, not the deadline.
+  await stack.db.task.update({ where: { id: taskId }, data: { deadlineAt: new Date(Date.now() + 3_600_000) } });
   const redis = createProducerRedis(stack.env.REDIS_URL);
   const queue = createTaskQueue(redis, stack.prefix);
   expect(await queue.getJob(taskId)).toBeDefined();
