@@ -1,5 +1,6 @@
 // `npm run bench`: measures the service against floors taken in the same run on the same machine,
 // and writes bench/results/latest.json. See docs/benchmark.md for what each figure means.
+import os from 'node:os';
 import path from 'node:path';
 import { Queue } from 'bullmq';
 import IORedis from 'ioredis';
@@ -101,6 +102,8 @@ async function idleRss(pid: number, ms = 1500): Promise<number> {
 
 async function main(): Promise<void> {
   const started = Date.now();
+  // Other work on a shared machine moves every figure; the report says how busy it was.
+  const loadAverageAtStart = os.loadavg()[0];
   const figures: Figure[] = [];
   const add = (f: Figure) => figures.push(f);
   log('preparing the bench database and starting provider-sim + gateway');
@@ -441,10 +444,14 @@ async function main(): Promise<void> {
       redis: await redisVersion(s.redisUrl),
       loadGenerator: `autocannon ${require('autocannon/package.json').version}`,
       benchSeconds: Math.round((Date.now() - started) / 1000),
+      loadAverage1m: { atStart: Number(loadAverageAtStart.toFixed(2)), atEnd: Number(os.loadavg()[0].toFixed(2)) },
     });
     const out = path.join(ROOT, 'bench/results/latest.json');
     writeReport(out, machine, figures);
-    console.log(`\n${formatTable(figures)}\n\nmachine: ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}; ${machine.benchSeconds} s\nwritten: ${path.relative(ROOT, out)}`);
+    console.log(
+      `\n${formatTable(figures)}\n\nmachine: ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}; ` +
+        `load average ${loadAverageAtStart.toFixed(1)} at start, ${os.loadavg()[0].toFixed(1)} at end; ${machine.benchSeconds} s\nwritten: ${path.relative(ROOT, out)}`,
+    );
     failed = false;
   } finally {
     await db?.$disconnect();
