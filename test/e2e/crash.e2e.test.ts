@@ -1,8 +1,8 @@
 // Crash safety: a worker killed with SIGKILL mid-submit or mid-render leaves a task that another
 // worker finishes, with one upstream render, one charge and no refund; SIGTERM drains cleanly.
 import { Account, apiClient } from './support/api';
-import { ledgerViolations } from './support/ledger';
-import { Stack, startStack } from './support/stack';
+import type { Stack } from './support/stack';
+import { e2eSuite } from './support/suite';
 import { eventually } from './support/wait';
 
 jest.setTimeout(60_000);
@@ -11,18 +11,7 @@ let stack: Stack;
 let api: ReturnType<typeof apiClient>;
 let account: Account;
 
-beforeAll(async () => {
-  stack = await startStack('crash', { workers: 1 });
-  api = apiClient(stack);
-  account = await api.newAccount(100_000);
-}, 90_000);
-
-afterAll(async () => {
-  if (stack) {
-    expect(await ledgerViolations(stack.db)).toEqual([]);
-    await stack.stop();
-  }
-}, 60_000);
+e2eSuite('crash', { stack: { workers: 1 } }, (s) => ({ stack, api, account } = s));
 
 const submitVideo = async (prompt: string) => {
   const res = await api.submit(account, 'video', { model: 'video-a-h3', prompt, duration: 2, resolution: '480p' });

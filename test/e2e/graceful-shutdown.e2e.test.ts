@@ -7,8 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Account, apiClient } from './support/api';
-import { ledgerViolations } from './support/ledger';
-import { startStack, Stack } from './support/stack';
+import type { Stack } from './support/stack';
+import { e2eSuite } from './support/suite';
 import { eventually } from './support/wait';
 
 jest.setTimeout(60_000);
@@ -17,18 +17,7 @@ let stack: Stack;
 let api: ReturnType<typeof apiClient>;
 let account: Account;
 
-beforeAll(async () => {
-  stack = await startStack('shutdown', { workers: 1 });
-  api = apiClient(stack);
-  account = await api.newAccount(1_000_000, 200);
-}, 90_000);
-
-afterAll(async () => {
-  if (stack) {
-    expect(await ledgerViolations(stack.db)).toEqual([]);
-    await stack.stop();
-  }
-}, 60_000);
+e2eSuite('shutdown', { stack: { workers: 1 }, balanceCents: 1_000_000, maxConcurrentTasks: 200 }, (s) => ({ stack, api, account } = s));
 
 /** Every task of the list settled in Postgres (the gateway may be gone by then). */
 const allSettled = (ids: string[], timeoutMs: number) =>

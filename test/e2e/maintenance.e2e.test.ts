@@ -2,9 +2,9 @@
 // reconciler re-enqueues a committed task whose job Redis lost.
 import { createTaskQueue, createProducerRedis, QUEUES } from '@mediagen/queue';
 import { Account, apiClient } from './support/api';
-import { ledgerViolations } from './support/ledger';
 import { stopProcess } from './support/processes';
-import { Stack, startStack } from './support/stack';
+import type { Stack } from './support/stack';
+import { e2eSuite } from './support/suite';
 import { eventually } from './support/wait';
 
 jest.setTimeout(60_000);
@@ -13,18 +13,7 @@ let stack: Stack;
 let api: ReturnType<typeof apiClient>;
 let account: Account;
 
-beforeAll(async () => {
-  stack = await startStack('maint', { env: { TASK_TIMEOUT_MS: '4000' } });
-  api = apiClient(stack);
-  account = await api.newAccount(100_000);
-}, 90_000);
-
-afterAll(async () => {
-  if (stack) {
-    expect(await ledgerViolations(stack.db)).toEqual([]);
-    await stack.stop();
-  }
-}, 60_000);
+e2eSuite('maint', { stack: { env: { TASK_TIMEOUT_MS: '4000' } } }, (s) => ({ stack, api, account } = s));
 
 it('a render with no result within TASK_TIMEOUT_MS fails with timeout and is refunded', async () => {
   const res = await api.submit(account, 'video', { model: 'video-c-3.1', prompt: 'an endless loop #sim:hang' });

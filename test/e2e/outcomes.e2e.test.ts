@@ -2,8 +2,8 @@
 // provider simulator. Each test checks the poll body, the refund (or its absence) and the ledger.
 import { PNG } from 'pngjs';
 import { Account, apiClient } from './support/api';
-import { ledgerViolations } from './support/ledger';
-import { Stack, startStack } from './support/stack';
+import type { Stack } from './support/stack';
+import { e2eSuite } from './support/suite';
 
 jest.setTimeout(60_000);
 
@@ -11,18 +11,7 @@ let stack: Stack;
 let api: ReturnType<typeof apiClient>;
 let account: Account;
 
-beforeAll(async () => {
-  stack = await startStack('outcomes');
-  api = apiClient(stack);
-  account = await api.newAccount(100_000);
-}, 90_000);
-
-afterAll(async () => {
-  if (stack) {
-    expect(await ledgerViolations(stack.db)).toEqual([]);
-    await stack.stop();
-  }
-}, 60_000);
+e2eSuite('outcomes', {}, (s) => ({ stack, api, account } = s));
 
 const videoA = (prompt: string) => ({ model: 'video-a-h3', prompt, duration: 2, resolution: '480p', ratio: '9:16' });
 const videoB = (prompt: string, tier = 'official') => ({ model: 'video-b-2.5', prompt, duration: 4, resolution: '480p', tier, ratio: '16:9' });

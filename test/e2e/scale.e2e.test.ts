@@ -1,23 +1,14 @@
 // Horizontal scale: two worker processes on one Redis share the tasks, and no task is processed
 // twice (one submit, one render, one attempt, one settlement each).
 import { apiClient } from './support/api';
-import { ledgerViolations } from './support/ledger';
-import { Stack, startStack } from './support/stack';
+import type { Stack } from './support/stack';
+import { e2eSuite } from './support/suite';
 
 jest.setTimeout(90_000);
 
 let stack: Stack;
 
-beforeAll(async () => {
-  stack = await startStack('scale', { workers: 2, env: { WORKER_CONCURRENCY: '4' } });
-}, 90_000);
-
-afterAll(async () => {
-  if (stack) {
-    expect(await ledgerViolations(stack.db)).toEqual([]);
-    await stack.stop();
-  }
-}, 60_000);
+e2eSuite('scale', { stack: { workers: 2, env: { WORKER_CONCURRENCY: '4' } } }, (s) => ({ stack } = s));
 
 it('two workers share 60 tasks, each processed exactly once', async () => {
   const api = apiClient(stack);
