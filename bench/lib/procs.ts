@@ -1,45 +1,10 @@
 // Child processes of the benchmark: the apps under test and the floor programs, each its own Node
-// process. `node --import tsx` rather than the tsx CLI: the CLI runs the program in a grandchild,
-// and the resident memory we sample must be the program's own, not a wrapper's.
-import { ChildProcess, spawn } from 'node:child_process';
+// process (scripts/lib/processes.ts, shared with the end-to-end tests), and what we sample of them.
 import fs from 'node:fs';
-import net from 'node:net';
-import path from 'node:path';
+import { Proc, startProcess, tail } from '../../scripts/lib/processes';
 
-export const ROOT = path.resolve(__dirname, '../..');
-
-export interface Proc {
-  name: string;
-  child: ChildProcess;
-  logFile: string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-export function startProcess(name: string, entry: string, env: Record<string, string>, logDir: string, nodeArgs: string[] = []): Proc {
-  const logFile = path.join(logDir, `${name}.log`);
-  const out = fs.openSync(logFile, 'a');
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(ROOT, entry)], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', out, out],
-  });
-  fs.closeSync(out);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
-  return { name, child, logFile, exited };
-}
-
-export const isRunning = (p: Proc): boolean => p.child.exitCode === null && p.child.signalCode === null;
-
-/** SIGTERM, then SIGKILL if the process has not exited after `graceMs`. */
-export async function stopProcess(p: Proc, graceMs = 12_000): Promise<void> {
-  if (!isRunning(p)) return;
-  p.child.kill('SIGTERM');
-  const timer = setTimeout(() => p.child.kill('SIGKILL'), graceMs);
-  await p.exited;
-  clearTimeout(timer);
-}
+export type { Proc } from '../../scripts/lib/processes';
+export { ROOT, startProcess, stopProcess, isRunning, freePort, waitHealthy, tail } from '../../scripts/lib/processes';
 
 /** Runs a floor program to its end and returns the JSON object it prints last on stdout. */
 export async function runToJson<T>(name: string, entry: string, env: Record<string, string>, logDir: string): Promise<T> {
@@ -49,40 +14,6 @@ export async function runToJson<T>(name: string, entry: string, env: Record<stri
   const last = [...lines].reverse().find((l) => l.startsWith('{"result"'));
   if (code !== 0 || !last) throw new Error(`${name} failed (${signal ?? code}):\n${tail(p.logFile)}`);
   return (JSON.parse(last) as { result: T }).result;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-export async function waitHealthy(url: string, p: Proc, timeoutMs = 60_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    if (!isRunning(p)) throw new Error(`${p.name} exited early:\n${tail(p.logFile)}`);
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${p.name} not healthy at ${url} after ${timeoutMs} ms:\n${tail(p.logFile)}`);
-}
-
-export function tail(file: string, lines = 30): string {
-  try {
-    return fs.readFileSync(file, 'utf8').split('\n').slice(-lines).join('\n');
-  } catch {
-    return '(no log)';
-  }
 }
 
 /** Resident set size of a process in bytes (VmRSS), or null once it has gone. */

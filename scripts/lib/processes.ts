@@ -1,0 +1,78 @@
+// Child processes of the apps, for end-to-end tests and the benchmark: each app runs as its own
+// Node process with its output in a log file. `node --import tsx` rather than the tsx CLI: the CLI
+// runs the program in a grandchild, so a SIGKILL aimed at "the worker" would kill only the wrapper,
+// and the memory sampled from /proc/<pid> would be the wrapper's.
+import { ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+
+export const ROOT = path.resolve(__dirname, '../..');
+
+export interface Proc {
+  name: string;
+  child: ChildProcess;
+  logFile: string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export function startProcess(name: string, entry: string, env: Record<string, string>, logDir: string, nodeArgs: string[] = []): Proc {
+  const logFile = path.join(logDir, `${name}.log`);
+  const out = fs.openSync(logFile, 'a');
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(ROOT, entry)], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', out, out],
+  });
+  fs.closeSync(out);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return { name, child, logFile, exited };
+}
+
+export const isRunning = (p: Proc): boolean => p.child.exitCode === null && p.child.signalCode === null;
+
+/** SIGTERM, then SIGKILL if the process has not exited after `graceMs`. */
+export async function stopProcess(p: Proc, graceMs = 10_000): Promise<void> {
+  if (!isRunning(p)) return;
+  p.child.kill('SIGTERM');
+  const timer = setTimeout(() => p.child.kill('SIGKILL'), graceMs);
+  await p.exited;
+  clearTimeout(timer);
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resolves once `url` answers 2xx; fails early, with the log's tail, if the process exits. */
+export async function waitHealthy(url: string, p: Proc, timeoutMs = 60_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (!isRunning(p)) throw new Error(`${p.name} exited early:\n${tail(p.logFile)}`);
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${p.name} not healthy at ${url} after ${timeoutMs} ms:\n${tail(p.logFile)}`);
+}
+
+export function tail(file: string, lines = 40): string {
+  try {
+    return fs.readFileSync(file, 'utf8').split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
