@@ -3,20 +3,33 @@
 import { execFileSync } from 'node:child_process';
 import { Client } from 'pg';
 
-export async function prepareDatabase(databaseUrl: string): Promise<void> {
+/**
+ * Runs `fn` on a connection to the server's `postgres` database, with the (quoted) name of the
+ * database that `databaseUrl` names: creating or dropping a database needs another one to stand in.
+ */
+export async function withServerAdmin<T>(databaseUrl: string, fn: (c: Client, name: string, quoted: string) => Promise<T>): Promise<T> {
   const url = new URL(databaseUrl);
   url.searchParams.delete('schema');
   const name = decodeURIComponent(url.pathname.slice(1));
-  const admin = new URL(url.toString());
-  admin.pathname = '/postgres';
-  const c = new Client({ connectionString: admin.toString() });
+  url.pathname = '/postgres';
+  const c = new Client({ connectionString: url.toString() });
   await c.connect();
   try {
-    const r = await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-    if (r.rowCount === 0) await c.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
+    return await fn(c, name, `"${name.replace(/"/g, '""')}"`);
   } finally {
     await c.end();
   }
+}
+
+export async function createDatabaseIfMissing(databaseUrl: string): Promise<void> {
+  await withServerAdmin(databaseUrl, async (c, name, quoted) => {
+    const r = await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (r.rowCount === 0) await c.query(`CREATE DATABASE ${quoted}`);
+  });
+}
+
+export async function prepareDatabase(databaseUrl: string): Promise<void> {
+  await createDatabaseIfMissing(databaseUrl);
   execFileSync('npx', ['prisma', 'migrate', 'deploy'], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DATABASE_URL: databaseUrl } });
 }
 

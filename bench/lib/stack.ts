@@ -4,9 +4,8 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Client } from 'pg';
 import IORedis from 'ioredis';
-import { prepareDatabase } from '../../scripts/prepare-db';
+import { prepareDatabase, withServerAdmin } from '../../scripts/prepare-db';
 import { freePort, Proc, startProcess, stopProcess, waitHealthy } from './procs';
 
 export interface Stack {
@@ -33,17 +32,7 @@ export function benchDatabaseUrl(): string {
 }
 
 async function recreateDatabase(databaseUrl: string): Promise<void> {
-  const url = new URL(databaseUrl);
-  const name = decodeURIComponent(url.pathname.slice(1));
-  const admin = new URL(url.toString());
-  admin.pathname = '/postgres';
-  const c = new Client({ connectionString: admin.toString() });
-  await c.connect();
-  try {
-    await c.query(`DROP DATABASE IF EXISTS "${name.replace(/"/g, '""')}" WITH (FORCE)`);
-  } finally {
-    await c.end();
-  }
+  await withServerAdmin(databaseUrl, (c, _name, quoted) => c.query(`DROP DATABASE IF EXISTS ${quoted} WITH (FORCE)`));
   await prepareDatabase(databaseUrl);
 }
 

@@ -6,8 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Account, apiClient } from './support/api';
-import { ledgerViolations } from './support/ledger';
-import { startStack, Stack } from './support/stack';
+import type { Stack } from './support/stack';
+import { e2eSuite } from './support/suite';
 import { metricValue } from './support/prom-text';
 import { startTcpProxy } from './support/tcp-proxy';
 import { stopProcess } from './support/processes';
@@ -24,29 +24,28 @@ let api: ReturnType<typeof apiClient>;
 let account: Account;
 let dir: string;
 
-beforeAll(async () => {
-  // Channels whose key comes from the environment, as in production (`${NAME}` in the file).
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mg-obs-'));
-  const poll = { firstMs: 100, minMs: 200, maxMs: 1000 };
-  const channel = (id: string, models: string[], extra = {}) => ({
-    id, baseUrl: `http://127.0.0.1:\${SIM_PORT}/ch/${id}`, apiKey: '${OBS_UPSTREAM_KEY}', costOrder: 10, poll,
-    models: Object.fromEntries(models.map((m) => [m, `sim/${m}`])), ...extra,
-  });
-  fs.writeFileSync(path.join(dir, 'channels.json'), JSON.stringify({
-    channels: [channel('obs-video', ['video-a-h3'], { reportsViolations: true }), channel('obs-image', ['image-b-2.5', 'image-a-5.0'])],
-  }));
-  stack = await startStack('obs', { env: { PROVIDER_CONFIG: path.join(dir, 'channels.json'), OBS_UPSTREAM_KEY: UPSTREAM_KEY, SIM_RENDER_MS: '200' } });
-  api = apiClient(stack);
-  account = await api.newAccount(100_000, 50);
-}, 90_000);
-
-afterAll(async () => {
-  if (stack) {
-    expect(await ledgerViolations(stack.db)).toEqual([]);
-    await stack.stop();
-  }
-  fs.rmSync(dir, { recursive: true, force: true });
-}, 60_000);
+// Channels whose key comes from the environment, as in production (`${NAME}` in the file).
+e2eSuite(
+  'obs',
+  {
+    balanceCents: 100_000,
+    maxConcurrentTasks: 50,
+    stack: () => {
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mg-obs-'));
+      const poll = { firstMs: 100, minMs: 200, maxMs: 1000 };
+      const channel = (id: string, models: string[], extra = {}) => ({
+        id, baseUrl: `http://127.0.0.1:\${SIM_PORT}/ch/${id}`, apiKey: '${OBS_UPSTREAM_KEY}', costOrder: 10, poll,
+        models: Object.fromEntries(models.map((m) => [m, `sim/${m}`])), ...extra,
+      });
+      fs.writeFileSync(path.join(dir, 'channels.json'), JSON.stringify({
+        channels: [channel('obs-video', ['video-a-h3'], { reportsViolations: true }), channel('obs-image', ['image-b-2.5', 'image-a-5.0'])],
+      }));
+      return { env: { PROVIDER_CONFIG: path.join(dir, 'channels.json'), OBS_UPSTREAM_KEY: UPSTREAM_KEY, SIM_RENDER_MS: '200' } };
+    },
+  },
+  (s) => ({ stack, api, account } = s),
+);
+afterAll(() => dir && fs.rmSync(dir, { recursive: true, force: true }));
 
 const scrapeGateway = async () => {
   const res = await fetch(`${stack.gatewayUrl}/metrics`, { headers: { Authorization: `Bearer ${stack.adminToken}` } });
