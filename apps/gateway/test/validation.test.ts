@@ -99,3 +99,23 @@ it('inline files of created tasks are stored and handed on as our own URLs; the 
   expect(file.headers['content-type']).toBe('image/png');
   expect(Buffer.compare(file.body, Buffer.from(png1x1.split(',')[1], 'base64'))).toBe(0);
 });
+
+it('when inline files cannot be stored after the commit, the task is failed and refunded at once', async () => {
+  const a = await h.newAccount({ balanceCents: 100 });
+  const put = h.deps.storage.put;
+  h.deps.storage.put = async () => {
+    throw new Error('disk full');
+  };
+  try {
+    const res = await request(h.app).post('/api/image/generate').set(a.auth).set('Idempotency-Key', 'store-fails').send({ model: 'image-b-2.5', prompt: 'p', images: [png1x1] });
+    expect(res.status).toBe(500);
+  } finally {
+    h.deps.storage.put = put;
+  }
+  const [task] = await h.deps.db.task.findMany({ where: { accountId: a.id } });
+  expect(task).toMatchObject({ status: 'failed', errorCode: 'generation_failed', retryable: true });
+  expect((await h.deps.db.account.findUniqueOrThrow({ where: { id: a.id } })).balanceCents).toBe(100);
+  // The id keeps returning the failed, refunded task (spec 4.6).
+  const again = await request(h.app).post('/api/image/generate').set(a.auth).set('Idempotency-Key', 'store-fails').send({ model: 'image-b-2.5', prompt: 'p', images: [png1x1] });
+  expect(again.body).toMatchObject({ taskId: task.id, status: 'failed', idempotentReplay: true });
+});

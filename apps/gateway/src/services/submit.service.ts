@@ -14,7 +14,7 @@ import {
 } from '@mediagen/catalog';
 import { inspectReferences, Inspection, mediaPolicyFromConfig, MediaPolicy } from '@mediagen/media';
 import type { Config } from '@mediagen/config';
-import { claimIdempotencyKey, createTaskWithCharge, findTaskView, releaseIdempotencyKey, SubmitRefused } from '@mediagen/db';
+import { claimIdempotencyKey, createTaskWithCharge, failTask, findTaskView, releaseIdempotencyKey, SubmitRefused } from '@mediagen/db';
 import { enqueueTask } from '@mediagen/queue';
 import { randomUUID } from 'node:crypto';
 import type { GatewayDeps } from '../deps';
@@ -97,7 +97,12 @@ export async function submitTask(deps: GatewayDeps, input: SubmitInput): Promise
     created = true;
     deps.metrics.tasks.created.inc({ model: spec.model });
     deps.log.info({ reqId: input.requestId, accountId: input.accountId, taskId, model: spec.model, costCents: cost.costCents }, 'task created');
-    await storeInlineFiles(deps, taskId, inline);
+    await storeInlineFiles(deps, taskId, inline).catch(async (err) => {
+      // The task exists and is charged, but its inputs are not where its params say: fail it now,
+      // refunded, rather than let a provider fail on missing files later.
+      await failTask(db, taskId, { errorCode: 'generation_failed', errorMessage: 'The reference files could not be stored. You were refunded; please try again.', retryable: true });
+      throw err;
+    });
   } finally {
     if (!created && key !== null) await releaseIdempotencyKey(db, input.accountId, key).catch(() => undefined);
   }
@@ -111,7 +116,7 @@ export async function submitTask(deps: GatewayDeps, input: SubmitInput): Promise
     // Committed and charged: the worker's reconciler enqueues pending tasks that have no job.
     deps.log.warn({ err, taskId }, 'enqueue failed; left for the reconciler');
     wait?.cancel();
-    return submitBody({ ...pendingRow(taskId, spec.type) }, false);
+    return submitBody(pendingRow(taskId, spec.type), false);
   }
   if (!wait) return submitBody(pendingRow(taskId, spec.type), false);
   await wait.done;
@@ -141,7 +146,7 @@ async function replay(
     throw new AppError('idempotency_in_progress', 'A request with this idempotency id is still being processed; retry shortly with the same id', undefined, undefined, { 'Retry-After': '1' });
   if (claim.fingerprint !== fingerprint)
     throw new AppError('idempotency_key_reused', `Idempotency id "${key}" was already used for a different request; use a new id`);
-  const task = await deps.db.task.findFirst({ where: { id: claim.taskId, accountId } });
+  const task = await findTaskView(deps.db, claim.taskId, accountId);
   if (!task) throw new AppError('internal_error', 'Idempotency record points at a missing task');
   return submitBody(task, true);
 }
