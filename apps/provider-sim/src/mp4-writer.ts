@@ -42,7 +42,7 @@ export function buildMp4({ seconds, width, height }: Mp4Options): Buffer {
     const unit = i === 0 ? stream.idr : stream.pFrame(i);
     samples.push(u32(unit.length), unit);
   }
-  const sizes = [];
+  const sizes: number[] = [];
   for (let i = 0; i < samples.length; i += 2) sizes.push(samples[i].length + samples[i + 1].length);
   const mdatBody = Buffer.concat(samples);
 
