@@ -79,6 +79,11 @@ describe('admin API', () => {
     const res = await request(h.app).get(`/admin/tasks/${t.body.taskId}`).set(h.admin());
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: t.body.taskId, accountId: a.id, model: 'image-b-2.5', status: 'pending', costCents: 3, attempts: [] });
+    // An explicit shape: the fields admin clients have always seen, and no others.
+    expect(Object.keys(res.body).sort()).toEqual(
+      ['accountId', 'attempts', 'billedSeconds', 'channelIndex', 'costCents', 'costMicros', 'createdAt', 'deadlineAt', 'errorCode', 'errorMessage', 'finishedAt', 'id', 'model', 'params', 'progress', 'resultUrls', 'retryable', 'startedAt', 'status', 'type', 'updatedAt'].sort(),
+    );
+    expect(res.body).toMatchObject({ type: 'image', costMicros: expect.stringMatching(/^\d+$/), createdAt: expect.stringMatching(/Z$/), params: expect.objectContaining({ prompt: 'p' }) });
   });
 });
 
