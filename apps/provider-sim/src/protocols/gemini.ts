@@ -65,14 +65,17 @@ async function generateContent(ctx: SimContext, channel: Channel, model: string,
   // Synchronous: the answer comes when the render is done. A hanging render holds the call until
   // the client gives up.
   if (directives.hang) return void (await new Promise((r) => res.once('close', r)));
-  await sleep(render.renderMs);
+  let view = ctx.store.view(render, channel.reportsViolations);
+  // Timers may fire a millisecond early: wait until the store sees the render finished.
+  while (view.status === 'running' && !res.destroyed) {
+    await sleep(Math.max(2, render.createdAt + render.renderMs - Date.now() + 1));
+    view = ctx.store.view(render, channel.reportsViolations);
+  }
   if (res.destroyed) return;
-  const view = ctx.store.view(render, channel.reportsViolations);
   if (view.status === 'failed' && view.code === 'content_policy') return send(res, 200, { promptFeedback: { blockReason: 'PROHIBITED_CONTENT' }, usageMetadata: { promptTokenCount: 9, totalTokenCount: 9 } });
   if (view.status === 'failed' || view.status === 'cancelled')
     return send(res, 200, { candidates: [{ content: { role: 'model', parts: [{ text: "I can't create that image." }] }, finishReason: 'STOP' }] });
-  if (view.status === 'running') return googleError(res, 500, 'INTERNAL', 'Internal error.');
-  if (view.outputs === 0) return send(res, 200, { candidates: [{ content: { role: 'model' }, finishReason: 'STOP' }] });
+  if (view.status !== 'succeeded' || view.outputs === 0) return send(res, 200, { candidates: [{ content: { role: 'model' }, finishReason: 'STOP' }] });
   const { file } = mediaFile(render);
   return send(res, 200, {
     candidates: [{ content: { role: 'model', parts: [{ text: 'Here you go.' }, { inlineData: { mimeType: 'image/png', data: file.toString('base64') } }] }, finishReason: 'STOP' }],
