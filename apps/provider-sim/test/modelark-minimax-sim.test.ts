@@ -31,7 +31,7 @@ beforeAll(async () => {
   const sim = createSimServer({ channels: { channels: channels('http://127.0.0.1:1') }, renderMs: 120, latencyMs: 0 });
   await new Promise<void>((r) => sim.server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(sim.server.address() as AddressInfo).port}`;
-  [ark, arkBackup, mm] = [createModelarkAdapter(channels(base)[0]), createModelarkAdapter(channels(base)[1]), createMinimaxAdapter(channels(base)[2] as never)];
+  [ark, arkBackup, mm] = [createModelarkAdapter(arkChannel('sim-ark', 'ark-key', base)), createModelarkAdapter(arkChannel('sim-ark-backup', 'ark-key-2', base)), createMinimaxAdapter(mmChannel(base))];
   close = () => new Promise((r) => { sim.server.closeAllConnections(); sim.server.close(() => r()); });
 });
 afterAll(async () => {
