@@ -6,6 +6,8 @@ import { ChannelConfig, ChannelConfigError, ChannelOf, Protocol } from './channe
 import { createFalAdapter } from './fal/fal-adapter';
 import { createGeminiAdapter } from './gemini/gemini-adapter';
 import { createHttpJobsAdapter } from './http-jobs/http-jobs-adapter';
+import { createMinimaxAdapter } from './minimax/minimax-adapter';
+import { createModelarkAdapter } from './modelark/modelark-adapter';
 import { createReplicateAdapter } from './replicate/replicate-adapter';
 
 export type AdapterFactory<P extends Protocol> = (channel: ChannelOf<P>) => ChannelAdapter;
@@ -22,8 +24,8 @@ const notYet =
   };
 
 export const adapterFactories = {
-  modelark: notYet('modelark'),
-  minimax: notYet('minimax'),
+  modelark: createModelarkAdapter,
+  minimax: createMinimaxAdapter,
   gemini: createGeminiAdapter,
   fal: createFalAdapter,
   replicate: createReplicateAdapter,
