@@ -23,14 +23,14 @@ import { accountView, adminTaskView, apiKeyView, ledgerEntryView } from '../serv
 
 const MAX_CENTS = 1_000_000_000; // $10M: keeps sums far inside Postgres INTEGER
 
-const createAccountSchema = z.strictObject({
+export const createAccountSchema = z.strictObject({
   name: z.string().trim().min(1).max(200),
   balanceCents: z.number().int().min(0).max(MAX_CENTS).optional(),
   maxConcurrentTasks: z.number().int().min(1).max(10_000).optional(),
   rateLimitPerMinute: z.number().int().min(1).max(1_000_000).nullable().optional(),
 });
-const updateAccountSchema = createAccountSchema.omit({ balanceCents: true }).partial();
-const creditSchema = z.strictObject({
+export const updateAccountSchema = createAccountSchema.omit({ balanceCents: true }).partial();
+export const creditSchema = z.strictObject({
   amountCents: z.number().int().min(-MAX_CENTS).max(MAX_CENTS).refine((v) => v !== 0, 'must not be 0'),
   reason: z.string().max(500).optional(),
 });
