@@ -114,7 +114,7 @@ it('when inline files cannot be stored after the commit, the task is failed and 
   }
   const [task] = await h.deps.db.task.findMany({ where: { accountId: a.id } });
   expect(task).toMatchObject({ status: 'failed', errorCode: 'generation_failed', retryable: true });
-  expect((await h.deps.db.account.findUniqueOrThrow({ where: { id: a.id } })).balanceCents).toBe(100);
+  expect(Number((await h.deps.db.account.findUniqueOrThrow({ where: { id: a.id } })).balanceCents)).toBe(100);
   // The id keeps returning the failed, refunded task (spec 4.6).
   const again = await request(h.app).post('/api/image/generate').set(a.auth).set('Idempotency-Key', 'store-fails').send({ model: 'image-b-2.5', prompt: 'p', images: [png1x1] });
   expect(again.body).toMatchObject({ taskId: task.id, status: 'failed', idempotentReplay: true });

@@ -3,12 +3,13 @@
 import express, { Router } from 'express';
 import { z } from 'zod';
 import { AppError } from '@mediagen/errors';
-import { creditAccount, newId } from '@mediagen/db';
+import { creditAccount, MAX_BALANCE_CENTS, newId } from '@mediagen/db';
 import type { GatewayDeps } from '../deps';
 import { generateApiKey } from '../services/api-keys';
 import { parseAdminBody } from '../services/admin-validation';
 
-const MAX_CENTS = 1_000_000_000; // $10M: keeps sums far inside Postgres INTEGER
+/** Largest single top-up or adjustment: $10M. Balances are capped separately (MAX_BALANCE_CENTS). */
+const MAX_CENTS = 1_000_000_000;
 
 const createAccountSchema = z.strictObject({
   name: z.string().trim().min(1).max(200),
@@ -33,7 +34,7 @@ export function adminRouter(deps: GatewayDeps): Router {
     return {
       id: a.id,
       name: a.name,
-      balanceCents: a.balanceCents,
+      balanceCents: Number(a.balanceCents), // exact: balances stay <= MAX_BALANCE_CENTS
       tasksInProgress: a.tasksInProgress,
       maxConcurrentTasks: a.maxConcurrentTasks,
       rateLimitPerMinute: a.rateLimitPerMinute ?? deps.config.RATE_LIMIT_PER_MINUTE,
@@ -86,7 +87,10 @@ export function adminRouter(deps: GatewayDeps): Router {
     const b = parseAdminBody(creditSchema, req.body);
     await accountView(req.params.id);
     const out = await creditAccount(db, req.params.id, b.amountCents, b.reason ?? null);
-    if (!out) throw new AppError('validation_error', 'The adjustment would take the balance below zero', [{ path: 'amountCents', message: 'exceeds the balance' }]);
+    if ('refused' in out && out.refused === 'below_zero')
+      throw new AppError('validation_error', 'The adjustment would take the balance below zero', [{ path: 'amountCents', message: 'exceeds the balance' }]);
+    if ('refused' in out)
+      throw new AppError('balance_limit_exceeded', `The balance may not exceed ${MAX_BALANCE_CENTS} cents`, [{ path: 'amountCents', message: 'the balance would pass its maximum' }], { maxBalanceCents: MAX_BALANCE_CENTS });
     res.json(out);
   });
 
@@ -98,7 +102,7 @@ export function adminRouter(deps: GatewayDeps): Router {
       orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
       take: limit,
     });
-    res.json({ entries: entries.map((e) => ({ id: e.id, kind: e.kind, amountCents: e.amountCents, taskId: e.taskId, reason: e.reason, createdAt: e.createdAt })) });
+    res.json({ entries: entries.map((e) => ({ id: e.id, kind: e.kind, amountCents: Number(e.amountCents), taskId: e.taskId, reason: e.reason, createdAt: e.createdAt })) });
   });
 
   r.get('/tasks/:taskId', async (req, res) => {

@@ -3,6 +3,7 @@
 import express, { Router } from 'express';
 import { AppError } from '@mediagen/errors';
 import { MAX_BODY_BYTES } from '@mediagen/catalog';
+import { accountBalance } from '@mediagen/db';
 import type { GatewayDeps } from '../deps';
 import { apiKeyAuth } from '../middleware/auth';
 import { requestRateLimit } from '../middleware/rate-limit';
@@ -51,9 +52,9 @@ export function apiRouter(deps: GatewayDeps): Router {
   r.get('/video/tasks/:taskId', poll('video'));
   r.get('/image/tasks/:taskId', poll('image'));
   r.get('/balance', async (req, res) => {
-    const acc = await deps.db.account.findUnique({ where: { id: req.auth!.accountId }, select: { balanceCents: true } });
-    if (!acc) throw new AppError('unauthorized', 'The account of this API key no longer exists');
-    res.json({ balanceCents: acc.balanceCents, topUpUrl: deps.config.TOP_UP_URL });
+    const balanceCents = await accountBalance(deps.db, req.auth!.accountId);
+    if (balanceCents === null) throw new AppError('unauthorized', 'The account of this API key no longer exists');
+    res.json({ balanceCents, topUpUrl: deps.config.TOP_UP_URL });
   });
   return r;
 }
