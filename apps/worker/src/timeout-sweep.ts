@@ -4,8 +4,8 @@
 //
 // Each task is settled on its own: one whose settlement throws (a poison row, a constraint, a lost
 // connection) is logged and skipped for this run, and never stops the tasks behind it.
+import { latestAttempt, overdueTaskIds } from '@mediagen/db';
 import { closeAttempt } from './attempt-steps';
-import { latestAttempt } from './attempts';
 import type { WorkerContext } from './context';
 import { settleFailed } from './settle';
 
@@ -15,13 +15,8 @@ export async function sweepTimeouts(ctx: WorkerContext): Promise<number> {
   let failed = 0;
   const skipped: string[] = [];
   for (;;) {
-    const due = await ctx.db.task.findMany({
-      where: { status: { in: ['pending', 'processing'] }, deadlineAt: { lt: new Date() }, ...(skipped.length ? { id: { notIn: skipped } } : {}) },
-      select: { id: true },
-      orderBy: { deadlineAt: 'asc' },
-      take: BATCH,
-    });
-    for (const { id } of due) {
+    const due = await overdueTaskIds(ctx.db, new Date(), BATCH, skipped);
+    for (const id of due) {
       try {
         if (!(await settleFailed(ctx, id, 'timeout'))) continue;
         failed += 1;

@@ -1,9 +1,9 @@
 // The public API (spec section 4): submit, poll, balance. Auth and the request-rate limit run
 // before the body is parsed, so an unauthenticated 40 MB body is never read into memory.
 import express, { Router } from 'express';
+import { findAccount } from '@mediagen/db';
 import { AppError } from '@mediagen/errors';
 import { MAX_BODY_BYTES } from '@mediagen/catalog';
-import { accountBalance } from '@mediagen/db';
 import type { GatewayDeps } from '../deps';
 import { apiKeyAuth } from '../middleware/auth';
 import { requestRateLimit } from '../middleware/rate-limit';
@@ -52,9 +52,9 @@ export function apiRouter(deps: GatewayDeps): Router {
   r.get('/video/tasks/:taskId', poll('video'));
   r.get('/image/tasks/:taskId', poll('image'));
   r.get('/balance', async (req, res) => {
-    const balanceCents = await accountBalance(deps.db, req.auth!.accountId);
-    if (balanceCents === null) throw new AppError('unauthorized', 'The account of this API key no longer exists');
-    res.json({ balanceCents, topUpUrl: deps.config.TOP_UP_URL });
+    const acc = await findAccount(deps.db, req.auth!.accountId);
+    if (!acc) throw new AppError('unauthorized', 'The account of this API key no longer exists');
+    res.json({ balanceCents: acc.balanceCents, topUpUrl: deps.config.TOP_UP_URL });
   });
   return r;
 }
