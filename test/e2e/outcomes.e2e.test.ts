@@ -149,6 +149,6 @@ describe('failed', () => {
     const acc = await stack.db.account.findUniqueOrThrow({ where: { id: account.accountId } });
     expect(acc.tasksInProgress).toBe(0);
     const balance = await api.admin('GET', `/accounts/${account.accountId}`);
-    expect(balance.body.balanceCents).toBe(acc.balanceCents);
+    expect(balance.body.balanceCents).toBe(Number(acc.balanceCents));
   });
 });
