@@ -9,7 +9,7 @@ import { createDb, dbTimeoutsFrom } from '@mediagen/db';
 import { createLogger } from '@mediagen/logging';
 import { createWorkerMetrics } from '@mediagen/metrics';
 import { IMAGE_MODEL_IDS, VIDEO_MODEL_IDS } from '@mediagen/catalog';
-import { ChannelConfig, createAdapters, loadChannelConfig, unservedModels } from '@mediagen/providers';
+import { ChannelConfig, createAdapters, downloadPolicyFromConfig, loadChannelConfig, unservedModels } from '@mediagen/providers';
 import { createConsumerRedis, createTaskQueue } from '@mediagen/queue';
 import { createStorage } from '@mediagen/storage';
 import { createChannelSlots } from './channel-slots';
@@ -69,6 +69,7 @@ export async function startWorkerApp(
     stats: newStats(),
     metrics,
     health: channelHealth,
+    download: downloadPolicyFromConfig(config),
   };
   const taskWorker = createTaskWorker(ctx, workerRedis);
   const maintenance = await startMaintenance(ctx, maintenanceRedis);

@@ -1,0 +1,10 @@
+// The `minimax` branch of the channel config union. Placeholder landed by `providers`; the protocol's
+// own settings are added here by its adapter's author.
+import { z } from 'zod';
+import { channelBaseSchema } from '../channel-base';
+
+export const minimaxChannelSchema = channelBaseSchema.extend({
+  protocol: z.literal('minimax'),
+});
+
+export type MinimaxChannel = z.infer<typeof minimaxChannelSchema>;

@@ -1,0 +1,10 @@
+// The `modelark` branch of the channel config union. Placeholder landed by `providers`; the protocol's
+// own settings are added here by its adapter's author.
+import { z } from 'zod';
+import { channelBaseSchema } from '../channel-base';
+
+export const modelarkChannelSchema = channelBaseSchema.extend({
+  protocol: z.literal('modelark'),
+});
+
+export type ModelarkChannel = z.infer<typeof modelarkChannelSchema>;
