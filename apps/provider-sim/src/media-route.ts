@@ -13,7 +13,7 @@ export function mediaFile(render: Render): { file: Buffer; contentType: string }
     const { width, height } = imageSize(render.ratio, render.resolution);
     return { file: pngFile(width, height), contentType: 'image/png' };
   }
-  return { file: mp4File(render.ratio, render.resolution), contentType: 'video/mp4' };
+  return { file: mp4File(render.ratio, render.resolution, render.duration), contentType: 'video/mp4' };
 }
 
 export function serveMedia(store: RenderStore, req: IncomingMessage, res: ServerResponse, rest: string[]): void {

@@ -4,6 +4,8 @@
 import type { ChannelAdapter } from './channel-adapter';
 import { ChannelConfig, ChannelConfigError, ChannelOf, Protocol } from './channel-config';
 import { createHttpJobsAdapter } from './http-jobs/http-jobs-adapter';
+import { createMinimaxAdapter } from './minimax/minimax-adapter';
+import { createModelarkAdapter } from './modelark/modelark-adapter';
 
 export type AdapterFactory<P extends Protocol> = (channel: ChannelOf<P>) => ChannelAdapter;
 
@@ -19,8 +21,8 @@ const notYet =
   };
 
 export const adapterFactories = {
-  modelark: notYet('modelark'),
-  minimax: notYet('minimax'),
+  modelark: createModelarkAdapter,
+  minimax: createMinimaxAdapter,
   gemini: notYet('gemini'),
   fal: notYet('fal'),
   replicate: notYet('replicate'),
