@@ -3,13 +3,12 @@
 import { Attempt, AttemptStatus, finishAttempt, markProcessing, newId, recordUpstreamId, setAttemptStatus, updateProgress } from '@mediagen/db';
 import { capOutputs, openResult, RenderRequest, RenderStatus, renderReferences, ResultRef, UpstreamError, isUpstreamError } from '@mediagen/providers';
 import { publicFileUrl, resultKey } from '@mediagen/storage';
+import { slotLeaseUntil } from './channel-slots';
 import type { WorkerContext } from './context';
 import { referenceLoader } from './reference-bytes';
 import { backoffMs, pollDelayMs, slotWaitMs } from './schedule';
 import { settleCompleted, settleFailed } from './settle';
 import { settled, StepInput, StepOutcome, TaskRun, wait } from './task-run';
-
-const leaseUntil = (run: TaskRun) => run.task.deadlineAt.getTime() + 60_000;
 
 /** Ends an attempt and gives its channel slot back. */
 export async function closeAttempt(ctx: WorkerContext, attempt: Attempt, status: AttemptStatus, err?: UpstreamError): Promise<Attempt> {
@@ -59,7 +58,7 @@ export function renderRequest(run: TaskRun, attempt: Attempt): RenderRequest {
 export async function submitStep({ run, attempt, adapter }: StepInput): Promise<StepOutcome> {
   const { ctx, task } = run;
   // Resumed attempts hold their slot already (acquire is idempotent per task).
-  if (!(await ctx.slots.acquire(adapter.channel, task.id, leaseUntil(run)))) return wait('submit', slotWaitMs(), run.transientErrors);
+  if (!(await ctx.slots.acquire(adapter.channel, task.id, slotLeaseUntil(run.task.deadlineAt)))) return wait('submit', slotWaitMs(), run.transientErrors);
   if (task.status === 'pending') await toProcessing(run, attempt);
   const req = renderRequest(run, attempt);
   let submitted;

@@ -6,10 +6,9 @@ import type { Config } from '@mediagen/config';
 import type { Db } from '@mediagen/db';
 import type { WorkerMetrics } from '@mediagen/metrics';
 import type { ChannelAdapter, ChannelConfig, DownloadPolicy } from '@mediagen/providers';
-import type { TaskQueue } from '@mediagen/queue';
+import type { TaskEventPublisher, TaskQueue } from '@mediagen/queue';
 import type { StorageDriver } from '@mediagen/storage';
 import type { ChannelSlots } from './channel-slots';
-import type { TaskEventPublisher } from './task-events';
 
 export interface WorkerStats {
   steps: number;

@@ -10,14 +10,13 @@ import { createLogger } from '@mediagen/logging';
 import { createWorkerMetrics } from '@mediagen/metrics';
 import { IMAGE_MODEL_IDS, VIDEO_MODEL_IDS } from '@mediagen/catalog';
 import { ChannelConfig, createAdapters, downloadPolicyFromConfig, loadChannelConfig, unservedModels } from '@mediagen/providers';
-import { createConsumerRedis, createTaskQueue } from '@mediagen/queue';
+import { createConsumerRedis, createTaskEventPublisher, createTaskQueue } from '@mediagen/queue';
 import { createStorage } from '@mediagen/storage';
 import { createChannelSlots } from './channel-slots';
 import { observeChannel } from './channel-observer';
 import { newStats, WorkerContext } from './context';
 import { startHealthServer } from './health-server';
 import { Maintenance, startMaintenance } from './maintenance';
-import { createTaskEventPublisher } from './task-events';
 import { createTaskWorker } from './task-worker';
 
 export interface WorkerApp {
