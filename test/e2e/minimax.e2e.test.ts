@@ -44,7 +44,12 @@ async function run(kind: 'video' | 'image', body: Record<string, unknown>) {
   if (res.status !== 200) throw new Error(`submit: ${res.status} ${JSON.stringify(res.body)}`);
   const taskId = String(res.body.taskId);
   const last = (await api.untilSettled(account, kind, taskId, 30_000)).at(-1)!;
-  const attempts = await stack.db.taskAttempt.findMany({ where: { taskId }, orderBy: { attemptNo: 'asc' } });
+  // The task is settled before its last attempt row is closed (settle first, then tidy): wait for it.
+  let attempts = await stack.db.taskAttempt.findMany({ where: { taskId }, orderBy: { attemptNo: 'asc' } });
+  for (let i = 0; i < 40 && attempts.some((a) => !a.finishedAt); i++) {
+    await new Promise((res) => setTimeout(res, 50));
+    attempts = await stack.db.taskAttempt.findMany({ where: { taskId }, orderBy: { attemptNo: 'asc' } });
+  }
   const ledger = (await stack.db.ledgerEntry.findMany({ where: { taskId }, orderBy: { createdAt: 'asc' } })).map((r) => r.kind);
   return { taskId, last, attempts: attempts.map((a) => ({ channel: a.channelId, status: a.status, kind: a.errorKind, message: a.errorMessage ?? '' })), ledger };
 }
