@@ -81,3 +81,13 @@ it('cancels a running request; an unknown one is lost', async () => {
   expect(kindOf(await untilDone(fal(), upstreamId))).toBe('failed');
   await expect(fal().poll('bytedance/seedance-2.0/requests/r_nope')).rejects.toMatchObject({ kind: 'lost' });
 });
+
+it('input refusals, lost requests and expired files in fal signals', async () => {
+  await expect(fal().submit(req(seedance('#sim:violation-input')))).rejects.toMatchObject({ kind: 'violation', httpStatus: 422 });
+  const lost = req(seedance('#sim:lost'));
+  await expect(fal().poll((await fal().submit(lost)).upstreamId)).rejects.toMatchObject({ kind: 'lost' });
+  expect(kindOf(await untilDone(fal(), (await fal().submit(lost)).upstreamId))).toBe('succeeded');
+  const expired = await untilDone(fal(), (await fal().submit(req(seedance('#sim:expired')))).upstreamId);
+  if (expired.state !== 'succeeded' || expired.outputs[0].kind !== 'url') throw new Error('expected a URL');
+  expect((await fetch(expired.outputs[0].url)).status).toBe(404);
+});

@@ -99,3 +99,18 @@ it('fails only the first channel with #sim:fail-first; an unknown operation is l
   expect([kindOf(first), kindOf(second)]).toEqual(['failed', 'succeeded']);
   await expect(adapters.get('gem-a')!.poll('models/veo-3.1-fast-generate-preview/operations/r_nope')).rejects.toMatchObject({ kind: 'lost' });
 });
+
+it('input refusals, lost operations and expired files in Gemini signals', async () => {
+  const a = adapters.get('gem-a')!;
+  await expect(a.submit(req(veo('#sim:violation-input')))).rejects.toMatchObject({ kind: 'violation', httpStatus: 400 });
+  expect(kindOf((await a.submit(req(image('#sim:violation-input')))).status!)).toBe('violation');
+  const lost = req(veo('#sim:lost'));
+  const first = await a.submit(lost);
+  await new Promise((r) => setTimeout(r, 150));
+  await expect(a.poll(first.upstreamId)).rejects.toMatchObject({ kind: 'lost' });
+  const again = await a.submit(lost);
+  expect(kindOf(await untilDone(a, again.upstreamId))).toBe('succeeded');
+  const expired = await untilDone(a, (await a.submit(req(veo('#sim:expired')))).upstreamId);
+  if (expired.state !== 'succeeded' || expired.outputs[0].kind !== 'url') throw new Error('expected a URL');
+  expect((await fetch(expired.outputs[0].url, { headers: expired.outputs[0].headers })).status).toBe(404);
+});

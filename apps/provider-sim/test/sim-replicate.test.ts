@@ -84,3 +84,14 @@ it('cancels a running prediction; an unknown prediction is lost', async () => {
   expect(await untilDone(rep(), upstreamId)).toMatchObject({ state: 'failed', error: { message: expect.stringMatching(/canceled/) } });
   await expect(rep().poll('r_nope')).rejects.toMatchObject({ kind: 'lost' });
 });
+
+it('input refusals, lost predictions and deleted outputs in Replicate signals', async () => {
+  const refused = await rep().submit(req(seedance('#sim:violation-input')));
+  expect(refused.status && kindOf(refused.status)).toBe('violation');
+  const lost = req(seedance('#sim:lost'));
+  await expect(rep().poll((await rep().submit(lost)).upstreamId)).rejects.toMatchObject({ kind: 'lost' });
+  expect(kindOf(await untilDone(rep(), (await rep().submit(lost)).upstreamId))).toBe('succeeded');
+  const expired = await untilDone(rep(), (await rep().submit(req(seedance('#sim:expired')))).upstreamId);
+  if (expired.state !== 'succeeded' || expired.outputs[0].kind !== 'url') throw new Error('expected a URL');
+  expect((await fetch(expired.outputs[0].url)).status).toBe(404);
+});

@@ -7,7 +7,9 @@
 // Finished renders are announced to `fal_webhook`, signed with ED25519 like fal's own webhooks.
 // Directives in fal's signals: 429 with Retry-After, 503 runner_scheduling_failure, violation =
 // COMPLETED whose result is 422 content_policy_violation, fail = 500 runner error body with
-// X-Fal-Retryable: false, no-file = 422 no_media_generated.
+// X-Fal-Retryable: false, no-file = 422 no_media_generated, violation-input = 422
+// content_policy_violation on submit, lost = 404 for the task's first request, expired = the CDN
+// file is gone (404 on download).
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, KeyObject, sign } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Channel } from '@mediagen/providers';
@@ -16,7 +18,7 @@ import { mediaUrlPath } from '../media-path';
 import { registerProtocol, SimContext } from '../protocol-registry';
 import type { Render } from '../render-store';
 import { readJson, requestKey, send, sleep } from '../sim-http';
-import { promptRef } from './gemini';
+import { isLost, promptRef } from './gemini';
 
 /**
  * The webhook signing key: SIM_FAL_WEBHOOK_KEY (a PKCS#8 PEM Ed25519 private key) when set, so a
@@ -45,7 +47,8 @@ function result(ctx: SimContext, channel: Channel, render: Render, origin: strin
     return [422, { detail: [{ loc: ['body', 'prompt'], msg: 'The content was flagged by a content checker.', type: 'content_policy_violation' }] }];
   if (view.status === 'failed') return [500, { detail: 'The runner failed while processing the request.', error_type: 'runner_disconnected' }, { 'X-Fal-Retryable': 'false' }];
   if (view.outputs === 0) return [422, { detail: [{ loc: ['body'], msg: 'The model did not generate any media.', type: 'no_media_generated' }] }];
-  const url = `${origin}${mediaUrlPath(render.id, 0)}`;
+  // An expired file: the URL names no render, so the shared /media route answers 404.
+  const url = `${origin}${mediaUrlPath(render.directives.expired ? `expired-${render.id}` : render.id, 0)}`;
   const contentType = render.directives.badFile ? 'text/html' : render.type === 'image' ? 'image/png' : 'video/mp4';
   return [200, render.type === 'image' ? { images: [{ url, content_type: contentType }] } : { video: { url, content_type: contentType } }];
 }
@@ -112,6 +115,8 @@ registerProtocol({
       if (refusal === 429) return detail(res, 429, { detail: 'Rate limit exceeded' }, { 'Retry-After': '1' });
       if (refusal === 503)
         return detail(res, 503, { detail: 'No runner could be scheduled.', error_type: 'runner_scheduling_failure' }, { 'X-Fal-Error-Type': 'runner_scheduling_failure', 'X-Fal-Retryable': 'true' });
+      if (directives.violationInput)
+        return detail(res, 422, { detail: [{ loc: ['body', 'prompt'], msg: 'The prompt was flagged by a content checker.', type: 'content_policy_violation' }] });
       const isImage = model.startsWith('image-');
       const duration = typeof body.duration === 'string' ? parseInt(body.duration, 10) : body.duration;
       const { render } = ctx.store.submit(channel.id, undefined, {
@@ -129,7 +134,7 @@ registerProtocol({
     if (reqIdx !== 2) return detail(res, 404, { detail: 'Not found' });
     const [id, action] = rest.slice(3);
     const render = id ? ctx.store.get(channel.id, id) : undefined;
-    if (!render || !render.model?.startsWith(rest.slice(0, 2).join('/'))) return detail(res, 404, { detail: 'Request not found' });
+    if (!render || !render.model?.startsWith(rest.slice(0, 2).join('/')) || isLost(ctx, render)) return detail(res, 404, { detail: 'Request not found' });
     const refusal = ctx.store.countCall(render.ref, render.directives);
     if (refusal === 429) return detail(res, 429, { detail: 'Rate limit exceeded' }, { 'Retry-After': '1' });
     if (refusal === 503) return detail(res, 503, { detail: 'Service unavailable', error_type: 'internal_error' });

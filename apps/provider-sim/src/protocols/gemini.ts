@@ -4,9 +4,11 @@
 //   GET  /v1beta/files/{id}:download?alt=media      -> the video; needs the key, like Veo's own downloads
 //   POST /v1beta/models/{model}:generateContent     -> the image inline as base64, synchronously
 // Directives in Gemini's own signals: 429 RESOURCE_EXHAUSTED with RetryInfo, 503 UNAVAILABLE,
-// violation = RAI-filtered operation (Veo) / promptFeedback.blockReason (images), fail = operation
-// error INTERNAL (Veo) / text-only STOP answer (images), no-file = done with zero samples / STOP
-// without parts.
+// violation = RAI-filtered operation (Veo) / finishReason IMAGE_SAFETY (images), violation-input =
+// 400 INVALID_ARGUMENT quoting a support code (Veo) / promptFeedback.blockReason (images), fail =
+// operation error INTERNAL (Veo) / text-only STOP answer (images), no-file = done with zero samples /
+// STOP without parts, lost = 404 on the task's first operation, expired = the video file is gone
+// (Veo keeps files two days) so its download answers 404.
 import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Channel } from '@mediagen/providers';
@@ -15,6 +17,9 @@ import { mediaFile } from '../media-route';
 import { registerProtocol, SimContext } from '../protocol-registry';
 import type { Render } from '../render-store';
 import { readJson, requestKey, send, sleep } from '../sim-http';
+
+/** #sim:lost: only the task's first render is forgotten. */
+export const isLost = (ctx: SimContext, render: Render) => render.directives.lost && ctx.store.refSummary(render.ref).renders[0]?.id === render.id;
 
 const googleError = (res: ServerResponse, code: number, status: string, message: string, details?: unknown[]) =>
   send(res, code, { error: { code, message, status, ...(details ? { details } : {}) } });
@@ -72,7 +77,8 @@ async function generateContent(ctx: SimContext, channel: Channel, model: string,
     view = ctx.store.view(render, channel.reportsViolations);
   }
   if (res.destroyed) return;
-  if (view.status === 'failed' && view.code === 'content_policy') return send(res, 200, { promptFeedback: { blockReason: 'PROHIBITED_CONTENT' }, usageMetadata: { promptTokenCount: 9, totalTokenCount: 9 } });
+  if (directives.violationInput) return send(res, 200, { promptFeedback: { blockReason: 'PROHIBITED_CONTENT' }, usageMetadata: { promptTokenCount: 9, totalTokenCount: 9 } });
+  if (view.status === 'failed' && view.code === 'content_policy') return send(res, 200, { candidates: [{ content: { role: 'model', parts: [] }, finishReason: 'IMAGE_SAFETY' }] });
   if (view.status === 'failed' || view.status === 'cancelled')
     return send(res, 200, { candidates: [{ content: { role: 'model', parts: [{ text: "I can't create that image." }] }, finishReason: 'STOP' }] });
   if (view.status !== 'succeeded' || view.outputs === 0) return send(res, 200, { candidates: [{ content: { role: 'model' }, finishReason: 'STOP' }] });
@@ -109,6 +115,8 @@ registerProtocol({
       const directives = parseDirectives(instance.prompt);
       const ref = promptRef(instance.prompt);
       if (refused(res, ctx.store.countCall(ref, directives))) return;
+      if (directives.violationInput)
+        return googleError(res, 400, 'INVALID_ARGUMENT', "The prompt couldn't be submitted: it may violate our policies. Support codes: 58061214");
       const { render } = ctx.store.submit(channel.id, undefined, {
         ref, type: 'video', model, ratio: params.aspectRatio ?? '16:9', resolution: params.resolution ?? '720p', duration: params.durationSeconds ?? 8,
         renderMs: directives.delayMs ?? ctx.opts.renderMs, directives,
@@ -119,7 +127,7 @@ registerProtocol({
     // GET /v1beta/models/{model}/operations/{id}
     if (req.method === 'GET' && kind === 'models' && tail.length === 3 && tail[1] === 'operations') {
       const render = ctx.store.get(channel.id, tail[2]);
-      if (!render || render.model !== tail[0]) return googleError(res, 404, 'NOT_FOUND', 'Requested entity was not found.');
+      if (!render || render.model !== tail[0] || isLost(ctx, render)) return googleError(res, 404, 'NOT_FOUND', 'Requested entity was not found.');
       if (refused(res, ctx.store.countCall(render.ref, render.directives))) return;
       return send(res, 200, operation(ctx, channel, render, ctx.origin(req)));
     }
@@ -127,7 +135,7 @@ registerProtocol({
     if (req.method === 'GET' && kind === 'files' && tail.length === 1 && tail[0].endsWith(':download')) {
       const render = ctx.store.get(channel.id, tail[0].slice(0, -':download'.length));
       const view = render && ctx.store.view(render, channel.reportsViolations);
-      if (!render || view?.status !== 'succeeded' || view.outputs === 0) return googleError(res, 404, 'NOT_FOUND', 'File not found.');
+      if (!render || view?.status !== 'succeeded' || view.outputs === 0 || render.directives.expired) return googleError(res, 404, 'NOT_FOUND', 'File not found.');
       const { file, contentType } = mediaFile(render);
       res.writeHead(200, { 'Content-Type': contentType, 'Content-Length': String(file.length) });
       return void res.end(file);

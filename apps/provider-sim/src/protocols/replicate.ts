@@ -5,7 +5,9 @@
 // Finished predictions are posted to `webhook`, signed per Standard Webhooks with that secret.
 // Directives in Replicate's signals: 429 "... resets in ~1s" (no Retry-After header, as Replicate),
 // 503, violation = failed with "flagged as sensitive (E005)", fail = failed with another error,
-// no-file = succeeded with output null.
+// no-file = succeeded with output null, violation-input = the prediction is created already failed
+// with E005, lost = 404 for the task's first prediction, expired = the output was deleted (Replicate
+// deletes API outputs after an hour): `data_removed` and a download that answers 404.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Channel } from '@mediagen/providers';
@@ -15,7 +17,7 @@ import { mediaUrlPath } from '../media-path';
 import { registerProtocol, SimContext } from '../protocol-registry';
 import type { Render } from '../render-store';
 import { readJson, requestKey, send, sleep } from '../sim-http';
-import { promptRef } from './gemini';
+import { isLost, promptRef } from './gemini';
 
 /** The webhook signing secret: SIM_REPLICATE_WEBHOOK_SECRET when set, else one made at start. */
 export const SIM_REPLICATE_SECRET = process.env.SIM_REPLICATE_WEBHOOK_SECRET ?? `whsec_${randomBytes(24).toString('base64')}`;
@@ -40,6 +42,8 @@ function prediction(ctx: SimContext, channel: Channel, r: Render, origin: string
   const elapsed = Date.now() - r.createdAt;
   if (meta.cancelAfterMs !== undefined && elapsed > meta.cancelAfterMs && (r.directives.hang || elapsed < r.renderMs))
     return { ...base, status: r.renderMs * 0.1 > meta.cancelAfterMs ? 'aborted' : 'canceled' };
+  if (r.directives.violationInput)
+    return { ...base, status: 'failed', error: 'The input or output was flagged as sensitive. Please try again with different inputs. (E005)' };
   const view = ctx.store.view(r, channel.reportsViolations);
   if (view.status === 'running') return { ...base, status: view.progress >= 10 ? 'processing' : 'starting' };
   if (view.status === 'cancelled') return { ...base, status: 'canceled' };
@@ -48,8 +52,8 @@ function prediction(ctx: SimContext, channel: Channel, r: Render, origin: string
     return { ...base, status: 'failed', error: 'The input or output was flagged as sensitive. Please try again with different inputs. (E005)', metrics };
   if (view.status === 'failed') return { ...base, status: 'failed', error: 'Prediction failed: the model crashed (E1000)', metrics };
   if (view.outputs === 0) return { ...base, status: 'succeeded', output: null, metrics };
-  const url = `${origin}${mediaUrlPath(r.id, 0)}`;
-  return { ...base, status: 'succeeded', output: r.type === 'image' ? [url] : url, metrics };
+  const url = `${origin}${mediaUrlPath(r.directives.expired ? `expired-${r.id}` : r.id, 0)}`;
+  return { ...base, status: 'succeeded', output: r.type === 'image' ? [url] : url, metrics, ...(r.directives.expired ? { data_removed: true } : {}) };
 }
 
 const TERMINAL = new Set(['succeeded', 'failed', 'canceled', 'aborted']);
@@ -135,7 +139,7 @@ registerProtocol({
     }
     if (path[0] === 'predictions' && path[1]) {
       const render = ctx.store.get(channel.id, path[1]);
-      if (!render) return problem(res, 404, 'The requested resource could not be found.');
+      if (!render || isLost(ctx, render)) return problem(res, 404, 'The requested resource could not be found.');
       const refusal = ctx.store.countCall(render.ref, render.directives);
       if (refusal === 429) return problem(res, 429, 'Request was throttled. Expected available in 1 second.');
       if (refusal === 503) return problem(res, 503, 'Service Unavailable.');
