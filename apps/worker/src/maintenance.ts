@@ -10,6 +10,7 @@ import { isMaintenanceJobName, MAINTENANCE_JOBS, MaintenanceJobName, Maintenance
 import type { WorkerContext } from './context';
 import { reconcile } from './reconciler';
 import { sweepTimeouts } from './timeout-sweep';
+import { keepSchedules, ScheduleKeeper } from './schedule-keeper';
 
 export interface MaintenanceJob {
   /** How often the job scheduler runs it. */
@@ -37,6 +38,8 @@ export function maintenanceProcessor(ctx: WorkerContext, registry: MaintenanceRe
 export interface Maintenance {
   queue: Queue;
   worker: Worker;
+  /** Declares the schedulers again when Redis lost them (schedule-keeper.ts); stopped on shutdown. */
+  keeper: ScheduleKeeper;
 }
 
 export async function startMaintenance(ctx: WorkerContext, connection: Redis): Promise<Maintenance> {
@@ -44,10 +47,18 @@ export async function startMaintenance(ctx: WorkerContext, connection: Redis): P
   const queue = new Queue(QUEUES.maintenance, { connection, prefix });
   const opts = { removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } };
   // Upserting is idempotent: every worker declares the same schedules; the last declaration wins.
-  for (const name of MAINTENANCE_JOBS)
-    await queue.upsertJobScheduler(name, { every: MAINTENANCE[name].everyMs(ctx.config) }, { name, data: {}, opts });
+  const schedules = MAINTENANCE_JOBS.map((name) => ({
+    id: name,
+    declare: () => queue.upsertJobScheduler(name, { every: MAINTENANCE[name].everyMs(ctx.config) }, { name, data: {}, opts }),
+  }));
+  for (const s of schedules) await s.declare();
+  const keeper = keepSchedules(queue, schedules, {
+    checkEveryMs: Math.min(...MAINTENANCE_JOBS.map((name) => MAINTENANCE[name].everyMs(ctx.config)), 10_000),
+    log: ctx.log,
+    onConnectionReady: (fn) => connection.on('ready', fn),
+  });
   const worker = new Worker(QUEUES.maintenance, maintenanceProcessor(ctx), { connection, prefix, concurrency: 1, lockDuration: 60_000 });
   worker.on('error', (err) => ctx.log.error({ err: err.message }, 'maintenance worker error'));
   worker.on('failed', (job, err) => ctx.log.error({ job: job?.name, err: err.message }, 'maintenance job failed'));
-  return { queue, worker };
+  return { queue, worker, keeper };
 }

@@ -5,11 +5,11 @@ import type { Logger } from 'pino';
 import type { Worker } from 'bullmq';
 import { createChannelHealth } from '@mediagen/channel-health';
 import type { Config } from '@mediagen/config';
-import { createDb } from '@mediagen/db';
+import { createDb, dbTimeoutsFrom } from '@mediagen/db';
 import { createLogger } from '@mediagen/logging';
 import { createWorkerMetrics } from '@mediagen/metrics';
 import { IMAGE_MODEL_IDS, VIDEO_MODEL_IDS } from '@mediagen/catalog';
-import { ChannelConfig, createAdapters, downloadPolicyFromConfig, loadChannelConfig, unservedModels } from '@mediagen/providers';
+import { ChannelAdapter, ChannelConfig, createAdapters, downloadPolicyFromConfig, loadChannelConfig, unservedModels } from '@mediagen/providers';
 import { createConsumerRedis, createTaskEventPublisher, createTaskQueue } from '@mediagen/queue';
 import { createStorage } from '@mediagen/storage';
 import { createChannelSlots } from './channel-slots';
@@ -30,14 +30,20 @@ export interface WorkerApp {
 
 export async function startWorkerApp(
   config: Config,
-  opts: { channels?: ChannelConfig; log?: Logger; processMetrics?: boolean } = {},
+  opts: {
+    channels?: ChannelConfig;
+    log?: Logger;
+    processMetrics?: boolean;
+    /** Test seam: adapters made otherwise than from the config (scripted upstreams). */
+    adapters?: (channels: ChannelConfig) => Map<string, ChannelAdapter>;
+  } = {},
 ): Promise<WorkerApp> {
   const log = opts.log ?? createLogger(config.LOG_LEVEL, { app: 'worker', pid: process.pid });
   const channels = opts.channels ?? loadChannelConfig(config);
   // Tasks of a model no channel serves fail with generation_failed; say so once, at start.
   const unserved = unservedModels(channels, [...VIDEO_MODEL_IDS, ...IMAGE_MODEL_IDS]);
   if (unserved.length) log.warn({ models: unserved }, 'no channel serves these models; their tasks will fail');
-  const db = createDb(config.DATABASE_URL, { poolSize: Math.min(20, config.WORKER_CONCURRENCY + 5) });
+  const db = createDb(config.DATABASE_URL, { poolSize: Math.min(20, config.WORKER_CONCURRENCY + 5), timeouts: dbTimeoutsFrom(config) });
   // BullMQ wants its own connections for blocking commands; plain commands share one.
   const redis = createConsumerRedis(config.REDIS_URL);
   const workerRedis = createConsumerRedis(config.REDIS_URL);
@@ -49,7 +55,7 @@ export async function startWorkerApp(
     windowMs: config.CHANNEL_BREAKER_WINDOW_MS,
     cooldownMs: config.CHANNEL_BREAKER_COOLDOWN_MS,
   });
-  const adapters = new Map([...createAdapters(channels)].map(([id, a]) => [id, observeChannel(a, { metrics, health: channelHealth, log })]));
+  const adapters = new Map([...(opts.adapters ?? createAdapters)(channels)].map(([id, a]) => [id, observeChannel(a, { metrics, health: channelHealth, log })]));
   // The gateway has no channel file: it learns the channels (for /admin/channels) from the workers.
   await channelHealth
     .register(channels.channels.map((c) => ({ id: c.id, models: Object.keys(c.models), tier: c.tier, costOrder: c.costOrder, enabled: c.enabled, maxInFlight: c.maxInFlight })))
@@ -78,6 +84,7 @@ export async function startWorkerApp(
 
   const stop = async () => {
     running = false;
+    maintenance.keeper.stop();
     const drain = Promise.all([taskWorker.close(), maintenance.worker.close()]);
     const deadline = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), config.SHUTDOWN_TIMEOUT_MS).unref());
     if ((await Promise.race([drain, deadline])) === 'timeout') {

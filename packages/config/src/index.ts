@@ -47,6 +47,8 @@ const envSchema = z.object({
   /** Largest result file downloaded from a provider, per media type (packages/providers download.ts). */
   RESULT_MAX_IMAGE_BYTES: z.coerce.number().int().positive().default(50 * 1024 * 1024),
   RESULT_MAX_VIDEO_BYTES: z.coerce.number().int().positive().default(1024 * 1024 * 1024),
+  /** Key of the per-task tokens in upstream callback URLs (same on gateways and workers); derived from ADMIN_TOKEN when unset. */
+  UPSTREAM_CALLBACK_SECRET: optionalText(z.string().min(16)),
   /** Requests per minute per API key; an account's rateLimitPerMinute overrides it. */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
   /** How long an "answers at once" image submit waits for its render before answering pending. */
@@ -75,6 +77,16 @@ const envSchema = z.object({
   CHANNEL_BREAKER_WINDOW_MS: z.coerce.number().int().positive().default(60_000),
   /** How long an open channel is skipped before one task may probe it. */
   CHANNEL_BREAKER_COOLDOWN_MS: z.coerce.number().int().positive().default(30_000),
+  /** An idempotency claim with no task older than this (database clock) is presumed dead and may be taken over. */
+  IDEMPOTENCY_STALE_MS: z.coerce.number().int().positive().default(60_000),
+  /** Database waits (docs/reliability.md): getting a connection, one statement (server side), one query round trip (client side). 0 disables. */
+  DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(0).default(5_000),
+  DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(15_000),
+  DB_QUERY_TIMEOUT_MS: z.coerce.number().int().min(0).default(20_000),
+  /** A transaction idle this long is rolled back by Postgres, releasing its row locks. 0 disables. */
+  DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
+  /** TCP keepalive on database connections after this much idle time, so a dead peer is noticed. 0 disables. */
+  DB_KEEPALIVE_MS: z.coerce.number().int().min(0).default(10_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
 });
