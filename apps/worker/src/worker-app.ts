@@ -84,6 +84,7 @@ export async function startWorkerApp(
 
   const stop = async () => {
     running = false;
+    maintenance.keeper.stop();
     const drain = Promise.all([taskWorker.close(), maintenance.worker.close()]);
     const deadline = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), config.SHUTDOWN_TIMEOUT_MS).unref());
     if ((await Promise.race([drain, deadline])) === 'timeout') {
