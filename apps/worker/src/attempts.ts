@@ -32,6 +32,9 @@ export interface TaskWithAttempt {
   params: unknown;
   progress: number;
   deadlineAt: Date;
+  /** POST .../cancel asked for an upstream cancel (extension): the next step cancels and settles. */
+  cancelRequested: boolean;
+  errorCode: string | null;
   attempt: Attempt | null;
 }
 
@@ -41,6 +44,7 @@ export async function loadTask(db: Db, taskId: string): Promise<TaskWithAttempt 
     (Omit<TaskWithAttempt, 'attempt'> & { aId: string | null; aNo: number; aChannel: string; aUpstream: string | null; aStatus: AttemptStatus; aCreated: Date })[]
   >`
     SELECT t."id", t."accountId", t."status"::text AS "status", t."model", t."params", t."progress", t."deadlineAt",
+           (t."cancelRequestedAt" IS NOT NULL) AS "cancelRequested", t."errorCode",
            a."id" AS "aId", a."attemptNo" AS "aNo", a."channelId" AS "aChannel", a."upstreamId" AS "aUpstream",
            a."status" AS "aStatus", a."createdAt" AS "aCreated"
       FROM "Task" t
@@ -53,7 +57,10 @@ export async function loadTask(db: Db, taskId: string): Promise<TaskWithAttempt 
   const attempt: Attempt | null = r.aId
     ? { id: r.aId, taskId: r.id, attemptNo: r.aNo, channelId: r.aChannel, upstreamId: r.aUpstream, status: r.aStatus, createdAt: r.aCreated }
     : null;
-  return { id: r.id, accountId: r.accountId, status: r.status, model: r.model, params: r.params, progress: r.progress, deadlineAt: r.deadlineAt, attempt };
+  return {
+    id: r.id, accountId: r.accountId, status: r.status, model: r.model, params: r.params, progress: r.progress, deadlineAt: r.deadlineAt,
+    cancelRequested: r.cancelRequested, errorCode: r.errorCode, attempt,
+  };
 }
 
 export async function latestAttempt(db: Db, taskId: string): Promise<Attempt | null> {

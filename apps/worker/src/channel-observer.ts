@@ -46,7 +46,11 @@ export function observeChannel(inner: ChannelAdapter, deps: ObserverDeps): Chann
     }
   }
 
+  // Capabilities and cancel() pass through unchanged (cancel is rare; not timed).
+  const extra = inner as ChannelAdapter & { capabilities?: unknown; cancel?: (id: string) => Promise<void> };
   return {
+    ...(extra.capabilities !== undefined ? { capabilities: extra.capabilities } : {}),
+    ...(typeof extra.cancel === 'function' ? { cancel: (id: string) => extra.cancel!(id) } : {}),
     channel: inner.channel,
     submit: (req, key) => timed('submit', 'submit', () => inner.submit(req, key)),
     async poll(upstreamId) {

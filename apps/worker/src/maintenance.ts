@@ -6,6 +6,7 @@ import { JOBS, QUEUES } from '@mediagen/queue';
 import type { WorkerContext } from './context';
 import { reconcile } from './reconciler';
 import { sweepTimeouts } from './timeout-sweep';
+import { reconcileWebhooks } from './webhook-events';
 
 export interface Maintenance {
   queue: Queue;
@@ -19,11 +20,13 @@ export async function startMaintenance(ctx: WorkerContext, connection: Redis): P
   // Upserting is idempotent: every worker declares the same schedules; the last declaration wins.
   await queue.upsertJobScheduler(JOBS.sweepTimeouts, { every: ctx.config.SWEEP_INTERVAL_MS }, { name: JOBS.sweepTimeouts, data: {}, opts });
   await queue.upsertJobScheduler(JOBS.reconcile, { every: ctx.config.RECONCILE_INTERVAL_MS }, { name: JOBS.reconcile, data: {}, opts });
+  await queue.upsertJobScheduler(JOBS.reconcileWebhooks, { every: ctx.config.RECONCILE_INTERVAL_MS }, { name: JOBS.reconcileWebhooks, data: {}, opts });
   const worker = new Worker(
     QUEUES.maintenance,
     async (job) => {
       if (job.name === JOBS.sweepTimeouts) return { timedOut: await sweepTimeouts(ctx) };
       if (job.name === JOBS.reconcile) return reconcile(ctx);
+      if (job.name === JOBS.reconcileWebhooks) return reconcileWebhooks(ctx);
       return null;
     },
     { connection, prefix, concurrency: 1, lockDuration: 60_000 },

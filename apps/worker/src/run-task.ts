@@ -12,6 +12,7 @@ import { closeAttempt, collectStep, newAttemptId, pollStep, submitStep } from '.
 import type { WorkerContext } from './context';
 import { backoffMs, slotWaitMs } from './schedule';
 import { settleFailed } from './settle';
+import { cancelOrphanedRender, runCancel } from './cancel-task';
 import { Next, StepOutcome, TaskRun } from './task-run';
 
 const ACTIVE_ATTEMPT: ReadonlySet<string> = new Set(['submitting', 'running', 'succeeded']);
@@ -55,7 +56,8 @@ export async function advanceTask(ctx: WorkerContext, payload: RunTaskPayload): 
   const run: TaskRun = { ctx, task, spec: params, outputSeconds: params.outputSeconds ?? null, transientErrors: payload.transientErrors };
 
   if (task.status === 'completed' || task.status === 'failed') {
-    // Settled elsewhere (timeout sweep, a racing worker): tidy the attempt and free its slot.
+    // Settled elsewhere (timeout sweep, a racing worker, a client cancel): tidy the attempt and free its slot.
+    if (attempt && ACTIVE_ATTEMPT.has(attempt.status) && task.errorCode === 'cancelled') await cancelOrphanedRender(ctx, attempt);
     if (attempt && ACTIVE_ATTEMPT.has(attempt.status))
       await closeAttempt(ctx, attempt, task.status === 'completed' && attempt.status === 'succeeded' ? 'completed' : 'abandoned');
     return null;
@@ -65,6 +67,7 @@ export async function advanceTask(ctx: WorkerContext, payload: RunTaskPayload): 
     if (attempt && ACTIVE_ATTEMPT.has(attempt.status)) await closeAttempt(ctx, attempt, 'abandoned');
     return null;
   }
+  if (task.cancelRequested) return runCancel(ctx, task, payload.transientErrors);
   const next = await advanceAttempts(run, attempt);
   // Wake up at the deadline at the latest, so a task times out even without the sweep.
   return next && { ...next, at: Math.min(next.at, task.deadlineAt.getTime() + 50) };

@@ -3,6 +3,7 @@
 import { completeTask, failTask, FailureCode, RETRYABLE, sql } from '@mediagen/db';
 import type { WorkerContext } from './context';
 import { failureMessage } from './failure-messages';
+import { emitTaskWebhooks } from './webhook-events';
 
 /**
  * Model, account and cost of a task whose settlement this worker won, for the counters and log
@@ -31,6 +32,7 @@ export async function settleCompleted(ctx: WorkerContext, taskId: string, result
   }
   ctx.stats.completed += 1;
   await ctx.events.publish(taskId, 'completed');
+  await emitTaskWebhooks(ctx, taskId);
   const t = await settledTask(ctx, taskId);
   ctx.metrics.tasks.completed.inc({ model: t.model });
   ctx.log.info({ taskId, accountId: t.accountId, model: t.model, channel, files: resultUrls.length }, 'task completed');
@@ -54,6 +56,7 @@ export async function settleFailed(
   }
   ctx.stats.failed += 1;
   await ctx.events.publish(taskId, 'failed');
+  await emitTaskWebhooks(ctx, taskId);
   const t = await settledTask(ctx, taskId);
   // failTask refunds the whole charge in the same transaction that won the move to failed.
   ctx.metrics.tasks.failed.inc({ model: t.model, error_code: code });

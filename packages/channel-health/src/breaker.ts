@@ -33,6 +33,8 @@ export interface ChannelInfo {
   costOrder: number;
   enabled: boolean;
   maxInFlight: number;
+  /** The channel's adapter can cancel a running render upstream (the gateway's cancel reads it). */
+  cancel?: boolean;
 }
 
 // KEYS: health hash, outcome bucket. ARGV: outcome, now, failures, windowMs, cooldownMs, error, bucket ttl (s).

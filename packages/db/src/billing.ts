@@ -18,6 +18,8 @@ export interface NewTask {
   deadlineAt: Date;
   /** Set when the submit carried an idempotency id that this request claimed. */
   idempotencyKey?: string;
+  /** `callback_url` of the submit (extension): where the task's event is delivered. */
+  callbackUrl?: string | null;
 }
 
 /** Why a task could not be created: the gateway turns these into 402 / 429 / 404. */
@@ -49,8 +51,8 @@ WITH acc AS (
    WHERE "id" = $2 AND "balanceCents" >= $3 AND "tasksInProgress" < "maxConcurrentTasks"
   RETURNING "balanceCents"
 ), task AS (
-  INSERT INTO "Task" ("id", "accountId", "type", "model", "params", "costCents", "costMicros", "billedSeconds", "deadlineAt", "createdAt", "updatedAt")
-  SELECT $1, $2, $4::"TaskType", $5, $6::jsonb, $3, $7::bigint, $8::int, $9::timestamp, $10::timestamp, $10::timestamp FROM acc
+  INSERT INTO "Task" ("id", "accountId", "type", "model", "params", "costCents", "costMicros", "billedSeconds", "deadlineAt", "createdAt", "updatedAt", "callbackUrl")
+  SELECT $1, $2, $4::"TaskType", $5, $6::jsonb, $3, $7::bigint, $8::int, $9::timestamp, $10::timestamp, $10::timestamp, $14::text FROM acc
   RETURNING "id"
 ), charge AS (
   INSERT INTO "LedgerEntry" ("id", "accountId", "taskId", "kind", "amountCents", "reason", "createdAt")
@@ -66,7 +68,7 @@ export async function createTaskWithCharge(db: Db, t: NewTask): Promise<{ balanc
   const now = utc(new Date());
   const values = [
     t.taskId, t.accountId, t.costCents, t.type, t.model, JSON.stringify(t.params), t.costMicros.toString(), t.billedSeconds,
-    utc(t.deadlineAt), now, newId('led'), `task ${t.model}`, t.idempotencyKey ?? null,
+    utc(t.deadlineAt), now, newId('led'), `task ${t.model}`, t.idempotencyKey ?? null, t.callbackUrl ?? null,
   ];
   type Row = { balanceCents: number; linked: number };
   const rows =

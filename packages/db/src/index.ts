@@ -6,3 +6,5 @@ export * from './idempotency';
 export * from './generated/client';
 export * from './sql';
 export * from './tasks';
+export * from './keyset';
+export * from './task-list';

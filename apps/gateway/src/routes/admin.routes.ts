@@ -3,10 +3,23 @@
 import express, { Router } from 'express';
 import { z } from 'zod';
 import { AppError } from '@mediagen/errors';
-import { creditAccount, newId } from '@mediagen/db';
+import { creditAccount, listLedger, listTasks, newId } from '@mediagen/db';
 import type { GatewayDeps } from '../deps';
 import { generateApiKey } from '../services/api-keys';
 import { parseAdminBody } from '../services/admin-validation';
+import { decodeCursor, encodeCursor } from '../services/cursor';
+import { cursorParam, limitParam, parseQuery, TASK_STATUSES } from '../services/listing';
+
+/** Ledger pages: 100 entries by default as before, up to 1,000; nextCursor continues past them. */
+export const ledgerQuerySchema = z.strictObject({ limit: limitParam(100, 1000), cursor: cursorParam });
+export const adminTaskListQuerySchema = z.strictObject({
+  accountId: z.string().min(1).max(200).optional(),
+  status: z.enum(TASK_STATUSES).optional(),
+  type: z.enum(['video', 'image']).optional(),
+  model: z.string().min(1).max(100).optional(),
+  limit: limitParam(50, 500),
+  cursor: cursorParam,
+});
 
 const MAX_CENTS = 1_000_000_000; // $10M: keeps sums far inside Postgres INTEGER
 
@@ -91,14 +104,16 @@ export function adminRouter(deps: GatewayDeps): Router {
   });
 
   r.get('/accounts/:id/ledger', async (req, res) => {
+    const q = parseQuery(ledgerQuerySchema, req.query);
     await accountView(req.params.id);
-    const limit = Math.min(Math.max(Number(req.query.limit) || 100, 1), 1000);
-    const entries = await db.ledgerEntry.findMany({
-      where: { accountId: req.params.id },
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      take: limit,
-    });
-    res.json({ entries: entries.map((e) => ({ id: e.id, kind: e.kind, amountCents: e.amountCents, taskId: e.taskId, reason: e.reason, createdAt: e.createdAt })) });
+    const page = await listLedger(db, req.params.id, q.limit, decodeCursor('ledger', q.cursor));
+    res.json({ entries: page.rows, nextCursor: encodeCursor('ledger', page.next) });
+  });
+
+  r.get('/tasks', async (req, res) => {
+    const q = parseQuery(adminTaskListQuerySchema, req.query);
+    const page = await listTasks(db, { accountId: q.accountId, status: q.status, type: q.type, model: q.model, limit: q.limit, before: decodeCursor('tasks', q.cursor) });
+    res.json({ data: page.rows, nextCursor: encodeCursor('tasks', page.next) });
   });
 
   r.get('/tasks/:taskId', async (req, res) => {

@@ -1,0 +1,52 @@
+// Client cancels (POST /api/{type}/tasks/{taskId}/cancel, docs/api.md). The gateway settles a task
+// that no upstream has accepted yet by itself; for a running render it marks the task
+// cancel-requested (only when the channel's adapter can cancel) and the task's next step lands
+// here: cancel upstream, then settle failed/cancelled with the refund, like any other failure.
+import type { Attempt, TaskWithAttempt } from './attempts';
+import { closeAttempt } from './attempt-steps';
+import type { WorkerContext } from './context';
+import { backoffMs } from './schedule';
+import { settleFailed } from './settle';
+import type { Next } from './task-run';
+import { upstreamCancel } from './upstream-cancel';
+
+const RUNNING: ReadonlySet<string> = new Set(['submitting', 'running', 'succeeded']);
+
+export async function runCancel(ctx: WorkerContext, task: TaskWithAttempt, transientErrors: number): Promise<Next> {
+  const attempt = task.attempt;
+  if (attempt && RUNNING.has(attempt.status) && attempt.upstreamId) {
+    const cancel = upstreamCancel(ctx.adapters.get(attempt.channelId));
+    if (cancel) {
+      try {
+        await cancel(attempt.upstreamId);
+      } catch (e) {
+        const err = ctx.adapters.get(attempt.channelId)!.classifyError(e, 'cancel');
+        const n = transientErrors + 1;
+        if (err.kind === 'transient' && n <= ctx.config.WORKER_MAX_TRANSIENT_ERRORS)
+          return { at: Date.now() + backoffMs(n, err.retryAfterMs), step: 'poll', transientErrors: n };
+        // The upstream refused (the render may have just finished): the task carries on and ends as
+        // it ends; the client sees the outcome by polling.
+        ctx.log.warn({ taskId: task.id, channel: attempt.channelId, err: err.message }, 'upstream cancel refused; task continues');
+        await ctx.db.$executeRaw`UPDATE "Task" SET "cancelRequestedAt" = NULL WHERE "id" = ${task.id}`;
+        return { at: Date.now(), step: 'poll', transientErrors: 0 };
+      }
+    }
+  }
+  await settleFailed(ctx, task.id, 'cancelled', { channel: attempt?.channelId });
+  if (attempt && RUNNING.has(attempt.status)) await closeAttempt(ctx, attempt, 'abandoned');
+  return null;
+}
+
+/**
+ * A task the gateway cancelled while this worker's submit was in flight: the upstream may have
+ * accepted the render after all. Stop it there where the channel can (best effort; the task is
+ * already settled and refunded).
+ */
+export async function cancelOrphanedRender(ctx: WorkerContext, attempt: Attempt): Promise<void> {
+  if (!attempt.upstreamId) return;
+  const cancel = upstreamCancel(ctx.adapters.get(attempt.channelId));
+  if (!cancel) return;
+  await cancel(attempt.upstreamId).catch((err: Error) =>
+    ctx.log.warn({ taskId: attempt.taskId, channel: attempt.channelId, err: err.message }, 'render of a cancelled task not cancelled upstream'),
+  );
+}

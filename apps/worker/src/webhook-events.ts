@@ -1,0 +1,44 @@
+// After a settle commits: create the task's webhook deliveries (the outbox step, packages/webhooks)
+// and queue them. Never throws: the settlement is already committed, and whatever fails here the
+// reconciler repeats (settled tasks without their outbox mark, pending deliveries without a job).
+import { enqueueDelivery, QUEUES } from '@mediagen/queue';
+import { createTaskDeliveries, overdueDeliveries, unemittedTasks } from '@mediagen/webhooks';
+import type { WorkerContext } from './context';
+
+export async function emitTaskWebhooks(ctx: WorkerContext, taskId: string): Promise<void> {
+  try {
+    const ids = await createTaskDeliveries(ctx.db, taskId);
+    for (const id of ids) await enqueueDelivery(ctx.webhookQueue, id);
+  } catch (err) {
+    ctx.log.warn({ taskId, err: (err as Error).message }, 'task webhooks not created yet; the reconciler will');
+  }
+}
+
+/** Maintenance: the outbox scan and lost delivery jobs. */
+export async function reconcileWebhooks(ctx: WorkerContext): Promise<{ emitted: number; revived: number }> {
+  const grace = ctx.config.RECONCILE_GRACE_MS;
+  let emitted = 0;
+  for (const taskId of await unemittedTasks(ctx.db, grace)) {
+    await emitTaskWebhooks(ctx, taskId);
+    emitted += 1;
+  }
+  let revived = 0;
+  const overdue = await overdueDeliveries(ctx.db, grace);
+  if (overdue.length) {
+    const pipe = ctx.redis.pipeline();
+    for (const id of overdue) pipe.hmget(`${ctx.config.REDIS_PREFIX}:${QUEUES.webhooks}:${id}`, 'timestamp', 'finishedOn');
+    const answers = (await pipe.exec()) ?? [];
+    for (const [i, id] of overdue.entries()) {
+      const [err, fields] = answers[i] ?? [];
+      if (err) continue;
+      const [timestamp, finishedOn] = fields as (string | null)[];
+      if (timestamp && !finishedOn) continue; // its job is waiting, delayed or active
+      if (finishedOn) await (await ctx.webhookQueue.getJob(id))?.remove().catch(() => undefined);
+      await enqueueDelivery(ctx.webhookQueue, id);
+      revived += 1;
+      ctx.log.warn({ deliveryId: id }, 'pending webhook delivery had no live job; re-enqueued');
+    }
+  }
+  if (emitted) ctx.log.warn({ emitted }, 'settled tasks had no webhook deliveries yet; created');
+  return { emitted, revived };
+}
