@@ -1,9 +1,8 @@
 // The steps of one attempt on one channel: submit, poll, collect the result. Each step does a
 // little work and says when to come back; no step waits for a render.
-import { markProcessing, newId, updateProgress } from '@mediagen/db';
+import { Attempt, AttemptStatus, finishAttempt, markProcessing, newId, recordUpstreamId, setAttemptStatus, updateProgress } from '@mediagen/db';
 import { RenderRequest, ResultFile, ResultRef, UpstreamError, isUpstreamError } from '@mediagen/providers';
 import { publicFileUrl, resultKey } from '@mediagen/storage';
-import { Attempt, AttemptStatus, finishAttempt, recordUpstreamId, setAttemptStatus } from './attempts';
 import type { WorkerContext } from './context';
 import { backoffMs, pollDelayMs, slotWaitMs } from './schedule';
 import { settleCompleted, settleFailed } from './settle';

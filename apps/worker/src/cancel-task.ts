@@ -2,7 +2,7 @@
 // that no upstream has accepted yet by itself; for a running render it marks the task
 // cancel-requested (only when the channel's adapter can cancel) and the task's next step lands
 // here: cancel upstream, then settle failed/cancelled with the refund, like any other failure.
-import type { Attempt, TaskWithAttempt } from './attempts';
+import { clearCancelRequest, type Attempt, type TaskWithAttempt } from '@mediagen/db';
 import { closeAttempt } from './attempt-steps';
 import type { WorkerContext } from './context';
 import { backoffMs } from './schedule';
@@ -27,7 +27,7 @@ export async function runCancel(ctx: WorkerContext, task: TaskWithAttempt, trans
         // The upstream refused (the render may have just finished): the task carries on and ends as
         // it ends; the client sees the outcome by polling.
         ctx.log.warn({ taskId: task.id, channel: attempt.channelId, err: err.message }, 'upstream cancel refused; task continues');
-        await ctx.db.$executeRaw`UPDATE "Task" SET "cancelRequestedAt" = NULL WHERE "id" = ${task.id}`;
+        await clearCancelRequest(ctx.db, task.id);
         return { at: Date.now(), step: 'poll', transientErrors: 0 };
       }
     }

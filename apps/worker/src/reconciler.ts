@@ -1,6 +1,7 @@
 // Re-enqueues unfinished tasks that have no live job: the gateway's enqueue failed after its commit,
 // Redis lost its data (restart without persistence), or a job ended without settling its task.
 // jobId = taskId makes enqueueing idempotent, so a reconciler racing a gateway does no harm.
+import { unfinishedTaskIds } from '@mediagen/db';
 import { enqueueTask, QUEUES } from '@mediagen/queue';
 import type { WorkerContext } from './context';
 
@@ -17,12 +18,7 @@ export async function reconcile(ctx: WorkerContext): Promise<ReconcileResult> {
   const createdBefore = new Date(Date.now() - ctx.config.RECONCILE_GRACE_MS);
   let cursor = '';
   for (;;) {
-    const tasks = await ctx.db.task.findMany({
-      where: { status: { in: ['pending', 'processing'] }, createdAt: { lt: createdBefore }, id: { gt: cursor } },
-      select: { id: true },
-      orderBy: { id: 'asc' },
-      take: BATCH,
-    });
+    const tasks = (await unfinishedTaskIds(ctx.db, createdBefore, cursor, BATCH)).map((id) => ({ id }));
     if (tasks.length === 0) return result;
     cursor = tasks[tasks.length - 1].id;
     result.checked += tasks.length;

@@ -7,7 +7,7 @@ import type { TaskSpec } from '@mediagen/catalog';
 import { pickChannel } from '@mediagen/channel-health';
 import { channelsFor, UpstreamError } from '@mediagen/providers';
 import { RunTaskPayload, runTaskPayloadSchema } from '@mediagen/queue';
-import { Attempt, loadTask, setAttemptStatus, startAttempt, triedChannels } from './attempts';
+import { Attempt, loadTask, setAttemptStatus, startAttempt, triedChannels } from '@mediagen/db';
 import { closeAttempt, collectStep, newAttemptId, pollStep, submitStep } from './attempt-steps';
 import type { WorkerContext } from './context';
 import { backoffMs, slotWaitMs } from './schedule';

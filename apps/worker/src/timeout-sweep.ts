@@ -1,8 +1,8 @@
 // Fails tasks past their deadline (spec 3: no result within TASK_TIMEOUT_MS -> timeout), refunding
 // them in the settlement transaction. Jobs also check the deadline on every step; the sweep covers
 // tasks whose job is asleep for long or was lost.
+import { latestAttempt, overdueTaskIds } from '@mediagen/db';
 import { closeAttempt } from './attempt-steps';
-import { latestAttempt } from './attempts';
 import type { WorkerContext } from './context';
 import { settleFailed } from './settle';
 
@@ -11,13 +11,8 @@ const BATCH = 500;
 export async function sweepTimeouts(ctx: WorkerContext): Promise<number> {
   let failed = 0;
   for (;;) {
-    const due = await ctx.db.task.findMany({
-      where: { status: { in: ['pending', 'processing'] }, deadlineAt: { lt: new Date() } },
-      select: { id: true },
-      orderBy: { deadlineAt: 'asc' },
-      take: BATCH,
-    });
-    for (const { id } of due) {
+    const due = await overdueTaskIds(ctx.db, new Date(), BATCH);
+    for (const id of due) {
       if (!(await settleFailed(ctx, id, 'timeout'))) continue;
       failed += 1;
       const attempt = await latestAttempt(ctx.db, id);

@@ -57,7 +57,8 @@ export interface LedgerRow {
   createdAt: string;
 }
 
-export async function listLedger(db: Db, accountId: string, limit: number, before?: Keyset): Promise<{ rows: LedgerRow[]; next: Keyset | null }> {
+/** One keyset page of the account's ledger, newest first. */
+export async function listLedgerPage(db: Db, accountId: string, limit: number, before?: Keyset): Promise<{ rows: LedgerRow[]; next: Keyset | null }> {
   const where = ['"accountId" = $1'];
   const values: unknown[] = [accountId];
   keysetWhere(where, values, before);

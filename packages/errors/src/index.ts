@@ -31,6 +31,12 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+/** Every code, for enums in the OpenAPI document and the SDK's typed errors. */
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]];
+
+/** The codes answered with one HTTP status. */
+export const codesForStatus = (status: number): ErrorCode[] => ERROR_CODES.filter((c) => ERROR_STATUS[c] === status);
+
 export interface ErrorDetail {
   /** Field path as the client wrote it, e.g. `media[2].url`, `duration`. */
   path: string;

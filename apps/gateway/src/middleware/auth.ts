@@ -1,6 +1,7 @@
 // Bearer API-key authentication (spec section 5). Lookups are cached in-process for a few
 // seconds; a revocation evicts the entry at once in every gateway through Redis pub/sub.
 import type { RequestHandler } from 'express';
+import { findApiKeyByHash } from '@mediagen/db';
 import { AppError } from '@mediagen/errors';
 import type { GatewayDeps } from '../deps';
 import { hashApiKey, looksLikeApiKey } from '../services/api-keys';
@@ -40,15 +41,12 @@ export function apiKeyAuth(deps: GatewayDeps): RequestHandler {
         req.auth = hit.ctx;
         return next();
       }
-      const key = await deps.db.apiKey.findUnique({
-        where: { keyHash: hash },
-        select: { id: true, accountId: true, revokedAt: true, account: { select: { rateLimitPerMinute: true } } },
-      });
-      if (!key || key.revokedAt) {
+      const key = await findApiKeyByHash(deps.db, hash);
+      if (!key || key.revoked) {
         cache.delete(hash);
         throw unauthorized('Invalid or revoked API key');
       }
-      const ctx: AuthContext = { apiKeyId: key.id, accountId: key.accountId, rateLimitPerMinute: key.account.rateLimitPerMinute };
+      const ctx: AuthContext = { apiKeyId: key.apiKeyId, accountId: key.accountId, rateLimitPerMinute: key.rateLimitPerMinute };
       if (cache.size >= CACHE_MAX) cache.clear();
       cache.set(hash, { ctx, until: now + CACHE_MS });
       req.auth = ctx;

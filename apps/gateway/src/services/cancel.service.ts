@@ -7,7 +7,7 @@
 //   A channel that cannot cancel: 409 `not_cancellable`.
 // - Finished: 409 `not_cancellable`; already cancelled: the same 200 body again (idempotent).
 import { AppError } from '@mediagen/errors';
-import { failTask, sql } from '@mediagen/db';
+import { CancelView, failTask, findCancelView, requestCancel } from '@mediagen/db';
 import { registryKey } from '@mediagen/channel-health';
 import { enqueueDelivery } from '@mediagen/queue';
 import { createTaskDeliveries } from '@mediagen/webhooks';
@@ -18,34 +18,8 @@ import { pollBody } from './task-view';
 export const CANCELLED_MESSAGE = 'The task was cancelled at your request. You were refunded.';
 const ACCEPTED_ATTEMPT = new Set(['running', 'succeeded', 'submitting']);
 
-interface Row {
-  id: string;
-  type: 'video' | 'image';
-  status: 'pending' | 'processing' | 'completed' | 'failed';
-  progress: number;
-  resultUrls: string[];
-  errorCode: string | null;
-  errorMessage: string | null;
-  retryable: boolean | null;
-  cancelRequested: boolean;
-  upstreamId: string | null;
-  attemptStatus: string | null;
-  channelId: string | null;
-}
-
-async function load(deps: GatewayDeps, accountId: string, taskId: string): Promise<Row | null> {
-  const { rows } = await sql<Row>(
-    deps.db,
-    `SELECT t."id", t."type"::text AS "type", t."status"::text AS "status", t."progress", t."resultUrls", t."errorCode", t."errorMessage",
-            t."retryable", (t."cancelRequestedAt" IS NOT NULL) AS "cancelRequested",
-            a."upstreamId", a."status" AS "attemptStatus", a."channelId"
-       FROM "Task" t
-       LEFT JOIN LATERAL (SELECT * FROM "TaskAttempt" x WHERE x."taskId" = t."id" ORDER BY x."attemptNo" DESC LIMIT 1) a ON true
-      WHERE t."id" = $1 AND t."accountId" = $2`,
-    [taskId, accountId],
-  );
-  return rows[0] ? { ...rows[0], resultUrls: rows[0].resultUrls ?? [] } : null;
-}
+type Row = CancelView;
+const load = (deps: GatewayDeps, accountId: string, taskId: string) => findCancelView(deps.db, taskId, accountId);
 
 export interface CancelAnswer {
   status: 200 | 202;
@@ -80,12 +54,7 @@ export async function cancelTask(deps: GatewayDeps, accountId: string, type: 'vi
 
 async function requestUpstreamCancel(deps: GatewayDeps, accountId: string, r: Row): Promise<CancelAnswer> {
   const wait = deps.events.waitForSettle(r.id, deps.config.CANCEL_WAIT_MS);
-  const { rowCount } = await sql(
-    deps.db,
-    `UPDATE "Task" SET "cancelRequestedAt" = COALESCE("cancelRequestedAt", now()) WHERE "id" = $1 AND "status" IN ('pending', 'processing')`,
-    [r.id],
-  );
-  if (rowCount === 1) {
+  if (await requestCancel(deps.db, r.id)) {
     // Wake the task's job if it waits in the delayed set for its next poll.
     try {
       const job = await deps.queue.getJob(r.id);

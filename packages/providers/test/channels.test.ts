@@ -1,5 +1,5 @@
 import { AxiosError, AxiosHeaders } from 'axios';
-import { channelsFor, classifyUpstreamError, defaultChannelConfig, parseChannelConfig, parseRetryAfter, unservedModels } from './index';
+import { channelsFor, classifyUpstreamError, defaultChannelConfig, parseChannelConfig, parseRetryAfter, unservedModels } from '../src';
 
 const cfg = defaultChannelConfig('http://127.0.0.1:4010');
 const ids = (model: string, tier: 'official' | 'third-party' | null) => channelsFor(cfg, model, tier).map((c) => c.id);

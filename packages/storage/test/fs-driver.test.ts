@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { createStorage, isValidKey, publicFileUrl, resultKey } from './index';
+import { createStorage, isValidKey, publicFileUrl, resultKey } from '../src';
 
 const readAll = async (s: NodeJS.ReadableStream): Promise<Buffer> => {
   const chunks: Buffer[] = [];

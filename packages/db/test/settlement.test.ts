@@ -1,7 +1,7 @@
-import { createDb, Db } from './client';
-import { newId } from './ids';
-import { createTestSchema, TestSchema } from './test-schema';
-import { completeTask, failTask, markProcessing, RETRYABLE, updateProgress } from './settlement';
+import { createDb, Db } from '../src/client';
+import { newId } from '../src/ids';
+import { createTestSchema, TestSchema } from '../src/test-schema';
+import { completeTask, failTask, markProcessing, RETRYABLE, updateProgress } from '../src/settlement';
 
 let schema: TestSchema;
 let db: Db;

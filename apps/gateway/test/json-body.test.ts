@@ -2,7 +2,7 @@
 import express from 'express';
 import request from 'supertest';
 import { gzipSync } from 'node:zlib';
-import { jsonBody, LARGE_BODY_BYTES } from './json-body';
+import { jsonBody, LARGE_BODY_BYTES } from '../src/middleware/json-body';
 
 function app(limit = 1024 * 1024) {
   const a = express();

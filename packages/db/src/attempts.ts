@@ -2,7 +2,7 @@
 // from a submit, so a resumed job polls that render instead of starting another one.
 // Raw SQL on purpose: these run on every step of every task, and Prisma's query compiler costs
 // more CPU than the queries themselves (measured: ~45% of a worker's CPU before the change).
-import type { Db } from '@mediagen/db';
+import type { Db } from './client';
 
 export type AttemptStatus =
   | 'submitting' // created; the upstream may or may not have the render (the idempotency key decides)

@@ -4,7 +4,7 @@ import path from 'node:path';
 import express from 'express';
 import request from 'supertest';
 import { createStorage } from '@mediagen/storage';
-import { createFilesRouter } from './files.routes';
+import { createFilesRouter } from '../src/routes/files.routes';
 
 describe('GET /files/<key>', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mg-files-'));

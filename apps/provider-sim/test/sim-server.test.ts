@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
 import { PNG } from 'pngjs';
 import type { ImageTaskSpec, VideoTaskSpec } from '@mediagen/catalog';
 import { ChannelAdapter, createAdapters, defaultChannelConfig, RenderStatus, UpstreamError } from '@mediagen/providers';
-import { createSimServer } from './sim-server';
+import { createSimServer } from '../src/sim-server';
 
 let adapters: Map<string, ChannelAdapter>;
 let close: () => Promise<void>;

@@ -1,6 +1,6 @@
 import { channelSchema } from '@mediagen/providers';
-import { backoffMs, pollDelayMs } from './schedule';
-import { failureMessage } from './failure-messages';
+import { backoffMs, pollDelayMs } from '../src/schedule';
+import { failureMessage } from '../src/failure-messages';
 
 describe('backoff', () => {
   it('grows exponentially with jitter and a cap', () => {
