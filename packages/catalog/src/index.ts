@@ -15,3 +15,4 @@ export { pollBody, type TaskBodyRow } from './task-bodies';
 export { parseCallbackUrl, MAX_CALLBACK_URL_CHARS } from './callback-url';
 export { checkMeasuredLimits, lipSyncOutputSeconds, ceilSeconds, overLimit, MEASURE_TOLERANCE_MS } from './measured-limits';
 export { computeCost, microsToCents } from './cost';
+export * from './extension-schemas';
