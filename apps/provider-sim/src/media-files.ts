@@ -6,8 +6,14 @@ import { buildMp4 } from './mp4-writer';
 /** Long side in pixels per image resolution; models without a resolution parameter get 1k. */
 const LONG_SIDE: Record<string, number> = { '1k': 1024, '2k': 2048, '4k': 4096 };
 
+/**
+ * Pixel size of an image: an explicit `"WxH"` (Seedream's `size`) as given, else the ratio at the
+ * resolution's long side.
+ */
 export function imageSize(ratio: unknown, resolution: unknown): { width: number; height: number } {
-  const long = LONG_SIDE[String(resolution)] ?? 1024;
+  const exact = /^(\d{1,5})x(\d{1,5})$/.exec(String(resolution ?? ''));
+  if (exact && Number(exact[1]) > 0 && Number(exact[2]) > 0) return { width: Math.min(Number(exact[1]), 8192), height: Math.min(Number(exact[2]), 8192) };
+  const long = LONG_SIDE[String(resolution).toLowerCase()] ?? 1024;
   const m = /^(\d+):(\d+)$/.exec(String(ratio ?? ''));
   const [w, h] = m ? [Number(m[1]), Number(m[2])] : [1, 1];
   if (!w || !h) return { width: long, height: long };

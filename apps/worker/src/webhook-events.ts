@@ -1,20 +1,10 @@
-// After a settle commits: create the task's webhook deliveries (the outbox step, packages/webhooks)
-// and queue them. Never throws: the settlement is already committed, and whatever fails here the
-// reconciler repeats (settled tasks without their outbox mark, pending deliveries without a job).
+// Maintenance for outbound webhooks: the outbox scan (settled tasks whose deliveries were never
+// created, because their settler died between the commit and the outbox step) and lost delivery
+// jobs (pending deliveries overdue with no live job, e.g. Redis lost its data).
 import { enqueueDelivery, QUEUES } from '@mediagen/queue';
-import { createTaskDeliveries, overdueDeliveries, unemittedTasks } from '@mediagen/webhooks';
+import { emitTaskWebhooks, overdueDeliveries, unemittedTasks } from '@mediagen/webhooks';
 import type { WorkerContext } from './context';
 
-export async function emitTaskWebhooks(ctx: WorkerContext, taskId: string): Promise<void> {
-  try {
-    const ids = await createTaskDeliveries(ctx.db, taskId);
-    for (const id of ids) await enqueueDelivery(ctx.webhookQueue, id);
-  } catch (err) {
-    ctx.log.warn({ taskId, err: (err as Error).message }, 'task webhooks not created yet; the reconciler will');
-  }
-}
-
-/** Maintenance: the outbox scan and lost delivery jobs. */
 export async function reconcileWebhooks(ctx: WorkerContext): Promise<{ emitted: number; revived: number }> {
   const grace = ctx.config.RECONCILE_GRACE_MS;
   let emitted = 0;

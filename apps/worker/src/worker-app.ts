@@ -9,15 +9,14 @@ import { createDb } from '@mediagen/db';
 import { createLogger } from '@mediagen/logging';
 import { createWorkerMetrics } from '@mediagen/metrics';
 import { IMAGE_MODEL_IDS, VIDEO_MODEL_IDS } from '@mediagen/catalog';
-import { ChannelConfig, createAdapters, loadChannelConfig, unservedModels } from '@mediagen/providers';
-import { createConsumerRedis, createTaskQueue, createWebhookQueue } from '@mediagen/queue';
+import { ChannelConfig, createAdapters, downloadPolicyFromConfig, loadChannelConfig, unservedModels } from '@mediagen/providers';
+import { createConsumerRedis, createTaskEventPublisher, createTaskQueue, createWebhookQueue } from '@mediagen/queue';
 import { createStorage } from '@mediagen/storage';
 import { createChannelSlots } from './channel-slots';
 import { observeChannel } from './channel-observer';
 import { newStats, WorkerContext } from './context';
 import { startHealthServer } from './health-server';
 import { Maintenance, startMaintenance } from './maintenance';
-import { createTaskEventPublisher } from './task-events';
 import { createTaskWorker } from './task-worker';
 import { createWebhookWorker } from './webhook-worker';
 import { upstreamCancel } from './upstream-cancel';
@@ -78,6 +77,7 @@ export async function startWorkerApp(
     stats: newStats(),
     metrics,
     health: channelHealth,
+    download: downloadPolicyFromConfig(config),
   };
   const taskWorker = createTaskWorker(ctx, workerRedis);
   const webhookWorker = createWebhookWorker(ctx, webhookRedis);

@@ -1,6 +1,6 @@
 import { channelSchema } from '@mediagen/providers';
 import { backoffMs, pollDelayMs } from '../src/schedule';
-import { failureMessage } from '../src/failure-messages';
+import { failureMessage } from '@mediagen/settle';
 
 describe('backoff', () => {
   it('grows exponentially with jitter and a cap', () => {

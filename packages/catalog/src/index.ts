@@ -16,3 +16,4 @@ export { parseCallbackUrl, MAX_CALLBACK_URL_CHARS } from './callback-url';
 export { checkMeasuredLimits, lipSyncOutputSeconds, ceilSeconds, overLimit, MEASURE_TOLERANCE_MS } from './measured-limits';
 export { computeCost, microsToCents } from './cost';
 export * from './extension-schemas';
+export { storedTaskParamsSchema, parseStoredTaskParams, type StoredTaskParams } from './stored-params';

@@ -44,6 +44,9 @@ const envSchema = z.object({
   /** Deadline for reading all reference files of one submit (fetch + measure). */
   MEDIA_TIMEOUT_MS: z.coerce.number().int().positive().default(8_000),
   TOP_UP_URL: z.string().url().optional(),
+  /** Largest result file downloaded from a provider, per media type (packages/providers download.ts). */
+  RESULT_MAX_IMAGE_BYTES: z.coerce.number().int().positive().default(50 * 1024 * 1024),
+  RESULT_MAX_VIDEO_BYTES: z.coerce.number().int().positive().default(1024 * 1024 * 1024),
   /** Requests per minute per API key; an account's rateLimitPerMinute overrides it. */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
   /** How long an "answers at once" image submit waits for its render before answering pending. */

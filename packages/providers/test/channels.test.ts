@@ -67,3 +67,26 @@ describe('upstream error classification', () => {
     expect(classifyUpstreamError(new TypeError('x is undefined'), ctx).kind).toBe('failed');
   });
 });
+
+describe('per-protocol channel config', () => {
+  const base = { baseUrl: 'https://up.example/v1', apiKey: 'k', costOrder: 1, models: { 'video-a-h3': 'h3' } };
+
+  it('carries each protocol its own fields, with their defaults', () => {
+    const c = parseChannelConfig({ channels: [{ ...base, id: 'f', protocol: 'fal' }, { ...base, id: 'r', protocol: 'replicate', webhookSecret: 'whsec_abc=' }] }, {});
+    expect(c.channels[0]).toMatchObject({ protocol: 'fal', webhookJwksUrl: 'https://rest.alpha.fal.ai/.well-known/jwks.json' });
+    expect(c.channels[1]).toMatchObject({ protocol: 'replicate', webhookSecret: 'whsec_abc=' });
+  });
+
+  it('names the channel and the field of a bad value, and lists the protocols for an unknown one', () => {
+    const bad = { channels: [{ ...base, id: 'fal-main', protocol: 'fal', webhookJwksUrl: 'not a url' }] };
+    expect(() => parseChannelConfig(bad, {})).toThrow(/channels\.0\.webhookJwksUrl \(channel fal-main, field webhookJwksUrl\)/);
+    const unknown = { channels: [{ ...base, id: 'odd', protocol: 'smoke-signals' }] };
+    expect(() => parseChannelConfig(unknown, {})).toThrow(/channel odd.*unknown protocol "smoke-signals" \(one of: modelark, minimax, gemini, fal, replicate/);
+  });
+
+  it('refuses http:// base URLs unless private media URLs are allowed', () => {
+    const plain = { channels: [{ ...base, id: 'plain', baseUrl: 'http://up.example/v1' }] };
+    expect(() => parseChannelConfig(plain, {}, 'x', { allowPrivate: false })).toThrow(/channel plain, field baseUrl: must be https/);
+    expect(parseChannelConfig(plain, {}, 'x', { allowPrivate: true }).channels[0].baseUrl).toBe('http://up.example/v1');
+  });
+});

@@ -7,3 +7,4 @@ export * from './send';
 export * from './outbox';
 export * from './deliver';
 export * from './endpoints';
+export * from './emit';

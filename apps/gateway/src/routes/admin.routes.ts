@@ -16,6 +16,7 @@ import {
   revokeApiKey,
   updateAccount,
 } from '@mediagen/db';
+import { pubsubChannel } from '@mediagen/queue';
 import type { GatewayDeps } from '../deps';
 import { generateApiKey } from '../services/api-keys';
 import { parseAdminBody } from '../services/admin-validation';
@@ -94,7 +95,7 @@ export function adminRouter(deps: GatewayDeps): Router {
     const key = await revokeApiKey(db, req.params.id);
     if (!key) throw new AppError('not_found', `API key ${req.params.id} not found`);
     // Every gateway evicts its auth cache entry now, not when it expires.
-    await deps.redis.publish(deps.events.revokeChannel, key.keyHash).catch(() => undefined);
+    await deps.redis.publish(pubsubChannel(deps.config.REDIS_PREFIX, 'keyRevoked'), key.keyHash).catch(() => undefined);
     res.status(204).end();
   });
 

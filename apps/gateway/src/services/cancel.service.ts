@@ -7,15 +7,14 @@
 //   A channel that cannot cancel: 409 `not_cancellable`.
 // - Finished: 409 `not_cancellable`; already cancelled: the same 200 body again (idempotent).
 import { AppError } from '@mediagen/errors';
-import { CancelView, failTask, findCancelView, requestCancel } from '@mediagen/db';
+import { CancelView, findCancelView, requestCancel } from '@mediagen/db';
 import { registryKey } from '@mediagen/channel-health';
-import { enqueueDelivery } from '@mediagen/queue';
-import { createTaskDeliveries } from '@mediagen/webhooks';
+import { settleFailed } from '@mediagen/settle';
 import type { GatewayDeps } from '../deps';
+import { settleContext } from './settle';
 import { pollCacheKey } from './poll.service';
 import { pollBody } from './task-view';
 
-export const CANCELLED_MESSAGE = 'The task was cancelled at your request. You were refunded.';
 const ACCEPTED_ATTEMPT = new Set(['running', 'succeeded', 'submitting']);
 
 type Row = CancelView;
@@ -39,9 +38,10 @@ export async function cancelTask(deps: GatewayDeps, accountId: string, type: 'vi
       throw new AppError('not_cancellable', `Task ${taskId} has already finished (${r.status}); only pending or processing tasks can be cancelled`);
     const accepted = r.upstreamId !== null && ACCEPTED_ATTEMPT.has(r.attemptStatus ?? '');
     if (!accepted) {
-      const won = await failTask(deps.db, taskId, { errorCode: 'cancelled', errorMessage: CANCELLED_MESSAGE, retryable: false });
+      // The shared settle path: refund in the same transaction, task event, metrics, webhooks.
+      const won = await settleFailed(settleContext(deps), taskId, 'cancelled', { cause: 'cancelled by the client before any upstream accepted it' });
       if (!won) continue; // a worker settled it meanwhile: answer from what it became
-      await afterSettle(deps, taskId);
+      await deps.redis.del(pollCacheKey(deps.config.REDIS_PREFIX, taskId)).catch(() => undefined);
       deps.log.info({ taskId, accountId }, 'task cancelled before any upstream accepted it');
       return answer((await load(deps, accountId, taskId))!);
     }
@@ -78,16 +78,5 @@ async function channelCanCancel(deps: GatewayDeps, channelId: string): Promise<b
     return (JSON.parse(raw) as { cancel?: boolean }).cancel === true;
   } catch {
     return false;
-  }
-}
-
-/** What the worker does after its settlements: tell waiting gateways, drop the poll cache, send the events. */
-async function afterSettle(deps: GatewayDeps, taskId: string): Promise<void> {
-  await deps.redis.publish(deps.events.taskChannel, JSON.stringify({ taskId, status: 'failed' })).catch(() => undefined);
-  await deps.redis.del(pollCacheKey(deps.config.REDIS_PREFIX, taskId)).catch(() => undefined);
-  try {
-    for (const id of await createTaskDeliveries(deps.db, taskId)) await enqueueDelivery(deps.webhookQueue, id);
-  } catch (err) {
-    deps.log.warn({ taskId, err: (err as Error).message }, 'webhooks of a cancelled task left for the reconciler');
   }
 }

@@ -14,14 +14,16 @@ import {
 } from '@mediagen/catalog';
 import { inspectReferences, Inspection, mediaPolicyFromConfig, MediaPolicy } from '@mediagen/media';
 import type { Config } from '@mediagen/config';
-import { claimIdempotencyKey, createTaskWithCharge, failTask, findTaskView, releaseIdempotencyKey, SubmitRefused } from '@mediagen/db';
+import { claimIdempotencyKey, createTaskWithCharge, findTaskView, releaseIdempotencyKey, SubmitRefused } from '@mediagen/db';
 import { enqueueTask } from '@mediagen/queue';
+import { settleFailed } from '@mediagen/settle';
 import { randomUUID } from 'node:crypto';
 import type { GatewayDeps } from '../deps';
 import { requestFingerprint } from './fingerprint';
 import { submitBody } from './task-view';
 import { refusalError } from './refusals';
 import { planInlineFiles, storeInlineFiles } from './inline-files';
+import { settleContext } from './settle';
 
 export type Endpoint = 'video' | 'image';
 
@@ -101,7 +103,7 @@ export async function submitTask(deps: GatewayDeps, input: SubmitInput): Promise
     await storeInlineFiles(deps, taskId, inline).catch(async (err) => {
       // The task exists and is charged, but its inputs are not where its params say: fail it now,
       // refunded, rather than let a provider fail on missing files later.
-      await failTask(db, taskId, { errorCode: 'generation_failed', errorMessage: 'The reference files could not be stored. You were refunded; please try again.', retryable: true });
+      await settleFailed(settleContext(deps), taskId, 'generation_failed', { reason: 'inputs_not_stored', cause: (err as Error).message });
       throw err;
     });
   } finally {

@@ -2,7 +2,12 @@
 // retryable, so the wording may change; it says what happened and whether trying again can help.
 import type { FailureCode } from '@mediagen/db';
 
-export function failureMessage(code: FailureCode, opts: { channelsTried?: number; timeoutMs?: number } = {}): string {
+/** Failures whose cause the client should hear about more precisely than the code says. */
+export type FailureReason = 'inputs_not_stored';
+
+export function failureMessage(code: FailureCode, opts: { channelsTried?: number; timeoutMs?: number; reason?: FailureReason } = {}): string {
+  if (opts.reason === 'inputs_not_stored')
+    return 'The reference files could not be stored. You were refunded; please try again.';
   switch (code) {
     case 'content_violation':
       return 'The provider flagged the prompt or the reference media as violating its content policy. The same input will be refused again.';
