@@ -184,7 +184,7 @@ describe('request errors', () => {
       expect(res.status).toBe(503);
       expect(res.body.code).toBe('service_unavailable');
       expect(await h.deps.db.task.count({ where: { accountId: a.id } })).toBe(0);
-      expect((await h.deps.db.account.findUnique({ where: { id: a.id } }))!.balanceCents).toBe(500);
+      expect(Number((await h.deps.db.account.findUnique({ where: { id: a.id } }))!.balanceCents)).toBe(500);
     } finally {
       await redis.connect();
     }

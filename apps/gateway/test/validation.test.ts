@@ -128,7 +128,7 @@ it('when inline files cannot be stored after the commit, the task is failed and 
   }
   const [task] = await h.deps.db.task.findMany({ where: { accountId: a.id } });
   expect(task).toMatchObject({ status: 'failed', errorCode: 'generation_failed', retryable: true, errorMessage: failureMessage('generation_failed', { reason: 'inputs_not_stored' }) });
-  expect((await h.deps.db.account.findUniqueOrThrow({ where: { id: a.id } })).balanceCents).toBe(100);
+  expect(Number((await h.deps.db.account.findUniqueOrThrow({ where: { id: a.id } })).balanceCents)).toBe(100);
   expect(await metricValue(h, 'mediagen_tasks_failed_total', { model: 'image-b-2.5', error_code: 'generation_failed' })).toBe(failedBefore + 1);
   expect(await metricValue(h, 'mediagen_refunds_total', { model: 'image-b-2.5', error_code: 'generation_failed' })).toBeGreaterThanOrEqual(1);
   await eventually('the task event', async () => events.map(decodeTaskEvent).some((e) => e?.taskId === task.id && e.status === 'failed'));

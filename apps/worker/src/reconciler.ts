@@ -10,10 +10,11 @@ const BATCH = 500;
 export interface ReconcileResult {
   checked: number;
   enqueued: number;
+  errors: number;
 }
 
 export async function reconcile(ctx: WorkerContext): Promise<ReconcileResult> {
-  const result: ReconcileResult = { checked: 0, enqueued: 0 };
+  const result: ReconcileResult = { checked: 0, enqueued: 0, errors: 0 };
   // Young tasks are skipped: their submit may still be between its commit and its enqueue.
   const createdBefore = new Date(Date.now() - ctx.config.RECONCILE_GRACE_MS);
   let cursor = '';
@@ -32,14 +33,21 @@ export async function reconcile(ctx: WorkerContext): Promise<ReconcileResult> {
       if (err) continue;
       const [timestamp, finishedOn] = fields as (string | null)[];
       if (timestamp && !finishedOn) continue; // waiting, delayed or active: alive
-      if (finishedOn) {
-        // A finished job blocks its jobId; remove it so the task gets a fresh one.
-        const job = await ctx.queue.getJob(t.id);
-        await job?.remove().catch(() => undefined);
+      // One task at a time: a task that cannot be re-enqueued is logged and left for the next run,
+      // and never stops the rest of the batch.
+      try {
+        if (finishedOn) {
+          // A finished job blocks its jobId; remove it so the task gets a fresh one.
+          const job = await ctx.queue.getJob(t.id);
+          await job?.remove().catch(() => undefined);
+        }
+        await enqueueTask(ctx.queue, t.id);
+        result.enqueued += 1;
+        ctx.log.warn({ taskId: t.id, hadJob: !!finishedOn }, 'unfinished task had no live job; re-enqueued');
+      } catch (e) {
+        result.errors += 1;
+        ctx.log.error({ taskId: t.id, err: (e as Error).message }, 'reconciler could not re-enqueue this task; left for the next run');
       }
-      await enqueueTask(ctx.queue, t.id);
-      result.enqueued += 1;
-      ctx.log.warn({ taskId: t.id, hadJob: !!finishedOn }, 'unfinished task had no live job; re-enqueued');
     }
   }
 }

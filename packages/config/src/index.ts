@@ -88,6 +88,16 @@ const envSchema = z.object({
   WEBHOOK_SECRET_OVERLAP_MS: z.coerce.number().int().positive().default(24 * 3_600_000),
   /** POST .../cancel of a running task waits this long for the worker's upstream cancel before answering 202. */
   CANCEL_WAIT_MS: z.coerce.number().int().min(0).default(5_000),
+  /** An idempotency claim with no task older than this (database clock) is presumed dead and may be taken over. */
+  IDEMPOTENCY_STALE_MS: z.coerce.number().int().positive().default(60_000),
+  /** Database waits (docs/reliability.md): getting a connection, one statement (server side), one query round trip (client side). 0 disables. */
+  DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(0).default(5_000),
+  DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(15_000),
+  DB_QUERY_TIMEOUT_MS: z.coerce.number().int().min(0).default(20_000),
+  /** A transaction idle this long is rolled back by Postgres, releasing its row locks. 0 disables. */
+  DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
+  /** TCP keepalive on database connections after this much idle time, so a dead peer is noticed. 0 disables. */
+  DB_KEEPALIVE_MS: z.coerce.number().int().min(0).default(10_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
 });

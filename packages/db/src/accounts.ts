@@ -30,7 +30,9 @@ const ACCOUNT_FIELDS = {
 } as const;
 
 export async function findAccount(db: Db, id: string): Promise<AccountRecord | null> {
-  return db.account.findUnique({ where: { id }, select: ACCOUNT_FIELDS });
+  const a = await db.account.findUnique({ where: { id }, select: ACCOUNT_FIELDS });
+  // BIGINT in the database, a JS number here: exact, balances stay <= MAX_BALANCE_CENTS (billing.ts).
+  return a && { ...a, balanceCents: Number(a.balanceCents) };
 }
 
 /** Creates the account with a zero balance; an initial balance is a top-up through creditAccount. */

@@ -13,12 +13,14 @@ export interface LedgerRecord {
 
 /** The account's ledger entries, newest first (ties broken by id, so pages are stable). */
 export async function listLedger(db: Db, accountId: string, limit: number): Promise<LedgerRecord[]> {
-  return db.ledgerEntry.findMany({
+  const rows = await db.ledgerEntry.findMany({
     where: { accountId },
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
     take: limit,
     select: { id: true, kind: true, amountCents: true, taskId: true, reason: true, createdAt: true },
   });
+  // BIGINT in the database, a JS number here (exact: see MAX_BALANCE_CENTS).
+  return rows.map((r) => ({ ...r, amountCents: Number(r.amountCents) }));
 }
 
 export interface AdminAttemptRecord {

@@ -2,10 +2,10 @@
 // only, in batches, so a backlog of 10,000 unfinished tasks costs a few small queries.
 import type { Db } from './client';
 
-/** Unfinished tasks whose deadline has passed, oldest deadline first. */
-export async function overdueTaskIds(db: Db, now: Date, limit: number): Promise<string[]> {
+/** Unfinished tasks whose deadline has passed, oldest deadline first; `exclude`: ids to skip this run. */
+export async function overdueTaskIds(db: Db, now: Date, limit: number, exclude: string[] = []): Promise<string[]> {
   const rows = await db.task.findMany({
-    where: { status: { in: ['pending', 'processing'] }, deadlineAt: { lt: now } },
+    where: { status: { in: ['pending', 'processing'] }, deadlineAt: { lt: now }, ...(exclude.length ? { id: { notIn: exclude } } : {}) },
     select: { id: true },
     orderBy: { deadlineAt: 'asc' },
     take: limit,

@@ -70,5 +70,6 @@ export async function listLedgerPage(db: Db, accountId: string, limit: number, b
       ORDER BY "createdAt" DESC, "id" DESC LIMIT $${values.length}`,
     values,
   );
-  return pageOf(rows, limit);
+  // amountCents is BIGINT (pg reads it as text); cents stay far inside Number's exact range.
+  return pageOf(rows.map((r) => ({ ...r, amountCents: Number(r.amountCents) })), limit);
 }

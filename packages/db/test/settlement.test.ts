@@ -35,7 +35,7 @@ async function chargedTasks(n: number, costCents = 37): Promise<{ accountId: str
 async function expectLedgerInvariant(accountId: string): Promise<void> {
   const acc = await db.account.findUniqueOrThrow({ where: { id: accountId } });
   const sum = await db.ledgerEntry.aggregate({ where: { accountId }, _sum: { amountCents: true } });
-  expect(acc.balanceCents).toBe(sum._sum.amountCents);
+  expect(acc.balanceCents).toBe(sum._sum.amountCents); // both BIGINT
 }
 
 const failure = { errorCode: 'generation_failed', errorMessage: 'The provider could not generate it.', retryable: RETRYABLE.generation_failed } as const;
@@ -51,7 +51,7 @@ it('completes a task once, with result URLs, progress 100 and the in-progress sl
   expect(t).toMatchObject({ status: 'completed', progress: 100, resultUrls: ['https://x/files/results/a/0.png'], errorCode: null });
   expect(t.finishedAt).toBeInstanceOf(Date);
   const acc = await db.account.findUniqueOrThrow({ where: { id: accountId } });
-  expect(acc).toMatchObject({ tasksInProgress: 0, balanceCents: 1000 - 37 });
+  expect(acc).toMatchObject({ tasksInProgress: 0, balanceCents: BigInt(1000 - 37) });
   expect(await db.ledgerEntry.count({ where: { taskId: id, kind: 'refund' } })).toBe(0);
   await expectLedgerInvariant(accountId);
 });
@@ -65,8 +65,8 @@ it('fails a task once and refunds its cost in the same transaction', async () =>
   expect(t).toMatchObject({ status: 'failed', errorCode: 'content_violation', errorMessage: 'flagged', retryable: false, resultUrls: [] });
   const refunds = await db.ledgerEntry.findMany({ where: { taskId: id, kind: 'refund' } });
   expect(refunds).toHaveLength(1);
-  expect(refunds[0]).toMatchObject({ accountId, amountCents: 37 });
-  expect(await db.account.findUniqueOrThrow({ where: { id: accountId } })).toMatchObject({ balanceCents: 1000, tasksInProgress: 0 });
+  expect(refunds[0]).toMatchObject({ accountId, amountCents: 37n });
+  expect(await db.account.findUniqueOrThrow({ where: { id: accountId } })).toMatchObject({ balanceCents: 1000n, tasksInProgress: 0 });
   await expectLedgerInvariant(accountId);
 });
 

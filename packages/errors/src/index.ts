@@ -23,6 +23,7 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   idempotency_key_reused: 422,
+  balance_limit_exceeded: 422,
   too_many_tasks: 429,
   rate_limited: 429,
   internal_error: 500,

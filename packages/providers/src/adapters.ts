@@ -3,9 +3,12 @@
 // compile error; test/adapters.test.ts checks the same against the schema at run time.
 import type { ChannelAdapter } from './channel-adapter';
 import { ChannelConfig, ChannelConfigError, ChannelOf, Protocol } from './channel-config';
+import { createFalAdapter } from './fal/fal-adapter';
+import { createGeminiAdapter } from './gemini/gemini-adapter';
 import { createHttpJobsAdapter } from './http-jobs/http-jobs-adapter';
 import { createMinimaxAdapter } from './minimax/minimax-adapter';
 import { createModelarkAdapter } from './modelark/modelark-adapter';
+import { createReplicateAdapter } from './replicate/replicate-adapter';
 
 export type AdapterFactory<P extends Protocol> = (channel: ChannelOf<P>) => ChannelAdapter;
 
@@ -23,9 +26,9 @@ const notYet =
 export const adapterFactories = {
   modelark: createModelarkAdapter,
   minimax: createMinimaxAdapter,
-  gemini: notYet('gemini'),
-  fal: notYet('fal'),
-  replicate: notYet('replicate'),
+  gemini: createGeminiAdapter,
+  fal: createFalAdapter,
+  replicate: createReplicateAdapter,
   'http-jobs': createHttpJobsAdapter,
 } satisfies { [P in Protocol]: AdapterFactory<P> };
 

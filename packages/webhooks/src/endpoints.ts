@@ -77,7 +77,7 @@ export interface DeliveryView {
 }
 
 const DELIVERY_COLUMNS = `"id", "endpointId", "taskId", "target", "url", "eventType", "status", "attemptCount", "nextAttemptAt", "lastError",
-  ${isoOf(`("createdAt" AT TIME ZONE 'UTC')`)} AS "createdAt", "deliveredAt"`;
+  ${isoOf('"createdAt"')} AS "createdAt", "deliveredAt"`;
 
 export async function listDeliveries(
   db: Db,
@@ -90,7 +90,7 @@ export async function listDeliveries(
     values.push(f.status);
     where.push(`"status" = $${values.length}`);
   }
-  keysetWhere(where, values, f.before, 'timestamptz');
+  keysetWhere(where, values, f.before);
   values.push(f.limit + 1);
   const { rows } = await sql<DeliveryView>(
     db,

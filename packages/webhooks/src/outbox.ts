@@ -48,7 +48,7 @@ export async function createTaskDeliveries(db: Db, taskId: string): Promise<stri
     const t = (
       await c.query<SettledTaskRow & { accountId: string; callbackUrl: string | null }>(
         `SELECT "id", "accountId", "type"::text AS "type", "status"::text AS "status", "model", "progress", "resultUrls", "errorCode",
-                "errorMessage", "retryable", "callbackUrl", ("finishedAt" AT TIME ZONE 'UTC') AS "finishedAt"
+                "errorMessage", "retryable", "callbackUrl", "finishedAt"
            FROM "Task" WHERE "id" = $1 AND "eventsEmittedAt" IS NULL AND "status" IN ('completed', 'failed') FOR UPDATE`,
         [taskId],
       )
@@ -85,7 +85,7 @@ export async function unemittedTasks(db: Db, graceMs: number, limit = 500): Prom
     db,
     `SELECT "id" FROM "Task"
       WHERE "eventsEmittedAt" IS NULL AND "finishedAt" IS NOT NULL
-        AND "finishedAt" < (now() AT TIME ZONE 'UTC') - make_interval(secs => $1::double precision / 1000)
+        AND "finishedAt" < now() - make_interval(secs => $1::double precision / 1000)
       ORDER BY "finishedAt" LIMIT $2`,
     [graceMs, limit],
   );

@@ -9,6 +9,7 @@ import {
   creditAccount,
   findAccount,
   findTaskWithAttempts,
+  MAX_BALANCE_CENTS,
   listApiKeys,
   listLedgerPage,
   listTasks,
@@ -24,7 +25,8 @@ import { accountView, adminTaskView, apiKeyView } from '../services/admin-views'
 import { decodeCursor, encodeCursor } from '../services/cursor';
 import { cursorParam, limitParam, parseQuery, TASK_STATUSES } from '../services/listing';
 
-const MAX_CENTS = 1_000_000_000; // $10M: keeps sums far inside Postgres INTEGER
+/** Largest single top-up or adjustment: $10M. Balances are capped separately (MAX_BALANCE_CENTS). */
+const MAX_CENTS = 1_000_000_000;
 
 export const createAccountSchema = z.strictObject({
   name: z.string().trim().min(1).max(200),
@@ -103,7 +105,10 @@ export function adminRouter(deps: GatewayDeps): Router {
     const b = parseAdminBody(creditSchema, req.body);
     await accountOr404(req.params.id);
     const out = await creditAccount(db, req.params.id, b.amountCents, b.reason ?? null);
-    if (!out) throw new AppError('validation_error', 'The adjustment would take the balance below zero', [{ path: 'amountCents', message: 'exceeds the balance' }]);
+    if ('refused' in out && out.refused === 'below_zero')
+      throw new AppError('validation_error', 'The adjustment would take the balance below zero', [{ path: 'amountCents', message: 'exceeds the balance' }]);
+    if ('refused' in out)
+      throw new AppError('balance_limit_exceeded', `The balance may not exceed ${MAX_BALANCE_CENTS} cents`, [{ path: 'amountCents', message: 'the balance would pass its maximum' }], { maxBalanceCents: MAX_BALANCE_CENTS });
     res.json(out);
   });
 

@@ -1,5 +1,4 @@
-// The `replicate` branch of the channel config union (design.md section 4). The protocol's own
-// settings beyond the webhook secret are added here by its adapter's author.
+// The `replicate` branch of the channel config union (design.md section 4): Replicate predictions.
 import { z } from 'zod';
 import { channelBaseSchema } from '../channel-base';
 
@@ -10,6 +9,17 @@ export const replicateChannelSchema = channelBaseSchema.extend({
    * once from `GET {baseUrl}/webhooks/default/secret` with the channel key.
    */
   webhookSecret: z.string().regex(/^whsec_[A-Za-z0-9+/=]+$/, 'a whsec_... secret').optional(),
+  /**
+   * `Prefer: wait=N` for image tasks: Replicate holds the submit open until the prediction is done
+   * or N seconds pass, so a fast image model answers in the submit (no poll). Off when absent;
+   * never used for video, where it would only hold a worker slot for minutes.
+   */
+  preferWaitSeconds: z.number().int().min(1).max(60).optional(),
+  /**
+   * `Cancel-After` on every prediction: Replicate stops (and does not bill) a render we would no
+   * longer collect. Set it near the task timeout; absent: no upstream deadline.
+   */
+  cancelAfterSeconds: z.number().int().min(5).optional(),
 });
 
 export type ReplicateChannel = z.infer<typeof replicateChannelSchema>;
