@@ -902,7 +902,7 @@ export interface components {
              * @example idempotency_key_reused
              * @enum {string}
              */
-            code: "idempotency_key_reused";
+            code: "idempotency_key_reused" | "balance_limit_exceeded";
             /** @description The offending fields, for validation errors. */
             details?: components["schemas"]["ErrorDetail"][];
             /**
