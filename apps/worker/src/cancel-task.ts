@@ -2,7 +2,7 @@
 // that no upstream has accepted yet by itself; for a running render it marks the task
 // cancel-requested (only when the channel's adapter can cancel) and the task's next step lands
 // here: cancel upstream, then settle failed/cancelled with the refund, like any other failure.
-import { clearCancelRequest, type Attempt, type TaskWithAttempt } from '@mediagen/db';
+import { clearCancelRequest, type TaskWithAttempt } from '@mediagen/db';
 import { closeAttempt } from './attempt-steps';
 import type { WorkerContext } from './context';
 import { backoffMs } from './schedule';
@@ -35,18 +35,4 @@ export async function runCancel(ctx: WorkerContext, task: TaskWithAttempt, trans
   await settleFailed(ctx, task.id, 'cancelled', { channel: attempt?.channelId });
   if (attempt && RUNNING.has(attempt.status)) await closeAttempt(ctx, attempt, 'abandoned');
   return null;
-}
-
-/**
- * A task the gateway cancelled while this worker's submit was in flight: the upstream may have
- * accepted the render after all. Stop it there where the channel can (best effort; the task is
- * already settled and refunded).
- */
-export async function cancelOrphanedRender(ctx: WorkerContext, attempt: Attempt): Promise<void> {
-  if (!attempt.upstreamId) return;
-  const cancel = upstreamCancel(ctx.adapters.get(attempt.channelId));
-  if (!cancel) return;
-  await cancel(attempt.upstreamId).catch((err: Error) =>
-    ctx.log.warn({ taskId: attempt.taskId, channel: attempt.channelId, err: err.message }, 'render of a cancelled task not cancelled upstream'),
-  );
 }

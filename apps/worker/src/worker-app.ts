@@ -9,7 +9,7 @@ import { createDb, dbTimeoutsFrom } from '@mediagen/db';
 import { createLogger } from '@mediagen/logging';
 import { createWorkerMetrics } from '@mediagen/metrics';
 import { IMAGE_MODEL_IDS, VIDEO_MODEL_IDS } from '@mediagen/catalog';
-import { ChannelConfig, createAdapters, downloadPolicyFromConfig, loadChannelConfig, unservedModels } from '@mediagen/providers';
+import { ChannelAdapter, ChannelConfig, createAdapters, downloadPolicyFromConfig, loadChannelConfig, unservedModels } from '@mediagen/providers';
 import { createConsumerRedis, createTaskEventPublisher, createTaskQueue, createWebhookQueue } from '@mediagen/queue';
 import { createStorage } from '@mediagen/storage';
 import { createChannelSlots } from './channel-slots';
@@ -32,7 +32,13 @@ export interface WorkerApp {
 
 export async function startWorkerApp(
   config: Config,
-  opts: { channels?: ChannelConfig; log?: Logger; processMetrics?: boolean } = {},
+  opts: {
+    channels?: ChannelConfig;
+    log?: Logger;
+    processMetrics?: boolean;
+    /** Test seam: adapters made otherwise than from the config (scripted upstreams). */
+    adapters?: (channels: ChannelConfig) => Map<string, ChannelAdapter>;
+  } = {},
 ): Promise<WorkerApp> {
   const log = opts.log ?? createLogger(config.LOG_LEVEL, { app: 'worker', pid: process.pid });
   const channels = opts.channels ?? loadChannelConfig(config);
@@ -52,7 +58,7 @@ export async function startWorkerApp(
     windowMs: config.CHANNEL_BREAKER_WINDOW_MS,
     cooldownMs: config.CHANNEL_BREAKER_COOLDOWN_MS,
   });
-  const adapters = new Map([...createAdapters(channels)].map(([id, a]) => [id, observeChannel(a, { metrics, health: channelHealth, log })]));
+  const adapters = new Map([...(opts.adapters ?? createAdapters)(channels)].map(([id, a]) => [id, observeChannel(a, { metrics, health: channelHealth, log })]));
   // The gateway has no channel file: it learns the channels (for /admin/channels) from the workers.
   await channelHealth
     .register(
@@ -88,6 +94,7 @@ export async function startWorkerApp(
 
   const stop = async () => {
     running = false;
+    maintenance.keeper.stop();
     const drain = Promise.all([taskWorker.close(), maintenance.worker.close(), webhookWorker.close()]);
     const deadline = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), config.SHUTDOWN_TIMEOUT_MS).unref());
     if ((await Promise.race([drain, deadline])) === 'timeout') {

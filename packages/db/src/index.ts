@@ -11,6 +11,7 @@ export * from './accounts';
 export * from './admin-queries';
 export * from './maintenance-queries';
 export * from './inline-files';
+export * from './db-errors';
 export * from './keyset';
 export * from './task-list';
 export * from './cancel-queries';

@@ -29,3 +29,4 @@ export function loadChannelConfig(
 }
 export * from './download';
 export * from './references';
+export * from './callback-token';

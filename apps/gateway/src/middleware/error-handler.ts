@@ -1,6 +1,7 @@
 // The one place errors become HTTP responses: `{error, code, details?}` (design.md section 4).
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, isAppError } from '@mediagen/errors';
+import { isDatabaseUnavailable } from '@mediagen/db';
 import type { Logger } from 'pino';
 
 /** body-parser and friends signal with `type`/`status`; map them to stable codes. */
@@ -13,9 +14,19 @@ function fromFrameworkError(err: { type?: string; status?: number; message?: str
   return null;
 }
 
+/**
+ * The database did not answer in time (DB_* timeouts) or the connection broke: a 503 with the error
+ * body, not a hang and not a 500. Nothing half-done is left: a submit's charge is one transaction.
+ */
+function fromDatabaseError(err: unknown, log: Logger): AppError | null {
+  if (!isDatabaseUnavailable(err)) return null;
+  log.warn({ err: (err as Error)?.message }, 'database unavailable; answered 503');
+  return new AppError('service_unavailable', 'The database did not answer in time; retry shortly (with the same idempotency id for a submit)', undefined, undefined, { 'Retry-After': '1' });
+}
+
 export function errorHandler(log: Logger): ErrorRequestHandler {
   return (err, _req, res, _next) => {
-    const appErr = isAppError(err) ? err : fromFrameworkError(err ?? {});
+    const appErr = isAppError(err) ? err : (fromFrameworkError(err ?? {}) ?? fromDatabaseError(err, log));
     if (appErr) {
       if (appErr.headers) res.set(appErr.headers);
       res.status(appErr.status).json(appErr.toBody());

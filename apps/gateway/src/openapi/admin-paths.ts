@@ -94,7 +94,13 @@ export function registerAdminPaths(reg: OpenAPIRegistry, security: Record<string
   op({
     method: 'post', path: '/admin/accounts/{id}/credits', operationId: 'adminCreditAccount', summary: 'Top up or adjust a balance (one ledger entry)',
     request: { params: idParam('id', 'acc_01J9Z3N6K4'), ...body(creditSchema.meta({ id: 'AdminCreditBody' }), { amountCents: 5000, reason: 'invoice 42' }) },
-    responses: { 200: ok('The new balance.', z.object({ balanceCents: z.number().int() }), { balanceCents: 15000 }), ...withBody(), ...notFound('Account'), ...common() },
+    responses: {
+      200: ok('The new balance.', z.object({ balanceCents: z.number().int() }), { balanceCents: 15000 }),
+      ...withBody(),
+      422: errorResponse(422, 'The balance would pass its maximum (`balance_limit_exceeded`, with `maxBalanceCents`).', {}, 'balance_limit_exceeded'),
+      ...notFound('Account'),
+      ...common(),
+    },
   });
   op({
     method: 'get', path: '/admin/accounts/{id}/ledger', operationId: 'adminListLedger', summary: 'Ledger entries, newest first (cursor-paginated)',

@@ -2027,6 +2027,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error413"];
                 };
             };
+            /** @description The balance would pass its maximum (`balance_limit_exceeded`, with `maxBalanceCents`). */
+            422: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Idempotency id \"batch-7\" was already used for a different request; use a new id",
+                     *       "code": "balance_limit_exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error422"];
+                };
+            };
             /** @description Internal server error */
             500: {
                 headers: {

@@ -18,9 +18,9 @@ export function seedanceStatus(task: SeedanceTask, reportsViolations: boolean): 
       return { state: 'running', progress: 50 };
     case 'succeeded': {
       const url = task.content?.video_url;
-      if (!url) return { state: 'failed', error: new UpstreamError('unusable', 'status: the task succeeded without a video_url') };
+      // Success without a video_url: no outputs, which the worker settles as no_result (unusable).
       // The signed link is passed on exactly as given: re-encoding its query breaks the signature.
-      const outputs: ResultRef[] = [{ kind: 'url', url, contentType: 'video/mp4' }];
+      const outputs: ResultRef[] = url ? [{ kind: 'url', url, contentType: 'video/mp4' }] : [];
       const tokens = task.usage?.completion_tokens ?? task.usage?.total_tokens;
       const usage: UpstreamUsage | undefined = typeof tokens === 'number' ? { units: 'tokens', amount: tokens } : undefined;
       return usage ? { state: 'succeeded', outputs, usage } : { state: 'succeeded', outputs };
@@ -73,7 +73,8 @@ export function seedreamStatus(answer: SeedreamAnswer, reportsViolations: boolea
       const error = classifyModelarkCode(failed.error.code, failed.error.message ?? '', { reportsViolations, action: 'submit' });
       return { state: 'failed', error: error.kind === 'transient' ? new UpstreamError('failed', error.message) : error };
     }
-    return { state: 'failed', error: new UpstreamError('unusable', 'the upstream answered without an image') };
+    // Success without an image: no outputs, which the worker settles as no_result (unusable).
+    return { state: 'succeeded', outputs: [] };
   }
   const tokens = answer.usage?.output_tokens ?? answer.usage?.total_tokens;
   const usage: UpstreamUsage | undefined =

@@ -134,7 +134,6 @@ describe('MiniMax v2 task', () => {
   });
 
   it.each([
-    ['query-succeeded-without-url', 'unusable', 'unusable'],
     ['query-failed-output-sensitive', 'violation', 'failed'],
     ['query-failed-render-error', 'failed', 'failed'],
     ['query-cancelled', 'failed', 'failed'],
@@ -145,6 +144,11 @@ describe('MiniMax v2 task', () => {
     const b = await adapter({ reportsViolations: false }).poll('t1');
     expect(a.state === 'failed' && a.error.kind).toBe(reporting);
     expect(b.state === 'failed' && b.error.kind).toBe(quiet);
+  });
+
+  it('reports success without a URL as no outputs (the worker settles it as no_result)', async () => {
+    server.on('GET', '/v2/query/video_generation/t1', fx('query-succeeded-without-url'));
+    await expect(adapter().poll('t1')).resolves.toEqual({ state: 'succeeded', outputs: [] });
   });
 
   it('reads an error in an HTTP 200 query answer, and a forgotten task as lost', async () => {
