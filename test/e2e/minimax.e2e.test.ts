@@ -30,7 +30,7 @@ e2eSuite('minimax', {
     });
     fs.writeFileSync(file, JSON.stringify({ channels: [channel('mm-main', 10), channel('mm-backup', 20)] }));
     // The breaker is tested elsewhere; here each test's channel order must not depend on the last one's failures.
-    return { env: { SIM_PORT: String(simPort), PROVIDER_CONFIG: file, CHANNEL_BREAKER_FAILURES: '0' } };
+    return { env: { SIM_PORT: String(simPort), PROVIDER_CONFIG: file, CHANNEL_BREAKER_FAILURES: '0', TASK_TIMEOUT_MS: '12000' } };
   },
 }, (s) => ({ stack, api, account } = s));
 
@@ -129,5 +129,16 @@ describe('failures', () => {
   it('success without a video is no_result', async () => {
     const r = await run('video', h3('x #sim:no-file'));
     expect(r.last).toMatchObject({ status: 'failed', errorCode: 'no_result' });
+  });
+});
+
+describe('timeout', () => {
+  it('a task that times out is cancelled upstream (DELETE /v2/video_generation/{id})', async () => {
+    const r = await run('video', h3('a render that never ends #sim:hang'));
+    expect(r.last).toMatchObject({ status: 'failed', errorCode: 'timeout' });
+    const upstreamId = (await stack.db.taskAttempt.findFirstOrThrow({ where: { taskId: r.taskId } })).upstreamId!;
+    const task = async () => ((await (await fetch(`${stack.simUrl}/minimax/v2/query/video_generation/${upstreamId}`, { headers: { Authorization: 'Bearer mm-key-mm-main' } })).json()) as { task: { status: string } }).task;
+    for (let i = 0; i < 100 && (await task()).status !== 'cancelled'; i++) await new Promise((res) => setTimeout(res, 100));
+    expect((await task()).status).toBe('cancelled');
   });
 });

@@ -35,7 +35,7 @@ e2eSuite('modelark', {
       ],
     }));
     // The breaker is tested elsewhere; here each test's channel order must not depend on the last one's failures.
-    return { env: { SIM_PORT: String(simPort), PROVIDER_CONFIG: file, CHANNEL_BREAKER_FAILURES: '0' } };
+    return { env: { SIM_PORT: String(simPort), PROVIDER_CONFIG: file, CHANNEL_BREAKER_FAILURES: '0', TASK_TIMEOUT_MS: '12000' } };
   },
 }, (s) => ({ stack, api, account } = s));
 
@@ -148,5 +148,17 @@ describe('failures', () => {
   it('success without a video is no_result', async () => {
     const r = await run('video', videoB('x #sim:no-file', { tier: 'third-party' }));
     expect(r.last).toMatchObject({ status: 'failed', errorCode: 'no_result' });
+  });
+});
+
+describe('timeout', () => {
+  it('a task that times out while queued upstream is cancelled there (DELETE)', async () => {
+    // Queued for the first quarter of its 60 s render: still cancellable when the 12 s deadline passes.
+    const r = await run('video', videoB('a slow queue #sim:delay=60000', { tier: 'third-party' }));
+    expect(r.last).toMatchObject({ status: 'failed', errorCode: 'timeout' });
+    const upstreamId = (await stack.db.taskAttempt.findFirstOrThrow({ where: { taskId: r.taskId } })).upstreamId!;
+    const task = async () => (await (await fetch(`${stack.simUrl}/modelark/api/v3/contents/generations/tasks/${upstreamId}`, { headers: { Authorization: 'Bearer ark-key-lowcost' } })).json()) as { status: string };
+    for (let i = 0; i < 100 && (await task()).status !== 'cancelled'; i++) await new Promise((res) => setTimeout(res, 100));
+    expect((await task()).status).toBe('cancelled');
   });
 });

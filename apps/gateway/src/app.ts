@@ -5,6 +5,7 @@ import type { GatewayDeps } from './deps';
 import { apiRouter } from './routes/api.routes';
 import { adminRouter } from './routes/admin.routes';
 import { healthRouter } from './routes/health.routes';
+import { upstreamHooksRouter } from './routes/upstream-hooks.routes';
 import { topUpPageRouter } from './routes/top-up.routes';
 import { frontPageRouter } from './routes/front-page.routes';
 import { createFilesRouter } from './routes/files.routes';
@@ -28,6 +29,7 @@ export function createApp(deps: GatewayDeps): Express {
   // The API first: Express tries the layers in order, and no other route lives under /api.
   app.use('/api', apiRouter(deps));
   app.use(healthRouter(deps));
+  app.use(upstreamHooksRouter(deps));
   app.use(metricsRouter(deps));
   app.use(topUpPageRouter());
   app.use(frontPageRouter(deps.config.PUBLIC_BASE_URL));

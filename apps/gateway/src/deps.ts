@@ -10,6 +10,7 @@ import { TaskEvents } from './services/task-events';
 import { clusterSnapshotReader } from './services/cluster-snapshot';
 import { createLogger } from '@mediagen/logging';
 import type { Logger } from 'pino';
+import { ChannelAdapter, createAdapters, loadChannelConfig } from '@mediagen/providers';
 
 export interface GatewayDeps {
   config: Config;
@@ -24,9 +25,16 @@ export interface GatewayDeps {
   log: Logger;
   /** This gateway's Prometheus registry and counters (GET /metrics). */
   metrics: GatewayMetrics;
+  /**
+   * One adapter per channel, from the same channel config the workers load (PROVIDER_CONFIG or
+   * the development default): the gateway uses them only to verify upstream callbacks.
+   */
+  adapters: Map<string, ChannelAdapter>;
 }
 
 export async function createDeps(config: Config): Promise<GatewayDeps> {
+  // First: a bad channel file stops the gateway before it opens any connection.
+  const adapters = createAdapters(loadChannelConfig(config));
   const db = createDb(config.DATABASE_URL, { poolSize: 20, timeouts: dbTimeoutsFrom(config) });
   // Auto-pipelining sends the commands of concurrent requests (rate-limit counter, poll cache,
   // enqueue) in one write instead of one write each.
@@ -45,7 +53,7 @@ export async function createDeps(config: Config): Promise<GatewayDeps> {
   clusterGauges(metrics.registry, clusterSnapshotReader(redis, config.REDIS_PREFIX, queue), (err) =>
     log.warn({ err: err.message }, 'metrics: cluster gauges unavailable'),
   );
-  return { config, db, redis, queue, webhookQueue, storage, events, log, metrics };
+  return { config, db, redis, queue, webhookQueue, storage, events, log, metrics, adapters };
 }
 
 /** Start-up waits briefly for Redis, but a gateway may also start while Redis is down. */
@@ -65,4 +73,5 @@ export async function closeDeps(d: GatewayDeps): Promise<void> {
   await Promise.allSettled([d.queue.close(), d.webhookQueue.close(), d.events.stop()]);
   await Promise.allSettled([d.redis.quit()]);
   await d.db.$disconnect();
+  for (const a of d.adapters.values()) a.close();
 }
