@@ -79,9 +79,9 @@ describe('cancel', () => {
     const [charge, refund] = await ledgerOf(running);
     expect(charge[0]).toBe('charge');
     expect(refund).toEqual(['refund', -Number(charge[1])]);
-    // The render was stopped at the provider, and its attempt closed.
+    // The render was stopped at the provider, and its attempt closed (just after the settle).
+    await waitFor(async () => (await stack.db.taskAttempt.findFirst({ where: { taskId: running } }))?.status === 'abandoned', 5_000, 'the attempt closed');
     const attempt = await stack.db.taskAttempt.findFirst({ where: { taskId: running } });
-    expect(attempt?.status).toBe('abandoned');
     const upstream = await fetch(`${stack.simUrl}/minimax/v2/query/video_generation/${attempt!.upstreamId}`, { headers: { Authorization: 'Bearer mm-key' } });
     expect(((await upstream.json()) as { task: { status: string } }).task.status).toBe('cancelled');
 
