@@ -2,6 +2,7 @@
 import express, { Express } from 'express';
 import swaggerUi from 'swagger-ui-express';
 import type { GatewayDeps } from './deps';
+import { isTaskCompleted } from '@mediagen/db';
 import { apiRouter } from './routes/api.routes';
 import { adminRouter } from './routes/admin.routes';
 import { healthRouter } from './routes/health.routes';
@@ -36,7 +37,7 @@ export function createApp(deps: GatewayDeps): Express {
   const openapi = buildOpenApiDocument(deps.config.PUBLIC_BASE_URL);
   app.get('/openapi.json', (_req, res) => res.json(openapi));
   app.use('/docs', swaggerUi.serve, swaggerUi.setup(openapi, { customSiteTitle: 'Media generation API reference' }));
-  app.use('/files', createFilesRouter(deps.storage));
+  app.use('/files', createFilesRouter(deps.storage, (taskId) => isTaskCompleted(deps.db, taskId)));
   app.use('/admin', adminAuth(deps.config.ADMIN_TOKEN));
   app.use('/admin/queues', bullBoardRouter(deps));
   app.use('/admin', adminChannelsRouter(deps));

@@ -119,6 +119,17 @@ async function afterStatus({ run, attempt, adapter }: StepInput, status: RenderS
   return collect(run, succeeded, { run, attempt: succeeded, adapter }, status.outputs, status.usage);
 }
 
+/**
+ * The completing compare-and-set lost (the task failed meanwhile: timeout, another settlement): the
+ * stored result belongs to a failed, refunded task, so it goes. The files route refuses results of
+ * tasks that are not completed in any case; this only frees the space.
+ */
+async function dropResults(run: TaskRun, keys: string[]): Promise<void> {
+  for (const key of keys) {
+    await run.ctx.storage.delete(key).catch((err: Error) => run.ctx.log.warn({ taskId: run.task.id, key, err: err.message }, 'result of a task that did not complete not deleted'));
+  }
+}
+
 /** A resumed attempt whose render had succeeded: ask for its outputs again, then download them. */
 export async function collectStep(input: StepInput): Promise<StepOutcome> {
   const { run, attempt, adapter } = input;
@@ -147,6 +158,7 @@ function retryCollect(run: TaskRun, attempt: Attempt, err: UpstreamError): Promi
 async function collect(run: TaskRun, attempt: Attempt, { adapter }: StepInput, outputs: ResultRef[], usage?: UpstreamUsage): Promise<StepOutcome> {
   const { ctx, task, spec } = run;
   const urls: string[] = [];
+  const keys: string[] = [];
   // One deadline for every file of the attempt, body included (a dripping upstream is cut).
   const signal = AbortSignal.timeout(adapter.channel.timeouts.downloadMs);
   try {
@@ -157,6 +169,7 @@ async function collect(run: TaskRun, attempt: Attempt, { adapter }: StepInput, o
         const key = resultKey(task.id, i, open.contentType);
         const stored = await ctx.storage.put(key, open.stream, open.contentType);
         if (stored.bytes === 0) throw new UpstreamError('unusable', 'download: the result file is empty');
+        keys.push(key);
         urls.push(publicFileUrl(ctx.config, key));
       } finally {
         // An unread response body holds its socket until the deadline: close it now.
@@ -171,6 +184,7 @@ async function collect(run: TaskRun, attempt: Attempt, { adapter }: StepInput, o
     return retryCollect(run, attempt, err);
   }
   if (await settleCompleted(ctx, task.id, urls, attempt.channelId)) await countMargin(ctx, task.id, attempt.channelId, usage);
+  else await dropResults(run, keys);
   await closeAttempt(run.ctx, attempt, 'completed');
   return settled;
 }

@@ -14,6 +14,7 @@ import type { WorkerContext } from './context';
 import { backoffMs, slotWaitMs } from './schedule';
 import { settleFailed } from './settle';
 import { runCancel } from './cancel-task';
+import { currentStepScope, runInStepScope } from './step-scope';
 import { Next, StepOutcome, TaskRun } from './task-run';
 import { cancelUpstream } from './upstream-calls';
 
@@ -31,7 +32,7 @@ export function createRunTaskProcessor(ctx: WorkerContext) {
     // the gateway's request line to its settlement.
     const stepCtx = payload.requestId ? { ...ctx, log: ctx.log.child({ reqId: payload.requestId }) } : ctx;
     try {
-      next = await advanceTask(stepCtx, payload);
+      next = await runInStepScope({ taskId: payload.taskId }, () => advanceTask(stepCtx, payload));
     } catch (err) {
       // Our own infrastructure failed (database, storage, Redis). Nothing is lost: the rows say
       // where the task is, so the same step simply runs again after a backoff.
@@ -49,6 +50,8 @@ export function createRunTaskProcessor(ctx: WorkerContext) {
 
 export async function advanceTask(ctx: WorkerContext, payload: RunTaskPayload): Promise<Next> {
   const task = await loadTask(ctx.db, payload.taskId);
+  const scope = currentStepScope();
+  if (scope && task) scope.accountId = task.accountId;
   if (!task) {
     ctx.log.warn({ taskId: payload.taskId }, 'job for a task that does not exist; dropped');
     return null;

@@ -8,7 +8,7 @@ import { createWebhookSchema, deliveryListQuerySchema } from '../routes/admin-we
 import { adminTaskListQuerySchema } from '../routes/admin.routes';
 import { taskListQuerySchema } from '../services/listing';
 import { apiCommonResponses } from './public-paths';
-import { baseHeaders, errorResponse, internalError, ok, rateLimitHeaders, unauthorized } from './responses';
+import { baseHeaders, errorResponse, internalError, ok, rateLimitHeaders, unauthorized, unavailable } from './responses';
 
 const ts = z.string().meta({ description: 'ISO 8601 time.', example: '2026-01-01T12:00:00.000Z' });
 const webhookView = z
@@ -98,12 +98,12 @@ export function registerExtensionPaths(reg: OpenAPIRegistry, apiSecurity: Record
         ...apiCommonResponses(),
         404: errorResponse(404, 'No task with this id belongs to the account.', rl),
         409: errorResponse(409, 'The task has finished, or its provider cannot cancel a running render (`not_cancellable`).', rl, 'not_cancellable'),
-        503: errorResponse(503, 'The task is changing state; retry.', rl),
+        503: unavailable('The database did not answer in time, or the task is changing state; retry shortly.'),
       },
     });
   }
 
-  const common = (): Record<number, ResponseConfig> => ({ 401: unauthorized('admin'), 500: internalError() });
+  const common = (): Record<number, ResponseConfig> => ({ 401: unauthorized('admin'), 500: internalError(), 503: unavailable() });
   const notFound = (what: string) => ({ 404: errorResponse(404, `${what} not found.`) });
   const badQuery = () => ({ 400: errorResponse(400, 'Bad query parameter or cursor.', {}, 'invalid_cursor') });
   const id = (name: string, example: string) => z.object({ [name]: z.string().meta({ example }) });

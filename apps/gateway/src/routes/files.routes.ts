@@ -20,13 +20,36 @@ function parseRange(req: Request, size: number): { start: number; end: number } 
   return { start: ranges[0].start, end: ranges[0].end };
 }
 
-export function createFilesRouter(storage: StorageDriver): express.Router {
+/** `results/<taskId>/...`: the task whose result a key holds (null for other keys, e.g. inline files). */
+const RESULT_KEY = /^results\/([^/]+)\//;
+
+/**
+ * Results are served only for completed tasks (issue 12, point 6): the worker stores a result
+ * before the completing compare-and-set, which can lose (a timeout or another settlement won), and
+ * a failed, refunded task must not give its result away at a predictable URL. Completion is
+ * terminal, so a positive answer is remembered; a negative one is asked again next time.
+ */
+function resultGate(isCompleted: (taskId: string) => Promise<boolean>, max = 50_000) {
+  const completed = new Set<string>();
+  return async (key: string): Promise<boolean> => {
+    const taskId = RESULT_KEY.exec(key)?.[1];
+    if (taskId === undefined || completed.has(taskId)) return true;
+    if (!(await isCompleted(taskId))) return false;
+    if (completed.size >= max) completed.clear();
+    completed.add(taskId);
+    return true;
+  };
+}
+
+export function createFilesRouter(storage: StorageDriver, isTaskCompleted?: (taskId: string) => Promise<boolean>): express.Router {
   const router = express.Router();
+  const visible = isTaskCompleted ? resultGate(isTaskCompleted) : async () => true;
 
   const serve = async (req: Request, res: Response): Promise<void> => {
     const segments = (req.params as { key?: string | string[] }).key;
     const key = Array.isArray(segments) ? segments.join('/') : (segments ?? '');
     if (!isValidKey(key)) return notFound(res);
+    if (!(await visible(key))) return notFound(res);
     const info = await storage.stat(key);
     if (!info) return notFound(res);
 

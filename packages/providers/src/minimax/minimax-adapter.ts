@@ -66,7 +66,7 @@ export function createMinimaxAdapter(channel: MinimaxChannel): ChannelAdapter {
         const task = parsed.data.task;
         const status = minimaxStatus(task, channel.reportsViolations);
         if (status !== 'succeeded') return status;
-        const usage = minimaxUsage(task);
+        const usage = minimaxUsage(task, channel.prices);
         const result = minimaxResult(task);
         let url: string | undefined;
         if (result && 'url' in result) url = result.url;

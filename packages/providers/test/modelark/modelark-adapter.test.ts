@@ -120,6 +120,16 @@ describe('Seedance task', () => {
     expect(b.state === 'failed' && b.error.kind).toBe(quiet);
   });
 
+  it('prices the tokens when the channel knows the model\'s price (for the margin per model)', async () => {
+    server.on('GET', '/contents/generations/tasks/cgt-1', fx('seedance-task-succeeded'));
+    const s = await adapter({ prices: { 'seedance-1-0-pro-250528': { microUsdPerMillionTokens: 2_500_000 } } }).poll('cgt-1');
+    // 108,900 tokens at 2.50 USD per million tokens.
+    expect(s.state === 'succeeded' && s.usage).toEqual({ units: 'tokens', amount: 108900, costMicroUsd: 272_250 });
+    server.on('POST', '/images/generations', fx('seedream-answer-url'));
+    const img = await adapter({ prices: { 'seedream-5-0-260128': { microUsdPerImage: 35_000 } } }).submit(req(image()));
+    expect(img.status?.state === 'succeeded' && img.status.usage).toEqual({ units: 'tokens', amount: 14400, costMicroUsd: 35_000 });
+  });
+
   it('reports success without a video as no outputs (the worker settles it as no_result)', async () => {
     server.on('GET', '/contents/generations/tasks/cgt-1', fx('seedance-task-succeeded-without-video-url'));
     await expect(adapter().poll('cgt-1')).resolves.toEqual({ state: 'succeeded', outputs: [], usage: { units: 'tokens', amount: 108900 } });
