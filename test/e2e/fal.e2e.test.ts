@@ -59,8 +59,16 @@ async function submit(kind: 'video' | 'image', body: Record<string, unknown>): P
   if (res.status !== 200) throw new Error(`submit: ${res.status} ${JSON.stringify(res.body)}`);
   return String(res.body.taskId);
 }
-const attemptsOf = async (taskId: string) =>
-  (await stack.db.taskAttempt.findMany({ where: { taskId }, orderBy: { attemptNo: 'asc' } })).map((a) => [a.channelId, a.status]);
+/** The task's attempts once the last one is closed (the task settles first, then its attempt row). */
+async function closedAttempts(taskId: string) {
+  let rows = await stack.db.taskAttempt.findMany({ where: { taskId }, orderBy: { attemptNo: 'asc' } });
+  for (let i = 0; i < 60 && rows.some((a) => !a.finishedAt); i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    rows = await stack.db.taskAttempt.findMany({ where: { taskId }, orderBy: { attemptNo: 'asc' } });
+  }
+  return rows;
+}
+const attemptsOf = async (taskId: string) => (await closedAttempts(taskId)).map((a) => [a.channelId, a.status]);
 const ledgerOf = async (taskId: string) =>
   (await stack.db.ledgerEntry.findMany({ where: { taskId }, orderBy: { createdAt: 'asc' } })).map((r) => r.kind);
 
@@ -77,7 +85,8 @@ it('Seedance on fal: completes with an MP4 of the requested length', async () =>
   const file = await api.fetchFile((last.resultUrls as string[])[0]);
   expect(file.headers.get('content-type')).toBe('video/mp4');
   expect(mp4Seconds(file.bytes)).toBeCloseTo(7, 1);
-  expect(await attemptsOf(taskId)).toEqual([['fal-main', 'completed']]);
+  const [attempt] = await closedAttempts(taskId);
+  expect([attempt.channelId, attempt.status, attempt.usageUnits]).toEqual(['fal-main', 'completed', 'inference_seconds']);
 });
 
 it('an image app: completes with a PNG at the requested ratio', async () => {

@@ -51,8 +51,16 @@ async function submit(kind: 'video' | 'image', body: Record<string, unknown>): P
   if (res.status !== 200) throw new Error(`submit: ${res.status} ${JSON.stringify(res.body)}`);
   return String(res.body.taskId);
 }
-const attemptsOf = async (taskId: string) =>
-  (await stack.db.taskAttempt.findMany({ where: { taskId }, orderBy: { attemptNo: 'asc' } })).map((a) => [a.channelId, a.status]);
+/** The task's attempts once the last one is closed (the task settles first, then its attempt row). */
+async function closedAttempts(taskId: string) {
+  let rows = await stack.db.taskAttempt.findMany({ where: { taskId }, orderBy: { attemptNo: 'asc' } });
+  for (let i = 0; i < 60 && rows.some((a) => !a.finishedAt); i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    rows = await stack.db.taskAttempt.findMany({ where: { taskId }, orderBy: { attemptNo: 'asc' } });
+  }
+  return rows;
+}
+const attemptsOf = async (taskId: string) => (await closedAttempts(taskId)).map((a) => [a.channelId, a.status]);
 const ledgerOf = async (taskId: string) =>
   (await stack.db.ledgerEntry.findMany({ where: { taskId }, orderBy: { createdAt: 'asc' } })).map((r) => r.kind);
 
@@ -73,12 +81,14 @@ it('Veo: completes with the MP4 it downloaded with the key', async () => {
   expect(await ledgerOf(taskId)).toEqual(['charge']);
 });
 
-it('Gemini image, answers at once: completed from the submit with the inline PNG at the requested ratio', async () => {
+it('Gemini image, answers at once: completed from the submit with the inline PNG at the requested ratio, tokens recorded', async () => {
   const res = await api.submit(account, 'image', image('a teapot', 'image-d-3.1-flash-image-preview'));
   expect(res.status).toBe(200);
   expect(res.body).toMatchObject({ status: 'completed', resultUrls: [expect.stringContaining('/files/results/')] });
   const png = PNG.sync.read((await api.fetchFile((res.body.resultUrls as string[])[0])).bytes);
   expect([png.width, png.height]).toEqual([1024, 576]);
+  const [attempt] = await closedAttempts(String(res.body.taskId));
+  expect([attempt.status, attempt.usageUnits, attempt.usageAmount]).toEqual(['completed', 'tokens', 1302]);
 });
 
 it('each refusal signal is a content_violation, refunded, with no fallback', async () => {
