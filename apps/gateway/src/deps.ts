@@ -10,7 +10,7 @@ import { TaskEvents } from './services/task-events';
 import { clusterSnapshotReader } from './services/cluster-snapshot';
 import { createLogger } from '@mediagen/logging';
 import type { Logger } from 'pino';
-import { ChannelAdapter, createAdapters, loadChannelConfig } from '@mediagen/providers';
+import { assertServesCatalog, ChannelAdapter, createAdapters, loadChannelConfig } from '@mediagen/providers';
 
 export interface GatewayDeps {
   config: Config;
@@ -34,7 +34,9 @@ export interface GatewayDeps {
 
 export async function createDeps(config: Config): Promise<GatewayDeps> {
   // First: a bad channel file stops the gateway before it opens any connection.
-  const adapters = createAdapters(loadChannelConfig(config));
+  const channels = loadChannelConfig(config);
+  const adapters = createAdapters(channels);
+  assertServesCatalog(channels, adapters, { production: config.NODE_ENV === 'production' });
   const db = createDb(config.DATABASE_URL, { poolSize: 20, timeouts: dbTimeoutsFrom(config) });
   // Auto-pipelining sends the commands of concurrent requests (rate-limit counter, poll cache,
   // enqueue) in one write instead of one write each.

@@ -16,14 +16,14 @@ let dir: string;
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mg-hooks-'));
-  const base = { apiKey: 'k', costOrder: 1, models: { 'video-b-2.5': 'seedance' } };
+  const base = { apiKey: 'k', costOrder: 1, models: { 'video-b-2.5': 'dreamina-seedance-2-5-260628' } };
   const file = path.join(dir, 'channels.json');
   fs.writeFileSync(
     file,
     JSON.stringify({
       channels: [
         { ...base, id: 'ark', protocol: 'modelark', baseUrl: 'https://ark.example/api/v3' },
-        { ...base, id: 'rep', protocol: 'replicate', baseUrl: 'https://api.replicate.example/v1', webhookSecret: SECRET, models: { 'video-b-2.5': 'owner/model' } },
+        { ...base, id: 'rep', protocol: 'replicate', baseUrl: 'https://api.replicate.example/v1', webhookSecret: SECRET, models: { 'video-b-2.5': 'bytedance/seedance-2.5' } },
         { ...base, id: 'plain', baseUrl: 'https://plain.example' },
       ],
     }),

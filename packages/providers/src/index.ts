@@ -30,3 +30,4 @@ export function loadChannelConfig(
 export * from './download';
 export * from './references';
 export * from './callback-token';
+export * from './catalog-check';
