@@ -28,7 +28,7 @@ e2eSuite(
       const poll = { firstMs: 100, minMs: 200, maxMs: 1000 };
       fs.writeFileSync(path.join(dir, 'channels.json'), JSON.stringify({
         channels: [
-          { id: 'mm', protocol: 'minimax', baseUrl: `http://127.0.0.1:${simPort}/minimax`, apiKey: 'mm-key', costOrder: 10, maxInFlight: 1, models: { 'video-a-h3': 'MiniMax-H3' }, poll },
+          { id: 'mm', protocol: 'minimax', baseUrl: `http://127.0.0.1:${simPort}/minimax`, apiKey: 'mm-key', costOrder: 10, maxInFlight: 1, models: { 'video-a-h3': 'MiniMax-H3' }, effortModels: { '1.5x': 'MiniMax-H3', '2x': 'MiniMax-H3-Max' }, poll },
           { id: 'plain', baseUrl: `http://127.0.0.1:${simPort}/ch/plain`, apiKey: 'k', tier: 'third-party', costOrder: 10, models: { 'video-b-2.5': 'sim/video-b-2.5' }, poll },
         ],
       }));
