@@ -17,7 +17,7 @@ let stack: Stack;
 let api: ReturnType<typeof apiClient>;
 let account: Account;
 
-const SEEDANCE = { 'video-b-2.5': 'dreamina-seedance-2-5-260628', 'video-b-2.0': 'dreamina-seedance-2-0-260128', 'video-b-2.0-mini': 'dreamina-seedance-2-0-mini-260615' };
+const SEEDANCE = { 'video-b-2.5': 'dreamina-seedance-2-5-260628', 'video-b-2.0': 'dreamina-seedance-2-0-260128' };
 const fast = { firstMs: 100, minMs: 200, maxMs: 2000 };
 
 e2eSuite('modelark', {
@@ -30,6 +30,11 @@ e2eSuite('modelark', {
         // The low-cost channel does not report refusals: a refusal there is an ordinary failed render.
         { id: 'ark-lowcost', protocol: 'modelark', baseUrl: base, apiKey: 'ark-key-lowcost', tier: 'third-party', costOrder: 10, models: SEEDANCE, poll: fast },
         { id: 'ark-official', protocol: 'modelark', baseUrl: base, apiKey: 'ark-key-official', tier: 'official', costOrder: 30, models: SEEDANCE, reportsViolations: true, poll: fast },
+        // Polled only after 30 s: a task on it that finishes sooner was woken by ModelArk's callback.
+        { id: 'ark-hooked', protocol: 'modelark', baseUrl: base, apiKey: 'ark-key-hooked', tier: 'official', costOrder: 10,
+          models: { 'video-b-2.0-mini': 'dreamina-seedance-2-0-mini-260615' }, poll: { firstMs: 30_000, minMs: 30_000, maxMs: 60_000 } },
+        { id: 'ark-inline', protocol: 'modelark', baseUrl: base, apiKey: 'ark-key-inline', costOrder: 10, imageResponseFormat: 'b64_json', poll: fast,
+          models: { 'image-b-2': 'seedream-4-0-250828' } },
         { id: 'ark-images', protocol: 'modelark', baseUrl: base, apiKey: 'ark-key-images', costOrder: 10, reportsViolations: true, poll: fast,
           models: { 'image-a-5.0': 'seedream-5-0-260128', 'image-b-2.5': 'seedream-4-5-251128' } },
       ],
@@ -87,6 +92,28 @@ describe('completion', () => {
     expect(PNG.sync.read(await fileOf(a.last))).toMatchObject({ width: 2560, height: 1440 });
     const b = await run('image', { model: 'image-b-2.5', prompt: unique('a teapot'), ratio: '4:3', resolution: '1k' });
     expect(PNG.sync.read(await fileOf(b.last))).toMatchObject({ width: 1152, height: 864 });
+  });
+});
+
+describe('inline results', () => {
+  it('a Seedream image answered as base64 is stored like a downloaded one (no resolution parameter: 2K)', async () => {
+    const r = await run('image', { model: 'image-b-2', prompt: unique('a lantern'), ratio: '3:2' });
+    expect(r.last.status).toBe('completed');
+    expect(PNG.sync.read(await fileOf(r.last))).toMatchObject({ width: 2496, height: 1664 });
+    expect(r.attempts.map((a) => [a.channel, a.status])).toEqual([['ark-inline', 'completed']]);
+  });
+});
+
+describe('callbacks', () => {
+  it('ModelArk\'s (unsigned) callback wakes the task long before its first poll', async () => {
+    const started = Date.now();
+    const r = await run('video', videoB('a kite', { model: 'video-b-2.0-mini', resolution: '720p', duration: 4 }));
+    expect(r.last.status).toBe('completed');
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(r.attempts.map((a) => [a.channel, a.status])).toEqual([['ark-hooked', 'completed']]);
+    const m = mp4(await fileOf(r.last));
+    expect(m.duration / m.timescale).toBeCloseTo(4, 3);
+    expect([m.videoTracks[0].video!.width, m.videoTracks[0].video!.height]).toEqual([720, 1280]);
   });
 });
 

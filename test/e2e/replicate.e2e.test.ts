@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PNG } from 'pngjs';
+import { Webhook } from 'standardwebhooks';
 import { Account, apiClient } from './support/api';
 import { freePort } from './support/processes';
 import type { Stack } from './support/stack';
@@ -27,7 +28,7 @@ let api: ReturnType<typeof apiClient>;
 let account: Account;
 let dir: string;
 
-const MODELS = { 'video-b-2.0': 'bytedance/seedance-2.0', 'video-c-3.1-pro': 'google/veo-3.1', 'image-b-2.5': 'google/nano-banana-pro' };
+const MODELS = { 'video-b-2.0': 'bytedance/seedance-2.0', 'image-b-2.5': 'google/nano-banana-pro' };
 
 e2eSuite(
   'replicate',
@@ -41,7 +42,9 @@ e2eSuite(
         reportsViolations: true, models: MODELS, poll, preferWaitSeconds: 10, cancelAfterSeconds: 600,
       });
       dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mg-replicate-'));
-      fs.writeFileSync(path.join(dir, 'channels.json'), JSON.stringify({ channels: [channel('rep-main', 10), channel('rep-backup', 20)] }));
+      // rep-hooks polls so rarely that only its signed callback can finish a task in time.
+      const hooks = { ...channel('rep-hooks', 30), tier: null, models: { 'video-c-3.1-pro': 'google/veo-3.1' }, poll: { firstMs: 60_000, minMs: 60_000, maxMs: 60_000 } };
+      fs.writeFileSync(path.join(dir, 'channels.json'), JSON.stringify({ channels: [channel('rep-main', 10), channel('rep-backup', 20), hooks] }));
       return { env: { PROVIDER_CONFIG: path.join(dir, 'channels.json'), SIM_PORT: String(simPort), SIM_RENDER_MS: '200' } };
     },
   },
@@ -124,4 +127,24 @@ it('429 is retried on the same channel after the seconds its message names ("res
 it('a deleted output (Replicate removes API outputs after an hour; download 404) is no_result', async () => {
   const taskId = await submit('video', seedance('#sim:expired'));
   await expectFailed('video', taskId, 'no_result');
+});
+
+it('a Standard Webhooks callback (secret fetched from the secret endpoint) wakes the task at once', async () => {
+  const started = Date.now();
+  const taskId = await submit('video', { model: 'video-c-3.1', variant: 'video-c-3.1-pro', prompt: `a kite (${++n} ${Date.now()})`, ratio: '16:9' });
+  expect((await api.untilSettled(account, 'video', taskId, 15_000)).at(-1)).toMatchObject({ status: 'completed' });
+  expect(Date.now() - started).toBeLessThan(15_000);
+  expect(await attemptsOf(taskId)).toEqual([['rep-hooks', 'completed']]);
+});
+
+it('a callback signed with another secret is refused', async () => {
+  const body = JSON.stringify({ id: 'forged', status: 'succeeded', output: 'https://example.com/x.mp4' });
+  const now = new Date();
+  const other = new Webhook(`whsec_${Buffer.from('not the simulator secret!').toString('base64')}`);
+  const res = await fetch(`${stack.gatewayUrl}/hooks/upstream/rep-hooks`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'webhook-id': 'msg_x', 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': other.sign('msg_x', now, body) },
+    body,
+  });
+  expect(res.status).toBe(401);
 });

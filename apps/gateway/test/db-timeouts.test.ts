@@ -2,7 +2,7 @@
 // comes back) must not hang requests for the kernel's retransmit time. With the DB_* timeouts the
 // gateway answers 503 service_unavailable with the error body, quickly, and works again after.
 import request from 'supertest';
-import { baseTestDatabaseUrl } from '@mediagen/db/src/test-schema';
+import { baseTestDatabaseUrl } from '@mediagen/db/testing';
 import { startTcpProxy, TcpProxy } from '../../../test/e2e/support/tcp-proxy';
 import { startHarness, Harness } from './harness';
 

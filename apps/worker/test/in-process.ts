@@ -9,11 +9,10 @@ import pino from 'pino';
 import IORedis from 'ioredis';
 import { loadConfig } from '@mediagen/config';
 import { createDb, createTaskWithCharge, creditAccount, Db, newId } from '@mediagen/db';
-import { createTestSchema } from '@mediagen/db/src/test-schema';
+import { createTestSchema } from '@mediagen/db/testing';
 import { ChannelAdapter, ChannelConfig, parseChannelConfig } from '@mediagen/providers';
 import { createProducerRedis, createTaskQueue, enqueueTask, TaskQueue } from '@mediagen/queue';
-import { createSimServer } from '../../provider-sim/src/sim-server';
-import type { RenderStore } from '../../provider-sim/src/render-store';
+import { createSimServer, type RenderStore } from '@mediagen/provider-sim';
 import { startWorkerApp, WorkerApp } from '../src/worker-app';
 
 export interface InProcess {
