@@ -2,7 +2,7 @@
 // (docs/providers.md): the time from the submit's answer to the upstream id being durable
 // (recordUpstreamId, one UPDATE). Run: npx tsx scripts/measure-submit-window.ts (local Postgres).
 import { createDb, newId, recordUpstreamId, startAttempt, createTaskWithCharge, creditAccount } from '@mediagen/db';
-import { createTestSchema } from '@mediagen/db/src/test-schema';
+import { createTestSchema } from '@mediagen/db/testing';
 (async () => {
   const schema = await createTestSchema('window');
   const db = createDb(schema.url, { poolSize: 4 });
