@@ -16,6 +16,7 @@ import { requestLog } from './middleware/request-log';
 import { httpMetrics } from './middleware/http-metrics';
 import { metricsRouter } from './routes/metrics.routes';
 import { adminChannelsRouter } from './routes/admin-channels.routes';
+import { adminWebhooksRouter } from './routes/admin-webhooks.routes';
 import { errorHandler, notFoundHandler } from './middleware/error-handler';
 import { buildOpenApiDocument } from './openapi/document';
 
@@ -41,6 +42,7 @@ export function createApp(deps: GatewayDeps): Express {
   app.use('/admin/queues', bullBoardRouter(deps));
   app.use('/admin', adminChannelsRouter(deps));
   app.use('/admin', adminRouter(deps));
+  app.use('/admin', adminWebhooksRouter(deps));
 
   app.use(notFoundHandler);
   app.use(errorHandler(deps.log));

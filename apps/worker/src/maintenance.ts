@@ -10,6 +10,7 @@ import { isMaintenanceJobName, MAINTENANCE_JOBS, MaintenanceJobName, Maintenance
 import type { WorkerContext } from './context';
 import { reconcile } from './reconciler';
 import { sweepTimeouts } from './timeout-sweep';
+import { reconcileWebhooks } from './webhook-events';
 import { keepSchedules, ScheduleKeeper } from './schedule-keeper';
 
 export interface MaintenanceJob {
@@ -23,6 +24,7 @@ export type MaintenanceRegistry = Record<MaintenanceJobName, MaintenanceJob>;
 export const MAINTENANCE: MaintenanceRegistry = {
   'sweep-timeouts': { everyMs: (c) => c.SWEEP_INTERVAL_MS, run: async (ctx) => ({ timedOut: await sweepTimeouts(ctx) }) },
   reconcile: { everyMs: (c) => c.RECONCILE_INTERVAL_MS, run: (ctx) => reconcile(ctx) },
+  'reconcile-webhooks': { everyMs: (c) => c.RECONCILE_INTERVAL_MS, run: (ctx) => reconcileWebhooks(ctx) },
 };
 
 /** Runs one maintenance job: validates its name and payload, then calls its handler. */
