@@ -6,6 +6,7 @@ import { JOBS, QUEUES } from '@mediagen/queue';
 import type { WorkerContext } from './context';
 import { reconcile } from './reconciler';
 import { sweepTimeouts } from './timeout-sweep';
+import { deleteSettledInputs } from './settled-inputs';
 
 export interface Maintenance {
   queue: Queue;
@@ -23,7 +24,14 @@ export async function startMaintenance(ctx: WorkerContext, connection: Redis): P
     QUEUES.maintenance,
     async (job) => {
       if (job.name === JOBS.sweepTimeouts) return { timedOut: await sweepTimeouts(ctx) };
-      if (job.name === JOBS.reconcile) return reconcile(ctx);
+      if (job.name === JOBS.reconcile) {
+        const result = await reconcile(ctx);
+        const inputsDeleted = await deleteSettledInputs(ctx).catch((err: Error) => {
+          ctx.log.warn({ err: err.message }, 'settled inputs not deleted; next run retries');
+          return 0;
+        });
+        return { ...result, inputsDeleted };
+      }
       return null;
     },
     { connection, prefix, concurrency: 1, lockDuration: 60_000 },
