@@ -24,7 +24,7 @@ export async function bootstrapDevAccount(databaseUrl: string): Promise<{ apiKey
       update: {},
     });
     const acc = await db.account.findUniqueOrThrow({ where: { id: DEV_ACCOUNT } });
-    return { apiKey: DEV_API_KEY, balanceCents: acc.balanceCents };
+    return { apiKey: DEV_API_KEY, balanceCents: Number(acc.balanceCents) };
   } finally {
     await db.$disconnect();
   }

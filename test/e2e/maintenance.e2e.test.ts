@@ -25,7 +25,7 @@ it('a render with no result within TASK_TIMEOUT_MS fails with timeout and is ref
   expect(task.finishedAt!.getTime()).toBeGreaterThanOrEqual(task.deadlineAt.getTime());
   expect(task.finishedAt!.getTime() - task.deadlineAt.getTime()).toBeLessThan(2_000);
   const ledger = await stack.db.ledgerEntry.findMany({ where: { taskId }, orderBy: { createdAt: 'asc' } });
-  expect(ledger.map((l) => [l.kind, l.amountCents])).toEqual([['charge', -task.costCents], ['refund', task.costCents]]);
+  expect(ledger.map((l) => [l.kind, Number(l.amountCents)])).toEqual([['charge', -task.costCents], ['refund', task.costCents]]);
   expect(await stack.db.taskAttempt.findFirst({ where: { taskId } })).toMatchObject({ status: 'abandoned' });
 });
 

@@ -24,7 +24,7 @@ async function submit(kind: 'video' | 'image', body: Record<string, unknown>): P
 
 async function ledgerOf(taskId: string) {
   const rows = await stack.db.ledgerEntry.findMany({ where: { taskId }, orderBy: { createdAt: 'asc' } });
-  return rows.map((r) => ({ kind: r.kind, amountCents: r.amountCents }));
+  return rows.map((r) => ({ kind: r.kind, amountCents: Number(r.amountCents) }));
 }
 
 const attemptsOf = (taskId: string) =>
@@ -149,6 +149,6 @@ describe('failed', () => {
     const acc = await stack.db.account.findUniqueOrThrow({ where: { id: account.accountId } });
     expect(acc.tasksInProgress).toBe(0);
     const balance = await api.admin('GET', `/accounts/${account.accountId}`);
-    expect(balance.body.balanceCents).toBe(acc.balanceCents);
+    expect(balance.body.balanceCents).toBe(Number(acc.balanceCents));
   });
 });

@@ -5,6 +5,7 @@ import { apiRouter } from './routes/api.routes';
 import { adminRouter } from './routes/admin.routes';
 import { healthRouter } from './routes/health.routes';
 import { topUpPageRouter } from './routes/top-up.routes';
+import { frontPageRouter } from './routes/front-page.routes';
 import { createFilesRouter } from './routes/files.routes';
 import { bullBoardRouter } from './routes/bull-board.routes';
 import { docsRouter } from './routes/docs.routes';
@@ -31,6 +32,7 @@ export function createApp(deps: GatewayDeps): Express {
   app.use(healthRouter(deps));
   app.use(metricsRouter(deps));
   app.use(topUpPageRouter());
+  app.use(frontPageRouter(deps.config.PUBLIC_BASE_URL));
   const openapi = buildOpenApiDocument(deps.config.PUBLIC_BASE_URL);
   app.get('/openapi.json', (_req, res) => res.json(openapi));
   app.use('/docs', docsRouter());

@@ -2,7 +2,7 @@
 // to createApp(). Tests build their own (own schema, own Redis prefix) through the same function.
 import type { Redis } from 'ioredis';
 import type { Config } from '@mediagen/config';
-import { createDb, Db } from '@mediagen/db';
+import { createDb, Db, dbTimeoutsFrom } from '@mediagen/db';
 import { createProducerRedis, createTaskQueue, TaskQueue } from '@mediagen/queue';
 import { createStorage, StorageDriver } from '@mediagen/storage';
 import { clusterGauges, createGatewayMetrics, GatewayMetrics } from '@mediagen/metrics';
@@ -26,7 +26,7 @@ export interface GatewayDeps {
 }
 
 export async function createDeps(config: Config): Promise<GatewayDeps> {
-  const db = createDb(config.DATABASE_URL, { poolSize: 20 });
+  const db = createDb(config.DATABASE_URL, { poolSize: 20, timeouts: dbTimeoutsFrom(config) });
   // Auto-pipelining sends the commands of concurrent requests (rate-limit counter, poll cache,
   // enqueue) in one write instead of one write each.
   const redis = createProducerRedis(config.REDIS_URL, { enableAutoPipelining: true });

@@ -79,6 +79,11 @@ describe('admin API', () => {
     const res = await request(h.app).get(`/admin/tasks/${t.body.taskId}`).set(h.admin());
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: t.body.taskId, accountId: a.id, model: 'image-b-2.5', status: 'pending', costCents: 3, attempts: [] });
+    // An explicit shape: the fields admin clients have always seen, and no others.
+    expect(Object.keys(res.body).sort()).toEqual(
+      ['accountId', 'attempts', 'billedSeconds', 'channelIndex', 'costCents', 'costMicros', 'createdAt', 'deadlineAt', 'errorCode', 'errorMessage', 'finishedAt', 'id', 'model', 'params', 'progress', 'resultUrls', 'retryable', 'startedAt', 'status', 'type', 'updatedAt'].sort(),
+    );
+    expect(res.body).toMatchObject({ type: 'image', costMicros: expect.stringMatching(/^\d+$/), createdAt: expect.stringMatching(/Z$/), params: expect.objectContaining({ prompt: 'p' }) });
   });
 });
 
@@ -87,13 +92,21 @@ describe('OpenAPI and reference page', () => {
     const res = await request(h.app).get('/openapi.json');
     expect(res.status).toBe(200);
     expect(res.body.info.version).toBe('1.0.0');
-    expect(Object.keys(res.body.paths).sort()).toEqual([
-      '/api/balance',
-      '/api/image/generate',
-      '/api/image/tasks/{taskId}',
-      '/api/video/generate',
-      '/api/video/tasks/{taskId}',
-    ]);
+    expect(Object.keys(res.body.paths)).toEqual(
+      expect.arrayContaining([
+        '/api/balance',
+        '/api/image/generate',
+        '/api/image/tasks/{taskId}',
+        '/api/video/generate',
+        '/api/video/tasks/{taskId}',
+        '/admin/accounts',
+        '/admin/tasks/{taskId}',
+        '/files/{key}',
+        '/healthz',
+        '/readyz',
+        '/',
+      ]),
+    );
     const body = JSON.stringify(res.body);
     for (const model of ['video-a-h3', 'video-b-2.5', 'video-c-3.1', 'image-d-2.5-flash-image']) expect(body).toContain(model);
     expect(res.body.paths['/api/video/generate'].post.responses['402']).toBeDefined();

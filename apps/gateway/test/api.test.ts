@@ -1,5 +1,6 @@
 // Endpoints, bodies, auth and polling of spec sections 2, 4 and 5, over real Postgres and Redis.
 import request from 'supertest';
+import { encodeTaskEvent } from '@mediagen/queue';
 import { startHarness, Harness } from './harness';
 
 let h: Harness;
@@ -39,7 +40,7 @@ describe('submit and poll', () => {
       if (!t) return;
       clearInterval(timer);
       await db.task.update({ where: { id: t.id }, data: { status: 'completed', resultUrls: ['https://cdn.example/r.png'] } });
-      await redis.publish(events.taskChannel, JSON.stringify({ taskId: t.id, status: 'completed' }));
+      await redis.publish(events.taskChannel, encodeTaskEvent({ taskId: t.id, status: 'completed' }));
     }, 20);
     const res = await request(h.app).post('/api/image/generate').set(a.auth).send({ model: 'image-d-2.5-flash-image', prompt: 'quick sketch' });
     clearInterval(timer);
@@ -183,7 +184,7 @@ describe('request errors', () => {
       expect(res.status).toBe(503);
       expect(res.body.code).toBe('service_unavailable');
       expect(await h.deps.db.task.count({ where: { accountId: a.id } })).toBe(0);
-      expect((await h.deps.db.account.findUnique({ where: { id: a.id } }))!.balanceCents).toBe(500);
+      expect(Number((await h.deps.db.account.findUnique({ where: { id: a.id } }))!.balanceCents)).toBe(500);
     } finally {
       await redis.connect();
     }

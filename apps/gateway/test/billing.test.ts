@@ -52,7 +52,7 @@ describe('charging', () => {
     const res = await Promise.all(Array.from({ length: 30 }, () => request(h.app).post('/api/image/generate').set(a.auth).send(image)));
     expect(res.filter((r) => r.status === 200)).toHaveLength(20);
     expect(res.filter((r) => r.status === 402)).toHaveLength(10);
-    expect((await h.deps.db.account.findUnique({ where: { id: a.id } }))!.balanceCents).toBe(0);
+    expect(Number((await h.deps.db.account.findUnique({ where: { id: a.id } }))!.balanceCents)).toBe(0);
   });
 });
 

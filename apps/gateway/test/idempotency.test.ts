@@ -1,4 +1,6 @@
 // Idempotency (spec 4.6, design.md section 2), including the race of 20 concurrent submits.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { startHarness, Harness } from './harness';
 
@@ -132,4 +134,45 @@ it('20 concurrent submits with one id produce one task and one charge', async ()
   // Once it settles, every repeat is a replay.
   const after = await request(h.app).post('/api/image/generate').set(a.auth).set('Idempotency-Key', 'race').send(image);
   expect(after.body).toMatchObject({ taskId: ok[0].body.taskId, idempotentReplay: true });
+});
+
+/** A submit whose Idempotency-Key goes on the wire as the UTF-8 bytes of `id`, as clients send it. */
+async function submitWithUtf8Header(auth: { Authorization: string }, id: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  const server = h.app.listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  try {
+    const { port } = server.address() as AddressInfo;
+    const payload = JSON.stringify(image);
+    return await new Promise((resolve, reject) => {
+      const req = http.request(
+        // Node writes header strings as latin1: one byte per character, so these are the UTF-8 bytes.
+        { port, host: '127.0.0.1', method: 'POST', path: '/api/image/generate', headers: { ...auth, 'Content-Type': 'application/json', 'Idempotency-Key': Buffer.from(id, 'utf8').toString('latin1') } },
+        (res) => {
+          let text = '';
+          res.on('data', (c) => (text += c)).on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+        },
+      );
+      req.on('error', reject);
+      // A Buffer body: with a string body Node writes the header block in the body's encoding (UTF-8).
+      req.end(Buffer.from(payload));
+    });
+  } finally {
+    server.close();
+  }
+}
+
+it('header and body ids are one id in one encoding, both measured in characters (issue 12, point 2c)', async () => {
+  const a = await h.newAccount();
+  // 255 characters, 510 UTF-8 bytes: within the limit whichever way it is sent.
+  const id = '\u00e9'.repeat(255);
+  const byHeader = await submitWithUtf8Header(a.auth, id);
+  expect(byHeader.status).toBe(200);
+  const byBody = await request(h.app).post('/api/image/generate').set(a.auth).send({ ...image, client_request_id: id });
+  expect(byBody.body).toMatchObject({ taskId: byHeader.body.taskId, idempotentReplay: true });
+  // 255 emoji are 510 UTF-16 units but 255 characters: accepted in the body as in the header.
+  const emoji = '\u{1F3AC}'.repeat(255);
+  expect((await request(h.app).post('/api/image/generate').set(a.auth).send({ ...image, client_request_id: emoji })).status).toBe(200);
+  expect((await submitWithUtf8Header(a.auth, emoji)).body).toMatchObject({ idempotentReplay: true });
+  expect((await submitWithUtf8Header(a.auth, '\u00e9'.repeat(256))).status).toBe(400);
+  expect(await charges(a.id)).toBe(2);
 });

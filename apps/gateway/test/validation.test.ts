@@ -3,7 +3,15 @@
 // tests; this table checks that each kind of rule reaches the client as the right response and
 // that a rejected submit charges nothing.
 import request from 'supertest';
+import IORedis from 'ioredis';
+import { decodeTaskEvent, pubsubChannel } from '@mediagen/queue';
+import { failureMessage } from '@mediagen/settle';
 import { startHarness, Harness } from './harness';
+import { eventually } from '../../../test/e2e/support/wait';
+import { metricValue as promValue } from '../../../test/e2e/support/prom-text';
+
+const metricValue = async (h: Harness, name: string, labels: Record<string, string>): Promise<number> =>
+  promValue(await h.deps.metrics.registry.metrics(), name, labels);
 
 let h: Harness;
 let auth: { Authorization: string };
@@ -105,6 +113,12 @@ it('inline files of created tasks are stored and handed on as our own URLs; the 
 
 it('when inline files cannot be stored after the commit, the task is failed and refunded at once', async () => {
   const a = await h.newAccount({ balanceCents: 100 });
+  const failedBefore = await metricValue(h, 'mediagen_tasks_failed_total', { model: 'image-b-2.5', error_code: 'generation_failed' });
+  // Listen as a gateway would for the task event (the same path as the worker's failures).
+  const sub = new IORedis(h.deps.config.REDIS_URL);
+  const events: string[] = [];
+  sub.on('message', (_ch: string, m: string) => events.push(m));
+  await sub.subscribe(pubsubChannel(h.deps.config.REDIS_PREFIX, 'taskEvents'));
   const put = h.deps.storage.put;
   h.deps.storage.put = async () => {
     throw new Error('disk full');
@@ -116,8 +130,12 @@ it('when inline files cannot be stored after the commit, the task is failed and 
     h.deps.storage.put = put;
   }
   const [task] = await h.deps.db.task.findMany({ where: { accountId: a.id } });
-  expect(task).toMatchObject({ status: 'failed', errorCode: 'generation_failed', retryable: true });
-  expect((await h.deps.db.account.findUniqueOrThrow({ where: { id: a.id } })).balanceCents).toBe(100);
+  expect(task).toMatchObject({ status: 'failed', errorCode: 'generation_failed', retryable: true, errorMessage: failureMessage('generation_failed', { reason: 'inputs_not_stored' }) });
+  expect(Number((await h.deps.db.account.findUniqueOrThrow({ where: { id: a.id } })).balanceCents)).toBe(100);
+  expect(await metricValue(h, 'mediagen_tasks_failed_total', { model: 'image-b-2.5', error_code: 'generation_failed' })).toBe(failedBefore + 1);
+  expect(await metricValue(h, 'mediagen_refunds_total', { model: 'image-b-2.5', error_code: 'generation_failed' })).toBeGreaterThanOrEqual(1);
+  await eventually('the task event', async () => events.map(decodeTaskEvent).some((e) => e?.taskId === task.id && e.status === 'failed'));
+  sub.disconnect();
   // The id keeps returning the failed, refunded task (spec 4.6).
   const again = await request(h.app).post('/api/image/generate').set(a.auth).set('Idempotency-Key', 'store-fails').send({ model: 'image-b-2.5', prompt: 'p', images: [png1x1] });
   expect(again.body).toMatchObject({ taskId: task.id, status: 'failed', idempotentReplay: true });

@@ -22,6 +22,14 @@ export interface Directives {
   rateLimit: number;
   /** #sim:slow-submit=<ms> the render starts at once but the submit answers only after <ms>. */
   slowSubmitMs: number;
+  /** #sim:violation-input the refusal comes at submit, in the protocol's input-side signal. */
+  violationInput: boolean;
+  /** #sim:violation-legacy MiniMax's older form of it: HTTP 200 with base_resp.status_code 1026. */
+  violationLegacy: boolean;
+  /** #sim:lost the upstream forgets the task's first render (404 on poll); later renders are fine. */
+  lost: boolean;
+  /** #sim:expired the upstream reports the render expired (ran past its deadline in the queue). */
+  expired: boolean;
 }
 
 const int = (v: string | undefined): number | undefined => {
@@ -44,5 +52,9 @@ export function parseDirectives(prompt: unknown): Directives {
     flaky: int(found.get('flaky')) ?? 0,
     rateLimit: int(found.get('rate-limit')) ?? 0,
     slowSubmitMs: int(found.get('slow-submit')) ?? 0,
+    violationInput: found.has('violation-input'),
+    violationLegacy: found.has('violation-legacy'),
+    lost: found.has('lost'),
+    expired: found.has('expired'),
   };
 }

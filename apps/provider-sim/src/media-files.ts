@@ -1,14 +1,19 @@
 // The files the simulator returns: real PNGs at the requested ratio and resolution, and real MP4s
-// (committed fixtures, one per resolution and ratio; see fixtures/make-fixtures.sh).
-import fs from 'node:fs';
-import path from 'node:path';
+// of the requested length, ratio and resolution, encoded in code (mp4-writer.ts; no ffmpeg).
 import { PNG } from 'pngjs';
+import { buildMp4 } from './mp4-writer';
 
 /** Long side in pixels per image resolution; models without a resolution parameter get 1k. */
 const LONG_SIDE: Record<string, number> = { '1k': 1024, '2k': 2048, '4k': 4096 };
 
+/**
+ * Pixel size of an image: an explicit `"WxH"` (Seedream's `size`) as given, else the ratio at the
+ * resolution's long side.
+ */
 export function imageSize(ratio: unknown, resolution: unknown): { width: number; height: number } {
-  const long = LONG_SIDE[String(resolution)] ?? 1024;
+  const exact = /^(\d{1,5})x(\d{1,5})$/.exec(String(resolution ?? ''));
+  if (exact && Number(exact[1]) > 0 && Number(exact[2]) > 0) return { width: Math.min(Number(exact[1]), 8192), height: Math.min(Number(exact[2]), 8192) };
+  const long = LONG_SIDE[String(resolution).toLowerCase()] ?? 1024;
   const m = /^(\d+):(\d+)$/.exec(String(ratio ?? ''));
   const [w, h] = m ? [Number(m[1]), Number(m[2])] : [1, 1];
   if (!w || !h) return { width: long, height: long };
@@ -43,19 +48,39 @@ export function pngFile(width: number, height: number): Buffer {
   return buf;
 }
 
-const FIXTURES = path.resolve(__dirname, '../fixtures');
-const VIDEO_RESOLUTIONS = new Set(['480p', '720p', '768p', '1080p']);
-const VIDEO_RATIOS: Record<string, string> = { '16:9': '16x9', '9:16': '9x16', '1:1': '1x1' };
-const mp4Cache = new Map<string, Buffer>();
+/** Short side in pixels per video resolution name ("720p", "768P", "2K", "4k"); 720 when unknown. */
+const VIDEO_SHORT_SIDE: Record<string, number> = { '360p': 360, '480p': 480, '540p': 540, '720p': 720, '768p': 768, '1080p': 1080, '2k': 1440, '1440p': 1440, '4k': 2160, '2160p': 2160 };
+const even = (n: number) => Math.max(16, 2 * Math.round(n / 2));
 
-/** An MP4 at the requested resolution and ratio (720p / 16:9 when the request names neither). */
-export function mp4File(ratio: unknown, resolution: unknown): Buffer {
-  const res = VIDEO_RESOLUTIONS.has(String(resolution)) ? String(resolution) : '720p';
-  const name = `${res}-${VIDEO_RATIOS[String(ratio)] ?? '16x9'}.mp4`;
-  let buf = mp4Cache.get(name);
-  if (!buf) {
-    buf = fs.readFileSync(path.join(FIXTURES, name));
-    mp4Cache.set(name, buf);
+/** Frame size for a resolution name and a ratio: the short side is the resolution, the long side follows the ratio. */
+export function videoSize(ratio: unknown, resolution: unknown): { width: number; height: number } {
+  const short = VIDEO_SHORT_SIDE[String(resolution ?? '').toLowerCase()] ?? 720;
+  const m = /^(\d+):(\d+)$/.exec(String(ratio ?? ''));
+  const [w, h] = m && Number(m[1]) > 0 && Number(m[2]) > 0 ? [Number(m[1]), Number(m[2])] : [16, 9];
+  return w >= h ? { width: even((short * w) / h), height: even(short) } : { width: even(short), height: even((short * h) / w) };
+}
+
+// Generated videos depend only on (duration, width, height); a few dozen combinations cover the catalog.
+const mp4Cache = new Map<string, Buffer>();
+const MP4_CACHE_MAX = 48;
+
+/** A real H.264 MP4 of exactly `seconds` at `width` x `height` (see mp4-writer.ts), cached. */
+export function mp4Of(seconds: number, width: number, height: number): Buffer {
+  const key = `${seconds}:${width}x${height}`;
+  let buf = mp4Cache.get(key);
+  if (buf) {
+    mp4Cache.delete(key); // refresh its place in the LRU order
+  } else {
+    buf = buildMp4({ seconds, width, height });
+    if (mp4Cache.size >= MP4_CACHE_MAX) mp4Cache.delete(mp4Cache.keys().next().value as string);
   }
+  mp4Cache.set(key, buf);
   return buf;
+}
+
+/** An MP4 at the requested resolution, ratio and length (720p, 16:9, 5 s when the request names none). */
+export function mp4File(ratio: unknown, resolution: unknown, seconds?: unknown): Buffer {
+  const { width, height } = videoSize(ratio, resolution);
+  const s = Number(seconds);
+  return mp4Of(Number.isFinite(s) && s > 0 ? Math.min(s, 120) : 5, width, height);
 }

@@ -13,6 +13,14 @@ export interface Render {
   createdAt: number;
   renderMs: number;
   directives: Directives;
+  /** Requested seconds of a video (the file is made this long), when the protocol sends it. */
+  duration?: unknown;
+  /** Upstream model name the render was asked for. */
+  model?: string;
+  /** Whatever the protocol keeps per render (metadata, callback URL, its own request). */
+  meta?: Record<string, unknown>;
+  /** Set by a protocol's cancel call. */
+  cancelledAt?: number;
 }
 
 interface RefState {
@@ -28,7 +36,8 @@ interface RefState {
 export type RenderView =
   | { status: 'running'; progress: number }
   | { status: 'succeeded'; outputs: number }
-  | { status: 'failed'; code: 'content_policy' | 'render_error'; message: string };
+  | { status: 'failed'; code: 'content_policy' | 'render_error'; message: string }
+  | { status: 'cancelled' };
 
 /** Finished renders and idle tasks are forgotten after this long, so memory stays bounded. */
 const RETENTION_MS = 60 * 60_000;
@@ -83,6 +92,11 @@ export class RenderStore {
     return { render, replay: false };
   }
 
+  /** A render by id, whatever its channel (result files). */
+  byId(id: string): Render | undefined {
+    return this.renders.get(id);
+  }
+
   get(channelId: string, id: string): Render | undefined {
     const r = this.renders.get(id);
     return r && r.channelId === channelId ? r : undefined;
@@ -91,6 +105,7 @@ export class RenderStore {
   view(r: Render, reportsViolations: boolean, now = Date.now()): RenderView {
     const d = r.directives;
     const elapsed = now - r.createdAt;
+    if (r.cancelledAt !== undefined) return { status: 'cancelled' };
     if (d.hang) return { status: 'running', progress: Math.min(50, Math.floor(elapsed / 1000)) };
     if (elapsed < r.renderMs) return { status: 'running', progress: Math.min(99, Math.floor((elapsed / Math.max(1, r.renderMs)) * 100)) };
     if (d.violation)
@@ -102,6 +117,28 @@ export class RenderStore {
     if (d.failFirst && this.refs.get(r.ref)?.firstChannel === r.channelId)
       return { status: 'failed', code: 'render_error', message: 'Render failed on this channel.' };
     return { status: 'succeeded', outputs: d.noFile ? 0 : 1 };
+  }
+
+  /** Marks a render cancelled (it then views as `cancelled`); false when unknown. */
+  cancel(channelId: string, id: string, now = Date.now()): boolean {
+    const r = this.get(channelId, id);
+    if (!r) return false;
+    r.cancelledAt ??= now;
+    return true;
+  }
+
+  /** Renders of a channel matching `pred`, oldest first (list/filter endpoints, orphan searches). */
+  find(channelId: string, pred: (r: Render) => boolean): Render[] {
+    return [...this.renders.values()].filter((r) => r.channelId === channelId && pred(r));
+  }
+
+  /**
+   * Runs `fn` once the render's time is up (callbacks); never for hanging renders. The timer does
+   * not keep the process alive.
+   */
+  whenFinished(r: Render, fn: (r: Render) => void, now = Date.now()): void {
+    if (r.directives.hang) return;
+    setTimeout(() => fn(r), Math.max(0, r.createdAt + r.renderMs - now)).unref();
   }
 
   /** Number of renders not finished yet (hanging ones included). */

@@ -7,13 +7,12 @@ import { loadConfig } from '@mediagen/config';
 import { createDb, newId } from '@mediagen/db';
 import { createTestSchema } from '@mediagen/db/src/test-schema';
 import { createAdapters, parseChannelConfig } from '@mediagen/providers';
-import { createConsumerRedis, createTaskQueue } from '@mediagen/queue';
+import { createConsumerRedis, createTaskEventPublisher, createTaskQueue } from '@mediagen/queue';
 import { createStorage } from '@mediagen/storage';
 import { createSimServer } from '../../provider-sim/src/sim-server';
 import { createChannelSlots } from '../src/channel-slots';
 import { newStats, WorkerContext } from '../src/context';
 import { advanceTask } from '../src/run-task';
-import { createTaskEventPublisher } from '../src/task-events';
 
 async function main() {
   const N = 1000;

@@ -1,15 +1,14 @@
 // The steps of one attempt on one channel: submit, poll, collect the result. Each step does a
 // little work and says when to come back; no step waits for a render.
-import { markProcessing, newId, updateProgress } from '@mediagen/db';
-import { RenderRequest, ResultFile, ResultRef, UpstreamError, isUpstreamError } from '@mediagen/providers';
+import { Attempt, AttemptStatus, finishAttempt, markProcessing, newId, recordUpstreamId, setAttemptStatus, updateProgress } from '@mediagen/db';
+import { capOutputs, openResult, RenderRequest, RenderStatus, renderReferences, ResultRef, UpstreamError, isUpstreamError } from '@mediagen/providers';
 import { publicFileUrl, resultKey } from '@mediagen/storage';
-import { Attempt, AttemptStatus, finishAttempt, recordUpstreamId, setAttemptStatus } from './attempts';
+import { slotLeaseUntil } from './channel-slots';
 import type { WorkerContext } from './context';
+import { referenceLoader } from './reference-bytes';
 import { backoffMs, pollDelayMs, slotWaitMs } from './schedule';
 import { settleCompleted, settleFailed } from './settle';
 import { settled, StepInput, StepOutcome, TaskRun, wait } from './task-run';
-
-const leaseUntil = (run: TaskRun) => run.task.deadlineAt.getTime() + 60_000;
 
 /** Ends an attempt and gives its channel slot back. */
 export async function closeAttempt(ctx: WorkerContext, attempt: Attempt, status: AttemptStatus, err?: UpstreamError): Promise<Attempt> {
@@ -45,17 +44,27 @@ async function toProcessing(run: TaskRun, attempt: Attempt): Promise<void> {
     run.ctx.log.info({ taskId: run.task.id, accountId: run.task.accountId, channel: attempt.channelId, attemptNo: attempt.attemptNo }, 'task processing');
 }
 
+/** The adapter's view of this attempt's render. */
+export function renderRequest(run: TaskRun, attempt: Attempt): RenderRequest {
+  return {
+    taskId: run.task.id,
+    attemptId: attempt.id,
+    spec: run.spec,
+    outputSeconds: run.outputSeconds,
+    references: renderReferences(run.spec, referenceLoader(run.ctx)),
+  };
+}
+
 export async function submitStep({ run, attempt, adapter }: StepInput): Promise<StepOutcome> {
   const { ctx, task } = run;
   // Resumed attempts hold their slot already (acquire is idempotent per task).
-  if (!(await ctx.slots.acquire(adapter.channel, task.id, leaseUntil(run)))) return wait('submit', slotWaitMs(), run.transientErrors);
+  if (!(await ctx.slots.acquire(adapter.channel, task.id, slotLeaseUntil(run.task.deadlineAt)))) return wait('submit', slotWaitMs(), run.transientErrors);
   if (task.status === 'pending') await toProcessing(run, attempt);
-  const req: RenderRequest = { taskId: task.id, spec: run.spec, outputSeconds: run.outputSeconds };
-  let upstreamId: string;
+  const req = renderRequest(run, attempt);
+  let submitted;
   try {
     ctx.stats.submits += 1;
-    // The key names the attempt: a submit repeated after a crash or a lost answer gets the same render.
-    ({ upstreamId } = await adapter.submit(req, `${task.id}:${attempt.attemptNo}`));
+    submitted = await adapter.submit(req);
   } catch (e) {
     const err = adapter.classifyError(e, 'submit');
     if (err.kind === 'violation') return violation(run, attempt, err);
@@ -65,7 +74,9 @@ export async function submitStep({ run, attempt, adapter }: StepInput): Promise<
     return wait('submit', backoffMs(n, err.retryAfterMs), n);
   }
   // Durable before the job moves on: from here a resumed job polls this render.
-  await recordUpstreamId(ctx.db, attempt, upstreamId);
+  const running = await recordUpstreamId(ctx.db, attempt, submitted.upstreamId);
+  // Synchronous upstreams answered with the finished render: no poll.
+  if (submitted.status) return afterStatus({ run, attempt: running, adapter }, submitted.status);
   return wait('poll', adapter.channel.poll.firstMs);
 }
 
@@ -83,6 +94,12 @@ export async function pollStep({ run, attempt, adapter }: StepInput): Promise<St
     const n = run.transientErrors + 1;
     return wait('poll', backoffMs(n, err.retryAfterMs), n);
   }
+  return afterStatus({ run, attempt, adapter }, status);
+}
+
+/** What a render's status means for the attempt: keep polling, move on, or collect its files. */
+async function afterStatus({ run, attempt, adapter }: StepInput, status: RenderStatus): Promise<StepOutcome> {
+  const { ctx, task } = run;
   if (status.state === 'running') {
     if (task.status === 'pending') await toProcessing(run, attempt);
     // Only when it moved: most polls of a long render see the same number, and the write is per poll.
@@ -95,6 +112,7 @@ export async function pollStep({ run, attempt, adapter }: StepInput): Promise<St
   }
   if (status.outputs.length === 0) return noResult(run, attempt, new UpstreamError('unusable', 'the provider reported success without a file'));
   const succeeded = await setAttemptStatus(ctx.db, attempt, 'succeeded');
+  // Outputs are capped to what the task asked for (one video, one image); extras are never fetched.
   return collect(run, succeeded, { run, attempt: succeeded, adapter }, status.outputs);
 }
 
@@ -124,21 +142,23 @@ function retryCollect(run: TaskRun, attempt: Attempt, err: UpstreamError): Promi
 async function collect(run: TaskRun, attempt: Attempt, { adapter }: StepInput, outputs: ResultRef[]): Promise<StepOutcome> {
   const { ctx, task, spec } = run;
   const urls: string[] = [];
-  let open: ResultFile | undefined;
+  // One deadline for every file of the attempt, body included (a dripping upstream is cut).
+  const signal = AbortSignal.timeout(adapter.channel.timeouts.downloadMs);
   try {
-    for (const [i, ref] of outputs.entries()) {
-      open = await adapter.fetchResult(ref);
-      if (!open.contentType.startsWith(`${spec.type}/`))
-        throw new UpstreamError('unusable', `download: expected a ${spec.type}, got ${open.contentType}`);
-      // Stable keys: a retried download overwrites the earlier try instead of adding files.
-      const key = resultKey(task.id, i, open.contentType);
-      const stored = await ctx.storage.put(key, open.stream, open.contentType);
-      if (stored.bytes === 0) throw new UpstreamError('unusable', 'download: the result file is empty');
-      urls.push(publicFileUrl(ctx.config, key));
+    for (const [i, ref] of capOutputs(outputs, spec.type).entries()) {
+      const open = await openResult(ref, spec.type, ctx.download, signal);
+      try {
+        // Stable keys: a retried download overwrites the earlier try instead of adding files.
+        const key = resultKey(task.id, i, open.contentType);
+        const stored = await ctx.storage.put(key, open.stream, open.contentType);
+        if (stored.bytes === 0) throw new UpstreamError('unusable', 'download: the result file is empty');
+        urls.push(publicFileUrl(ctx.config, key));
+      } finally {
+        // An unread response body holds its socket until the deadline: close it now.
+        open.stream.destroy();
+      }
     }
   } catch (e) {
-    // An unread response body holds its socket until the download timer fires: close it now.
-    open?.stream.destroy();
     // Storage failures (disk full, permissions) count like transient download errors: retried a
     // few times, then the task fails with no_result ("could not be saved", spec 7.2).
     const err = isUpstreamError(e) ? e : adapter.classifyError(e, 'download');

@@ -4,7 +4,10 @@
 import type { Logger } from 'pino';
 import type { ChannelHealth, Outcome } from '@mediagen/channel-health';
 import type { ChannelCall, WorkerMetrics } from '@mediagen/metrics';
-import type { ChannelAdapter, UpstreamError } from '@mediagen/providers';
+import type { ChannelAdapter, UpstreamError, UpstreamErrorKind } from '@mediagen/providers';
+
+/** A lost render counts against the channel like a failed one (the breaker knows no 'lost'). */
+const asOutcome = (kind: UpstreamErrorKind): Outcome => (kind === 'lost' ? 'failed' : kind);
 
 export interface ObserverDeps {
   metrics: WorkerMetrics;
@@ -31,7 +34,7 @@ export function observeChannel(inner: ChannelAdapter, deps: ObserverDeps): Chann
   };
 
   /** Times one call; a thrown error is classified (as the step will), counted, and rethrown unchanged. */
-  async function timed<T>(call: ChannelCall, action: string, fn: () => Promise<T>): Promise<T> {
+  async function timed<T>(call: ChannelCall, action: 'submit' | 'status' | 'download' | 'cancel', fn: () => Promise<T>): Promise<T> {
     const start = process.hrtime.bigint();
     const seconds = () => Number(process.hrtime.bigint() - start) / 1e9;
     try {
@@ -41,21 +44,31 @@ export function observeChannel(inner: ChannelAdapter, deps: ObserverDeps): Chann
     } catch (e) {
       const err: UpstreamError = inner.classifyError(e, action);
       metrics.channels.calls.observe({ channel, call, result: err.kind }, seconds());
-      await outcome(err.kind, err.message);
+      await outcome(asOutcome(err.kind), err.message);
       throw e;
     }
   }
 
+  const finished = async <S extends { state: string; error?: UpstreamError } | undefined>(status: S): Promise<S> => {
+    if (status?.state === 'succeeded') await outcome('succeeded');
+    else if (status?.state === 'failed' && status.error) await outcome(asOutcome(status.error.kind), status.error.message);
+    return status;
+  };
+
   return {
     channel: inner.channel,
-    submit: (req, key) => timed('submit', 'submit', () => inner.submit(req, key)),
-    async poll(upstreamId) {
-      const status = await timed('poll', 'status', () => inner.poll(upstreamId));
-      if (status.state === 'succeeded') await outcome('succeeded');
-      else if (status.state === 'failed') await outcome(status.error.kind, status.error.message);
-      return status;
+    capabilities: inner.capabilities,
+    unsupported: inner.unsupported?.bind(inner),
+    async submit(req) {
+      const res = await timed('submit', 'submit', () => inner.submit(req));
+      // Synchronous upstreams finish inside the submit: count the render's outcome there.
+      await finished(res.status);
+      return res;
     },
-    fetchResult: (ref) => timed('download', 'download', () => inner.fetchResult(ref)),
+    poll: async (upstreamId) => finished(await timed('poll', 'status', () => inner.poll(upstreamId))),
+    cancel: inner.cancel && ((upstreamId) => timed('cancel', 'cancel', () => inner.cancel!(upstreamId))),
+    findOrphan: inner.findOrphan && ((req) => timed('submit', 'submit', () => inner.findOrphan!(req))),
+    verifyCallback: inner.verifyCallback?.bind(inner),
     classifyError: (err, action) => inner.classifyError(err, action),
     close: () => inner.close(),
   };

@@ -13,6 +13,16 @@ if redis.call('ZSCORE', KEYS[1], ARGV[1]) or redis.call('ZCARD', KEYS[1]) < tonu
 end
 return 0`;
 
+/**
+ * How long a slot lease outlives its task's deadline. A task past its deadline is failed by its own
+ * next step or by the timeout sweep, which then releases the slot; until that has happened the
+ * render still holds the slot, so the lease must not lapse at the deadline itself.
+ */
+export const SLOT_LEASE_GRACE_MS = 60_000;
+
+/** When the slot lease of a task with this deadline lapses. */
+export const slotLeaseUntil = (deadlineAt: Date): number => deadlineAt.getTime() + SLOT_LEASE_GRACE_MS;
+
 export interface ChannelSlots {
   /** True when the task holds (or already held) a slot on the channel. */
   acquire(channel: Channel, taskId: string, leaseUntil: number): Promise<boolean>;

@@ -5,11 +5,10 @@ import type { ChannelHealth } from '@mediagen/channel-health';
 import type { Config } from '@mediagen/config';
 import type { Db } from '@mediagen/db';
 import type { WorkerMetrics } from '@mediagen/metrics';
-import type { ChannelAdapter, ChannelConfig } from '@mediagen/providers';
-import type { TaskQueue } from '@mediagen/queue';
+import type { ChannelAdapter, ChannelConfig, DownloadPolicy } from '@mediagen/providers';
+import type { TaskEventPublisher, TaskQueue } from '@mediagen/queue';
 import type { StorageDriver } from '@mediagen/storage';
 import type { ChannelSlots } from './channel-slots';
-import type { TaskEventPublisher } from './task-events';
 
 export interface WorkerStats {
   steps: number;
@@ -37,6 +36,8 @@ export interface WorkerContext {
   metrics: WorkerMetrics;
   /** Channel circuit breakers, shared with every worker through Redis. */
   health: ChannelHealth;
+  /** Result downloads (packages/providers download.ts): URL policy switch and byte caps. */
+  download: DownloadPolicy;
 }
 
 export const newStats = (): WorkerStats => ({ steps: 0, submits: 0, polls: 0, completed: 0, failed: 0, delayed: 0 });

@@ -3,12 +3,13 @@
 // or hours holds no worker slot. Postgres (Task, TaskAttempt) is the durable state; the job payload
 // is only a hint, so a job resumed after a crash picks up wherever the rows say.
 import { DelayedError, Job, UnrecoverableError } from 'bullmq';
-import type { TaskSpec } from '@mediagen/catalog';
+import { parseStoredTaskParams } from '@mediagen/catalog';
 import { pickChannel } from '@mediagen/channel-health';
 import { channelsFor, UpstreamError } from '@mediagen/providers';
 import { RunTaskPayload, runTaskPayloadSchema } from '@mediagen/queue';
-import { Attempt, loadTask, setAttemptStatus, startAttempt, triedChannels } from './attempts';
+import { Attempt, loadTask, setAttemptStatus, startAttempt, triedChannels } from '@mediagen/db';
 import { closeAttempt, collectStep, newAttemptId, pollStep, submitStep } from './attempt-steps';
+import { slotLeaseUntil } from './channel-slots';
 import type { WorkerContext } from './context';
 import { backoffMs, slotWaitMs } from './schedule';
 import { settleFailed } from './settle';
@@ -51,7 +52,15 @@ export async function advanceTask(ctx: WorkerContext, payload: RunTaskPayload): 
     return null;
   }
   const { attempt } = task;
-  const params = task.params as unknown as TaskSpec & { outputSeconds?: number | null };
+  const stored = parseStoredTaskParams(task.params);
+  if (!stored.ok) {
+    // No release of ours writes such a row; running it would send garbage upstream. Fail it,
+    // refunded, instead of retrying a step that can never succeed.
+    ctx.log.error({ taskId: task.id, err: stored.error }, 'stored task params are invalid; task failed');
+    await settleFailed(ctx, task.id, 'generation_failed', { cause: 'invalid stored params' });
+    return null;
+  }
+  const params = stored.params;
   const run: TaskRun = { ctx, task, spec: params, outputSeconds: params.outputSeconds ?? null, transientErrors: payload.transientErrors };
 
   if (task.status === 'completed' || task.status === 'failed') {
@@ -92,7 +101,7 @@ async function advanceAttempts(run: TaskRun, current: Attempt | null): Promise<N
         ctx.metrics.channels.breakerTransitions.inc({ channel: channel.id, state: pick.moved });
         ctx.log.info({ channel: channel.id, taskId: task.id }, 'channel cool-down over; this task probes it');
       }
-      if (!(await ctx.slots.acquire(channel, task.id, task.deadlineAt.getTime() + 60_000)))
+      if (!(await ctx.slots.acquire(channel, task.id, slotLeaseUntil(task.deadlineAt))))
         return { at: Date.now() + slotWaitMs(), step: 'submit', transientErrors: run.transientErrors };
       attempt = await startAttempt(ctx.db, newAttemptId(), task.id, attemptNo, channel.id);
       run.transientErrors = 0;

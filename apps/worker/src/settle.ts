@@ -1,66 +1,17 @@
-// Terminal moves of a task, as the worker makes them: the settlement transaction (packages/db),
-// then the task event for waiting gateways, the metrics and the transition log lines.
-import { completeTask, failTask, FailureCode, RETRYABLE, sql } from '@mediagen/db';
+// The worker's terminal moves: the shared settle path (@mediagen/settle), plus this process's
+// step counters for its health endpoint.
+import type { FailureCode } from '@mediagen/db';
+import * as shared from '@mediagen/settle';
 import type { WorkerContext } from './context';
-import { failureMessage } from './failure-messages';
-
-/**
- * Model, account and cost of a task whose settlement this worker won, for the counters and log
- * lines. A read after the commit (the settlement functions return only won/lost); it runs once per
- * task, and never decides anything.
- */
-async function settledTask(ctx: WorkerContext, taskId: string): Promise<{ model: string; accountId: string; costCents: number }> {
-  try {
-    const { rows } = await sql<{ model: string; accountId: string; costCents: number }>(
-      ctx.db,
-      `SELECT "model", "accountId", "costCents" FROM "Task" WHERE "id" = $1`,
-      [taskId],
-    );
-    if (rows[0]) return rows[0];
-  } catch (err) {
-    ctx.log.warn({ taskId, err: (err as Error).message }, 'settled task not read back for metrics');
-  }
-  return { model: 'unknown', accountId: 'unknown', costCents: 0 };
-}
 
 export async function settleCompleted(ctx: WorkerContext, taskId: string, resultUrls: string[], channel?: string): Promise<boolean> {
-  const won = await completeTask(ctx.db, taskId, resultUrls);
-  if (!won) {
-    ctx.log.info({ taskId, won, channel }, 'task already settled; completion dropped');
-    return false;
-  }
-  ctx.stats.completed += 1;
-  await ctx.events.publish(taskId, 'completed');
-  const t = await settledTask(ctx, taskId);
-  ctx.metrics.tasks.completed.inc({ model: t.model });
-  ctx.log.info({ taskId, accountId: t.accountId, model: t.model, channel, files: resultUrls.length }, 'task completed');
-  return true;
+  const won = await shared.settleCompleted(ctx, taskId, resultUrls, channel);
+  if (won) ctx.stats.completed += 1;
+  return won;
 }
 
-export async function settleFailed(
-  ctx: WorkerContext,
-  taskId: string,
-  code: FailureCode,
-  detail: { channelsTried?: number; cause?: string; channel?: string } = {},
-): Promise<boolean> {
-  const won = await failTask(ctx.db, taskId, {
-    errorCode: code,
-    errorMessage: failureMessage(code, { channelsTried: detail.channelsTried, timeoutMs: ctx.config.TASK_TIMEOUT_MS }),
-    retryable: RETRYABLE[code],
-  });
-  if (!won) {
-    ctx.log.info({ taskId, errorCode: code, won, channel: detail.channel }, 'task already settled; failure dropped');
-    return false;
-  }
-  ctx.stats.failed += 1;
-  await ctx.events.publish(taskId, 'failed');
-  const t = await settledTask(ctx, taskId);
-  // failTask refunds the whole charge in the same transaction that won the move to failed.
-  ctx.metrics.tasks.failed.inc({ model: t.model, error_code: code });
-  ctx.metrics.tasks.refunds.inc({ model: t.model, error_code: code });
-  ctx.metrics.tasks.refundedCents.inc({ model: t.model }, t.costCents);
-  const fields = { taskId, accountId: t.accountId, model: t.model, errorCode: code, channel: detail.channel };
-  ctx.log.info({ ...fields, cause: detail.cause, channelsTried: detail.channelsTried }, 'task failed');
-  ctx.log.info({ ...fields, refundCents: t.costCents }, 'task refunded');
-  return true;
+export async function settleFailed(ctx: WorkerContext, taskId: string, code: FailureCode, detail: shared.FailureDetail = {}): Promise<boolean> {
+  const won = await shared.settleFailed(ctx, taskId, code, detail);
+  if (won) ctx.stats.failed += 1;
+  return won;
 }

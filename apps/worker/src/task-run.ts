@@ -2,7 +2,7 @@
 import type { TaskSpec } from '@mediagen/catalog';
 import type { TaskStep } from '@mediagen/queue';
 import type { ChannelAdapter } from '@mediagen/providers';
-import type { Attempt } from './attempts';
+import type { Attempt } from '@mediagen/db';
 import type { WorkerContext } from './context';
 
 export interface TaskRow {

@@ -1,8 +1,11 @@
 // Fails tasks past their deadline (spec 3: no result within TASK_TIMEOUT_MS -> timeout), refunding
 // them in the settlement transaction. Jobs also check the deadline on every step; the sweep covers
 // tasks whose job is asleep for long or was lost.
+//
+// Each task is settled on its own: one whose settlement throws (a poison row, a constraint, a lost
+// connection) is logged and skipped for this run, and never stops the tasks behind it.
+import { latestAttempt, overdueTaskIds } from '@mediagen/db';
 import { closeAttempt } from './attempt-steps';
-import { latestAttempt } from './attempts';
 import type { WorkerContext } from './context';
 import { settleFailed } from './settle';
 
@@ -10,18 +13,24 @@ const BATCH = 500;
 
 export async function sweepTimeouts(ctx: WorkerContext): Promise<number> {
   let failed = 0;
+  const skipped: string[] = [];
   for (;;) {
-    const due = await ctx.db.task.findMany({
-      where: { status: { in: ['pending', 'processing'] }, deadlineAt: { lt: new Date() } },
-      select: { id: true },
-      orderBy: { deadlineAt: 'asc' },
-      take: BATCH,
-    });
-    for (const { id } of due) {
-      if (!(await settleFailed(ctx, id, 'timeout'))) continue;
-      failed += 1;
-      const attempt = await latestAttempt(ctx.db, id);
-      if (attempt && ['submitting', 'running', 'succeeded'].includes(attempt.status)) await closeAttempt(ctx, attempt, 'abandoned');
+    const due = await overdueTaskIds(ctx.db, new Date(), BATCH, skipped);
+    for (const id of due) {
+      try {
+        if (!(await settleFailed(ctx, id, 'timeout'))) continue;
+        failed += 1;
+      } catch (err) {
+        skipped.push(id);
+        ctx.log.error({ taskId: id, err: (err as Error).message }, 'timeout sweep could not settle this task; skipped until the next run');
+        continue;
+      }
+      try {
+        const attempt = await latestAttempt(ctx.db, id);
+        if (attempt && ['submitting', 'running', 'succeeded'].includes(attempt.status)) await closeAttempt(ctx, attempt, 'abandoned');
+      } catch (err) {
+        ctx.log.warn({ taskId: id, err: (err as Error).message }, 'timed-out task settled; its attempt was not closed');
+      }
     }
     if (due.length < BATCH) return failed;
   }

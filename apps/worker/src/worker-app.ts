@@ -5,19 +5,18 @@ import type { Logger } from 'pino';
 import type { Worker } from 'bullmq';
 import { createChannelHealth } from '@mediagen/channel-health';
 import type { Config } from '@mediagen/config';
-import { createDb } from '@mediagen/db';
+import { createDb, dbTimeoutsFrom } from '@mediagen/db';
 import { createLogger } from '@mediagen/logging';
 import { createWorkerMetrics } from '@mediagen/metrics';
 import { IMAGE_MODEL_IDS, VIDEO_MODEL_IDS } from '@mediagen/catalog';
-import { ChannelConfig, createAdapters, loadChannelConfig, unservedModels } from '@mediagen/providers';
-import { createConsumerRedis, createTaskQueue } from '@mediagen/queue';
+import { ChannelConfig, createAdapters, downloadPolicyFromConfig, loadChannelConfig, unservedModels } from '@mediagen/providers';
+import { createConsumerRedis, createTaskEventPublisher, createTaskQueue } from '@mediagen/queue';
 import { createStorage } from '@mediagen/storage';
 import { createChannelSlots } from './channel-slots';
 import { observeChannel } from './channel-observer';
 import { newStats, WorkerContext } from './context';
 import { startHealthServer } from './health-server';
 import { Maintenance, startMaintenance } from './maintenance';
-import { createTaskEventPublisher } from './task-events';
 import { createTaskWorker } from './task-worker';
 
 export interface WorkerApp {
@@ -38,7 +37,7 @@ export async function startWorkerApp(
   // Tasks of a model no channel serves fail with generation_failed; say so once, at start.
   const unserved = unservedModels(channels, [...VIDEO_MODEL_IDS, ...IMAGE_MODEL_IDS]);
   if (unserved.length) log.warn({ models: unserved }, 'no channel serves these models; their tasks will fail');
-  const db = createDb(config.DATABASE_URL, { poolSize: Math.min(20, config.WORKER_CONCURRENCY + 5) });
+  const db = createDb(config.DATABASE_URL, { poolSize: Math.min(20, config.WORKER_CONCURRENCY + 5), timeouts: dbTimeoutsFrom(config) });
   // BullMQ wants its own connections for blocking commands; plain commands share one.
   const redis = createConsumerRedis(config.REDIS_URL);
   const workerRedis = createConsumerRedis(config.REDIS_URL);
@@ -69,6 +68,7 @@ export async function startWorkerApp(
     stats: newStats(),
     metrics,
     health: channelHealth,
+    download: downloadPolicyFromConfig(config),
   };
   const taskWorker = createTaskWorker(ctx, workerRedis);
   const maintenance = await startMaintenance(ctx, maintenanceRedis);

@@ -13,3 +13,4 @@ export { parseVideoSubmit } from './video-submit';
 export { parseImageSubmit } from './image-submit';
 export { checkMeasuredLimits, lipSyncOutputSeconds, ceilSeconds, overLimit, MEASURE_TOLERANCE_MS } from './measured-limits';
 export { computeCost, microsToCents } from './cost';
+export { storedTaskParamsSchema, parseStoredTaskParams, type StoredTaskParams } from './stored-params';

@@ -17,6 +17,12 @@ export const MAX_PROMPT_CHARS = 10_000;
 /** Spec 4.6 / 8: idempotency id, header or client_request_id, 1-255 characters. */
 export const IDEMPOTENCY_KEY_MAX = 255;
 
+/**
+ * An idempotency id's length in characters (Unicode code points), the one measure for the header
+ * and client_request_id alike (not UTF-16 units, not bytes).
+ */
+export const idempotencyKeyLength = (id: string): number => [...id].length;
+
 /** Upper bound for a reference URL; longer ones are almost always signed links pasted by mistake. */
 export const MAX_MEDIA_URL_CHARS = 2048;
 

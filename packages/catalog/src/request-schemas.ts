@@ -3,7 +3,7 @@
 // they depend on each other; keeping them out of zod keeps these schemas readable as OpenAPI.
 // `null` is accepted wherever a field is optional and means the same as leaving the field out.
 import { z } from 'zod';
-import { IDEMPOTENCY_KEY_MAX, MAX_IMAGE_TASK_IMAGES, MAX_PROMPT_CHARS, SEED_MAX } from './limits';
+import { IDEMPOTENCY_KEY_MAX, idempotencyKeyLength, MAX_IMAGE_TASK_IMAGES, MAX_PROMPT_CHARS, SEED_MAX } from './limits';
 import { IMAGE_MODEL_IDS, VIDEO_MODEL_IDS } from './models';
 import { EFFORTS, REF_MODES } from './video-a-modes';
 
@@ -24,7 +24,12 @@ export const mediaItemSchema = z
   })
   .meta({ id: 'MediaItem', description: 'A reference file (spec 2.5).' });
 
-const clientRequestId = z.string().min(1).max(IDEMPOTENCY_KEY_MAX).meta({
+const clientRequestId = z
+  .string()
+  .min(1)
+  // Measured in characters, as the Idempotency-Key header is (not in UTF-16 units).
+  .refine((s) => idempotencyKeyLength(s) <= IDEMPOTENCY_KEY_MAX, `must be 1-${IDEMPOTENCY_KEY_MAX} characters`)
+  .meta({
   description: 'Idempotency id, 1-255 characters; the Idempotency-Key header wins when both are sent.',
   example: 'batch-7-item-42',
 });

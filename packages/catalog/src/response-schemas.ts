@@ -2,6 +2,7 @@
 // builds its OpenAPI document from these and its tests parse real responses with them, so the
 // documented and the actual shapes cannot drift apart.
 import { z } from 'zod';
+import { ERROR_CODES } from '@mediagen/errors';
 
 export const submitResponseSchema = z
   .object({
@@ -47,7 +48,7 @@ export const errorDetailSchema = z
 export const errorResponseSchema = z
   .object({
     error: z.string().meta({ description: 'Human text.', example: 'duration: must be between 1 and 15 seconds at 768p' }),
-    code: z.string().meta({ description: 'Stable machine code, e.g. validation_error, unknown_field, invalid_model.', example: 'validation_error' }),
+    code: z.enum(ERROR_CODES).meta({ description: 'Stable machine code: branch on this, not on error.', example: 'validation_error' }),
     details: z.array(errorDetailSchema).optional().meta({ description: 'The offending fields, for validation errors.' }),
   })
   .meta({ id: 'ErrorResponse' });

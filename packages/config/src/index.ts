@@ -45,6 +45,9 @@ const envSchema = z.object({
   /** Deadline for reading all reference files of one submit (fetch + measure). */
   MEDIA_TIMEOUT_MS: z.coerce.number().int().positive().default(8_000),
   TOP_UP_URL: z.string().url().optional(),
+  /** Largest result file downloaded from a provider, per media type (packages/providers download.ts). */
+  RESULT_MAX_IMAGE_BYTES: z.coerce.number().int().positive().default(50 * 1024 * 1024),
+  RESULT_MAX_VIDEO_BYTES: z.coerce.number().int().positive().default(1024 * 1024 * 1024),
   /** Requests per minute per API key; an account's rateLimitPerMinute overrides it. */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
   /** How long an "answers at once" image submit waits for its render before answering pending. */
@@ -79,6 +82,16 @@ const envSchema = z.object({
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().positive().default(30),
   /** HMAC key of the signed URLs of private input files; unset: derived from ADMIN_TOKEN. */
   FILE_SIGNING_SECRET: optionalText(z.string().min(32)),
+  /** An idempotency claim with no task older than this (database clock) is presumed dead and may be taken over. */
+  IDEMPOTENCY_STALE_MS: z.coerce.number().int().positive().default(60_000),
+  /** Database waits (docs/reliability.md): getting a connection, one statement (server side), one query round trip (client side). 0 disables. */
+  DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(0).default(5_000),
+  DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(15_000),
+  DB_QUERY_TIMEOUT_MS: z.coerce.number().int().min(0).default(20_000),
+  /** A transaction idle this long is rolled back by Postgres, releasing its row locks. 0 disables. */
+  DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
+  /** TCP keepalive on database connections after this much idle time, so a dead peer is noticed. 0 disables. */
+  DB_KEEPALIVE_MS: z.coerce.number().int().min(0).default(10_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
 });

@@ -14,26 +14,73 @@ export type Db = PrismaClient;
 export interface DbUrlParts {
   connectionString: string;
   schema: string;
+  /** The URL's own `options` (e.g. `-c TimeZone=...`), kept after ours so an explicit setting wins. */
+  options: string;
 }
 
 /** Splits Prisma's `schema` parameter off the URL: pg would send it to Postgres as a setting. */
 export function parseDatabaseUrl(databaseUrl: string): DbUrlParts {
   const url = new URL(databaseUrl);
   const schema = url.searchParams.get('schema') ?? 'public';
+  const options = url.searchParams.get('options') ?? '';
   url.searchParams.delete('schema');
-  return { connectionString: url.toString(), schema };
+  // pg lets the URL's options replace the pool's: we compose them ourselves (createDb).
+  url.searchParams.delete('options');
+  return { connectionString: url.toString(), schema, options };
 }
+
+/**
+ * Bounded waits on the database (docs/reliability.md): without them a network partition hangs a
+ * request or a worker step for the kernel's retransmit time (~15 min). 0 disables one.
+ */
+export interface DbTimeouts {
+  /** Waiting for a pooled connection, or for a new one to be established. */
+  connectMs: number;
+  /** Server-side cap on one statement (statement_timeout). */
+  statementMs: number;
+  /** Client-side cap on one query's round trip: covers a server that no longer answers at all. */
+  queryMs: number;
+  /** Server-side: a transaction left idle this long is rolled back and its locks released. */
+  idleInTransactionMs: number;
+  /** TCP keepalive probes after this much idle time, so a dead peer is noticed. */
+  keepAliveMs: number;
+}
+
+export const DEFAULT_DB_TIMEOUTS: DbTimeouts = {
+  connectMs: 5_000,
+  statementMs: 15_000,
+  queryMs: 20_000,
+  idleInTransactionMs: 30_000,
+  keepAliveMs: 10_000,
+};
 
 const pools = new WeakMap<Db, Pool>();
 
-export function createDb(databaseUrl: string, opts: { poolSize?: number } = {}): Db {
-  const { connectionString, schema } = parseDatabaseUrl(databaseUrl);
+export function createDb(databaseUrl: string, opts: { poolSize?: number; timeouts?: Partial<DbTimeouts> } = {}): Db {
+  const { connectionString, schema, options } = parseDatabaseUrl(databaseUrl);
+  const t = { ...DEFAULT_DB_TIMEOUTS, ...opts.timeouts };
   const pool = new Pool({
     connectionString,
     max: opts.poolSize ?? 10,
     // Raw SQL (the transactional operations) must see the same schema as the generated queries.
-    options: `-c search_path="${schema}"`,
+    // Sessions are pinned to UTC: every timestamp column is timestamptz, so correctness does not
+    // depend on it, but text renderings (logs, psql, ::text) then agree with the API's ISO times.
+    // All settings travel in the one `options` startup parameter (one thing to allow in a pooler).
+    options: [
+      `-c search_path="${schema}"`,
+      '-c TimeZone=UTC',
+      t.statementMs > 0 ? `-c statement_timeout=${t.statementMs}` : '',
+      t.idleInTransactionMs > 0 ? `-c idle_in_transaction_session_timeout=${t.idleInTransactionMs}` : '',
+      options,
+    ].filter(Boolean).join(' '),
+    connectionTimeoutMillis: t.connectMs || undefined,
+    query_timeout: t.queryMs || undefined,
+    keepAlive: t.keepAliveMs > 0,
+    keepAliveInitialDelayMillis: t.keepAliveMs || undefined,
   });
+  // An idle pooled connection that dies (server restart, proxy cut) emits 'error' on the pool;
+  // without a listener that would crash the process. pg drops the connection by itself.
+  pool.on('error', () => undefined);
   const adapter = new PrismaPg(pool, { schema, disposeExternalPool: true });
   const db = new PrismaClient({ adapter });
   pools.set(db, pool);
@@ -46,3 +93,18 @@ export function sqlPool(db: Db): Pool {
   if (!pool) throw new Error('sqlPool: this client was not made by createDb');
   return pool;
 }
+
+/** The DB_* settings of packages/config as DbTimeouts (structural, so db does not import config). */
+export const dbTimeoutsFrom = (c: {
+  DB_CONNECT_TIMEOUT_MS: number;
+  DB_STATEMENT_TIMEOUT_MS: number;
+  DB_QUERY_TIMEOUT_MS: number;
+  DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: number;
+  DB_KEEPALIVE_MS: number;
+}): DbTimeouts => ({
+  connectMs: c.DB_CONNECT_TIMEOUT_MS,
+  statementMs: c.DB_STATEMENT_TIMEOUT_MS,
+  queryMs: c.DB_QUERY_TIMEOUT_MS,
+  idleInTransactionMs: c.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+  keepAliveMs: c.DB_KEEPALIVE_MS,
+});

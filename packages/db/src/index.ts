@@ -6,3 +6,8 @@ export * from './idempotency';
 export * from './generated/client';
 export * from './sql';
 export * from './tasks';
+export * from './attempts';
+export * from './accounts';
+export * from './admin-queries';
+export * from './maintenance-queries';
+export * from './inline-files';

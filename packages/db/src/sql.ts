@@ -1,6 +1,6 @@
 // Plain SQL on the client's pg pool, for the operations on the request and worker hot paths.
-// Timestamps go in as ISO strings: the columns are TIMESTAMP(3) without time zone holding UTC, as
-// Prisma writes them, and pg would otherwise send a JS Date in the machine's local time zone.
+// Timestamps go in as ISO strings with their offset ('Z') into TIMESTAMPTZ columns: an absolute
+// instant whatever the session's or the machine's time zone is.
 import type { PoolClient, QueryResultRow } from 'pg';
 import { Db, sqlPool } from './client';
 

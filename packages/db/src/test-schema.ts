@@ -19,8 +19,9 @@ export interface TestSchema {
   drop(): Promise<void>;
 }
 
-export async function createTestSchema(label = 't'): Promise<TestSchema> {
-  const base = baseTestDatabaseUrl();
+/** `opts.baseUrl`: another database than the shared test database (e.g. one with its own TimeZone). */
+export async function createTestSchema(label = 't', opts: { baseUrl?: string } = {}): Promise<TestSchema> {
+  const base = opts.baseUrl ?? baseTestDatabaseUrl();
   const { connectionString } = parseDatabaseUrl(base);
   const schema = `${label.replace(/[^a-z0-9_]/gi, '_').toLowerCase()}_${randomBytes(4).toString('hex')}`;
   const client = new Client({ connectionString });
@@ -48,4 +49,41 @@ export async function createTestSchema(label = 't'): Promise<TestSchema> {
       }
     },
   };
+}
+
+export interface TestDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+/**
+ * A database of its own whose default TimeZone is `timeZone` (ALTER DATABASE ... SET TimeZone),
+ * as a server configured for a non-UTC zone is: every session that does not set one gets it.
+ */
+export async function createTimeZoneDatabase(timeZone: string): Promise<TestDatabase> {
+  const { connectionString } = parseDatabaseUrl(baseTestDatabaseUrl());
+  const name = `mg_tz_${timeZone.replace(/[^a-z0-9]/gi, '_').toLowerCase()}_${randomBytes(3).toString('hex')}`;
+  const admin = async (fn: (c: Client) => Promise<unknown>) => {
+    const c = new Client({ connectionString });
+    await c.connect();
+    try {
+      await fn(c);
+    } finally {
+      await c.end();
+    }
+  };
+  await admin(async (c) => {
+    await c.query(`CREATE DATABASE "${name}"`);
+    await c.query(`ALTER DATABASE "${name}" SET TimeZone TO '${timeZone.replace(/'/g, '')}'`);
+  });
+  const url = new URL(connectionString);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)) };
+}
+
+/** The same URL with a Postgres setting for every session it opens (`options=-c name=value`). */
+export function withSessionSetting(databaseUrl: string, name: string, value: string): string {
+  const url = new URL(databaseUrl);
+  url.searchParams.set('options', `${url.searchParams.get('options') ?? ''} -c ${name}=${value}`.trim());
+  return url.toString();
 }

@@ -19,6 +19,7 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   idempotency_key_reused: 422,
+  balance_limit_exceeded: 422,
   too_many_tasks: 429,
   rate_limited: 429,
   internal_error: 500,
@@ -26,6 +27,12 @@ export const ERROR_STATUS = {
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** Every code, for enums in the OpenAPI document and the SDK's typed errors. */
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]];
+
+/** The codes answered with one HTTP status. */
+export const codesForStatus = (status: number): ErrorCode[] => ERROR_CODES.filter((c) => ERROR_STATUS[c] === status);
 
 export interface ErrorDetail {
   /** Field path as the client wrote it, e.g. `media[2].url`, `duration`. */

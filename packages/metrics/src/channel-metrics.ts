@@ -4,7 +4,7 @@ import { Counter, Histogram, Registry } from 'prom-client';
 
 /** succeeded: a render finished; failed: refused or failed render; transient: timeout, 429, 5xx. */
 export type ChannelOutcome = 'succeeded' | 'failed' | 'transient' | 'violation' | 'unusable';
-export type ChannelCall = 'submit' | 'poll' | 'download';
+export type ChannelCall = 'submit' | 'poll' | 'download' | 'cancel';
 
 export function channelMetrics(registry: Registry) {
   return {

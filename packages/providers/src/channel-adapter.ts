@@ -1,44 +1,122 @@
-// What the worker needs from an upstream channel. Every method throws UpstreamError only, already
-// classified, so the worker's state machine never looks at HTTP details.
-import type { Readable } from 'node:stream';
+// What the worker needs from an upstream channel, whatever its wire protocol. Every method throws
+// UpstreamError only, already classified, so the worker's state machine never looks at HTTP
+// details. An adapter states what its upstream can and cannot do (capabilities); the worker decides
+// from those, never from the protocol's name. Adapters never download result files: they return
+// ResultRefs, and the worker fetches every one through download.ts (one hardened path).
 import type { TaskSpec } from '@mediagen/catalog';
 import type { Channel } from './channel-config';
 import type { UpstreamError } from './upstream-error';
 
+export interface AdapterCapabilities {
+  /**
+   * The upstream deduplicates a repeated submit by a key we send (RenderRequest.attemptId). None
+   * of the five real protocols do; only the simulator's http-jobs does. Without it a resumed
+   * attempt whose submit may have reached the upstream is not blindly submitted again.
+   */
+  idempotentSubmit: boolean;
+  /** The upstream has a cancel call (the adapter implements cancel()). */
+  cancel: boolean;
+  /** How the upstream calls back: 'none'; 'hint' (unsigned: it only wakes the task); 'signed' (verified). */
+  callbacks: 'none' | 'hint' | 'signed';
+  /**
+   * Some models answer with the result in the submit call itself (Seedream, Gemini image): the
+   * submit then returns `status` and no poll follows.
+   */
+  synchronous: boolean;
+  /**
+   * The adapter can look for a render that a lost submit may have started (by metadata or a
+   * client reference we sent), via findOrphan().
+   */
+  findOrphan: boolean;
+}
+
+export type ReferenceRole = 'first_frame' | 'last_frame' | 'reference_image' | 'reference_video' | 'reference_audio';
+
+export interface RenderReference {
+  role: ReferenceRole;
+  /** A URL the upstream can fetch (our storage's copy, or the client's measured URL). */
+  url: string;
+  /** Sniffed mime type when known (inline files), else the kind's family ('image/*'). */
+  contentType: string;
+  /** The bytes, for upstreams that want inline base64 (Gemini); fetched through the media policy. */
+  data(): Promise<Buffer>;
+}
+
 export interface RenderRequest {
   taskId: string;
+  /** The TaskAttempt id: unique per attempt, stable across a resumed job (the idempotency key where honoured). */
+  attemptId: string;
   spec: TaskSpec;
   /** Output length the task was priced for (video), from Task.params.outputSeconds. */
   outputSeconds: number | null;
+  /**
+   * Every reference file, in the order our `<Picture N>` / `<Audio N>` numbering expects: frames
+   * first (first, last), then `media` / `images` in request order.
+   */
+  references: RenderReference[];
+  /**
+   * Where the upstream may call back (`${PUBLIC_BASE_URL}/hooks/upstream/{channelId}?task=..&token=..`);
+   * set only when capabilities.callbacks != 'none'. The query carries the per-task token unsigned
+   * upstreams need; signed ones may ignore it.
+   */
+  callbackUrl?: string;
 }
+
+/** What the upstream says the render used, as it reports it (tokens, seconds), and its cost when known. */
+export interface UpstreamUsage {
+  /** 'tokens', 'seconds', 'images', 'predict_seconds', ... */
+  units: string;
+  amount: number;
+  /** The upstream's price for it in micro-USD, when the adapter knows or the upstream reports it. */
+  costMicroUsd?: number;
+}
+
+/** A result: a URL to download through download.ts, or bytes the upstream sent inline. */
+export type ResultRef =
+  | { kind: 'url'; url: string; contentType?: string; headers?: Record<string, string> }
+  | { kind: 'inline'; data: Buffer; contentType: string };
 
 export type RenderStatus =
   | { state: 'running'; progress: number }
-  | { state: 'succeeded'; outputs: ResultRef[] }
+  | { state: 'succeeded'; outputs: ResultRef[]; usage?: UpstreamUsage }
   | { state: 'failed'; error: UpstreamError };
 
-/** Where the provider keeps one result file. */
-export interface ResultRef {
-  url: string;
-  contentType?: string;
+export interface SubmitResult {
+  upstreamId: string;
+  /** Synchronous upstreams: the finished status, so no poll is needed. */
+  status?: RenderStatus;
 }
 
-export interface ResultFile {
-  stream: Readable;
-  contentType: string;
-  /** From Content-Length, when the provider sent it. */
-  bytes?: number;
+export interface CallbackInput {
+  headers: Record<string, string | undefined>;
+  rawBody: Buffer;
+  query: Record<string, string>;
 }
 
 export interface ChannelAdapter {
+  /** The protocol's branch of the channel config union. */
   readonly channel: Channel;
+  readonly capabilities: AdapterCapabilities;
   /**
-   * Starts a render. The idempotency key names the attempt: submitting again with the same key
-   * (after a crash or a timeout whose answer was lost) returns the same render, not a second one.
+   * Checked when the config is loaded: why this channel cannot serve this model (or variant) with
+   * every mode the catalog offers for it, or null when it can. A mapping that would only fail at
+   * render time is a startup error naming the model and the channel.
    */
-  submit(req: RenderRequest, idempotencyKey: string): Promise<{ upstreamId: string }>;
+  unsupported?(model: string, variant: string | null): string | null;
+  submit(req: RenderRequest): Promise<SubmitResult>;
   poll(upstreamId: string): Promise<RenderStatus>;
-  fetchResult(ref: ResultRef): Promise<ResultFile>;
-  classifyError(err: unknown, action: string): UpstreamError;
+  /** Asks the upstream to stop a render we gave up on (task timeout); best effort. */
+  cancel?(upstreamId: string): Promise<void>;
+  /**
+   * A render this attempt may have started although its submit answer was lost (capabilities.findOrphan):
+   * the upstream id, or null when the upstream has none for this attempt.
+   */
+  findOrphan?(req: RenderRequest): Promise<string | null>;
+  /**
+   * Verifies (signed) or decodes (hint) an upstream callback: the upstream id it concerns, or null
+   * when it is not ours or its signature does not verify. Never trusted beyond waking the task.
+   */
+  verifyCallback?(input: CallbackInput): Promise<{ upstreamId: string } | null>;
+  classifyError(err: unknown, action: 'submit' | 'status' | 'download' | 'cancel'): UpstreamError;
   close(): void;
 }

@@ -1,49 +1,36 @@
-// Channel configuration: which upstream channels exist, which models each serves, in which order
-// they are tried. Read from the JSON file named by PROVIDER_CONFIG, or the built-in default that
-// serves every model from the provider simulator (default-channels.ts).
+// Channel configuration: which upstream channels exist, which wire protocol each speaks, which
+// models each serves, in which order they are tried. Read from the JSON file named by
+// PROVIDER_CONFIG, or the built-in default that serves every model from the provider simulator
+// (default-channels.ts). The channel schema is a discriminated union on `protocol`: each protocol's
+// branch lives in its own folder, so a protocol carries its own settings.
 import fs from 'node:fs';
 import { z } from 'zod';
+import { falChannelSchema } from './fal/fal-config';
+import { geminiChannelSchema } from './gemini/gemini-config';
+import { httpJobsChannelSchema } from './http-jobs/http-jobs-config';
+import { minimaxChannelSchema } from './minimax/minimax-config';
+import { modelarkChannelSchema } from './modelark/modelark-config';
+import { replicateChannelSchema } from './replicate/replicate-config';
 
-export const channelSchema = z.object({
-  /** Stable id, recorded on every TaskAttempt; renaming a channel orphans its running renders. */
-  id: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'lower-case letters, digits and dashes'),
-  /** Wire protocol of the upstream; one adapter per protocol. */
-  protocol: z.literal('http-jobs').default('http-jobs'),
-  baseUrl: z.string().url(),
-  apiKey: z.string().min(1),
-  /** video-b tiers (spec 4.1.2). Null for channels of models without tiers. */
-  tier: z.enum(['official', 'third-party']).nullable().default(null),
-  /** Lower is cheaper and is tried first among the channels of a model. */
-  costOrder: z.number().int().min(0),
-  /** Our model id -> the model name the upstream expects. */
-  models: z.record(z.string().min(1), z.string().min(1)).refine((m) => Object.keys(m).length > 0, 'serves no model'),
-  /**
-   * Whether this provider says explicitly that content was refused (spec 7.2). Only such channels
-   * can produce content_violation; on the others a refusal is an ordinary failed render.
-   */
-  reportsViolations: z.boolean().default(false),
-  /** Renders in flight on this channel across all workers; more wait for a free slot. */
-  maxInFlight: z.number().int().positive().default(1000),
-  timeouts: z
-    .object({
-      submitMs: z.number().int().positive().default(30_000),
-      pollMs: z.number().int().positive().default(15_000),
-      downloadMs: z.number().int().positive().default(300_000),
-    })
-    .prefault({}),
-  /** Poll schedule: first poll after firstMs, then every renderAge/10 clamped to [minMs, maxMs]. */
-  poll: z
-    .object({
-      firstMs: z.number().int().min(0).default(5_000),
-      minMs: z.number().int().positive().default(5_000),
-      maxMs: z.number().int().positive().default(60_000),
-    })
-    .prefault({}),
-  enabled: z.boolean().default(true),
-});
+/** Every protocol branch; adapters.ts must have a factory for each (checked by the compiler). */
+export const channelUnionSchema = z.discriminatedUnion('protocol', [
+  modelarkChannelSchema,
+  minimaxChannelSchema,
+  geminiChannelSchema,
+  falChannelSchema,
+  replicateChannelSchema,
+  httpJobsChannelSchema,
+]);
+
+/** Entries written before protocols existed name none: they spoke the simulator's http-jobs. */
+const withDefaultProtocol = (v: unknown): unknown =>
+  v && typeof v === 'object' && !Array.isArray(v) && !('protocol' in v) ? { ...v, protocol: 'http-jobs' } : v;
+
+/** One channel entry; `protocol` defaults to http-jobs. */
+export const channelSchema = z.preprocess(withDefaultProtocol, channelUnionSchema);
 
 export const channelConfigSchema = z
-  .object({ channels: z.array(channelSchema).min(1) })
+  .object({ channels: z.array(z.preprocess(withDefaultProtocol, channelSchema)).min(1) })
   .superRefine((c, ctx) => {
     const seen = new Set<string>();
     c.channels.forEach((ch, i) => {
@@ -52,10 +39,21 @@ export const channelConfigSchema = z
     });
   });
 
-export type Channel = z.infer<typeof channelSchema>;
+export type Channel = z.infer<typeof channelUnionSchema>;
+export type Protocol = Channel['protocol'];
+/** The channel type of one protocol's branch. */
+export type ChannelOf<P extends Protocol> = Extract<Channel, { protocol: P }>;
 export type ChannelConfig = z.infer<typeof channelConfigSchema>;
 
+/** The protocol names of the schema, read from the union itself (the registry test compares them). */
+export const PROTOCOLS: readonly Protocol[] = channelUnionSchema.options.map((o) => o.shape.protocol.value);
+
 export class ChannelConfigError extends Error {}
+
+export interface ParseOptions {
+  /** ALLOW_PRIVATE_MEDIA_URLS: channels may use http:// base URLs (development and tests only). */
+  allowPrivate?: boolean;
+}
 
 /**
  * Replaces `${NAME}` in string values with environment variables, so keys stay out of the file.
@@ -74,24 +72,62 @@ function interpolate(value: unknown, env: Record<string, string | undefined>, mi
   return value;
 }
 
-export function parseChannelConfig(raw: unknown, env: Record<string, string | undefined> = process.env, source = 'channel config'): ChannelConfig {
+/** "channels.2.webhookSecret (channel fal-main, field webhookSecret): ..." so an operator finds both. */
+function describeIssue(issue: z.core.$ZodIssue, raw: unknown): string {
+  const path = issue.path.map(String);
+  const where = path.join('.');
+  let message = issue.message;
+  if (path[0] === 'channels' && path.length >= 2) {
+    const entry = (raw as { channels?: unknown[] })?.channels?.[Number(path[1])] as { id?: unknown; protocol?: unknown } | undefined;
+    const id = typeof entry?.id === 'string' ? entry.id : `#${path[1]}`;
+    const field = path.slice(2).join('.') || '(entry)';
+    if (issue.code === 'invalid_union' && (field === 'protocol' || field === '(entry)'))
+      message = `unknown protocol ${JSON.stringify(entry?.protocol)} (one of: ${PROTOCOLS.join(', ')})`;
+    return `  ${where} (channel ${id}, field ${field}): ${message}`;
+  }
+  return `  ${where || '(file)'}: ${message}`;
+}
+
+export function parseChannelConfig(
+  raw: unknown,
+  env: Record<string, string | undefined> = process.env,
+  source = 'channel config',
+  opts: ParseOptions = {},
+): ChannelConfig {
   const missing = new Set<string>();
   const resolved = interpolate(raw, env, missing);
   if (missing.size) throw new ChannelConfigError(`${source}: environment variables not set: ${[...missing].join(', ')}`);
   const parsed = channelConfigSchema.safeParse(resolved);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-    throw new ChannelConfigError(`Invalid ${source}:\n${lines.join('\n')}`);
+    throw new ChannelConfigError(`Invalid ${source}:\n${parsed.error.issues.map((i) => describeIssue(i, resolved)).join('\n')}`);
+  }
+  if (opts.allowPrivate === false) {
+    // Same rule as for reference media: plain http only where private URLs are allowed at all.
+    const plain = parsed.data.channels.filter((c) => new URL(c.baseUrl).protocol !== 'https:');
+    if (plain.length)
+      throw new ChannelConfigError(
+        `Invalid ${source}:\n${plain.map((c) => `  channel ${c.id}, field baseUrl: must be https:// unless ALLOW_PRIVATE_MEDIA_URLS is on`).join('\n')}`,
+      );
   }
   return parsed.data;
 }
 
-export function loadChannelConfigFile(file: string, env: Record<string, string | undefined> = process.env): ChannelConfig {
+export function loadChannelConfigFile(file: string, env: Record<string, string | undefined> = process.env, opts: ParseOptions = {}): ChannelConfig {
   let raw: unknown;
   try {
     raw = JSON.parse(fs.readFileSync(file, 'utf8'));
   } catch (err) {
     throw new ChannelConfigError(`Cannot read PROVIDER_CONFIG ${file}: ${(err as Error).message}`);
   }
-  return parseChannelConfig(raw, env, `PROVIDER_CONFIG ${file}`);
+  return parseChannelConfig(raw, env, `PROVIDER_CONFIG ${file}`, opts);
+}
+
+/**
+ * The upstream model name for a task on this channel: the variant's own entry (video-c-3.1
+ * variants), else the model's. Undefined when the channel does not serve it.
+ */
+export function upstreamModelFor(channel: Pick<Channel, 'models'>, model: string, variant?: string | null): string | undefined {
+  const own = (k: string) => Object.prototype.hasOwnProperty.call(channel.models, k);
+  if (variant && own(variant)) return channel.models[variant];
+  return own(model) ? channel.models[model] : undefined;
 }

@@ -8,7 +8,12 @@ export type UpstreamErrorKind =
   /** The render failed or the channel refused it: move on to the next channel. */
   | 'failed'
   /** The provider's result is not a usable file: fail with no_result. */
-  | 'unusable';
+  | 'unusable'
+  /**
+   * The upstream no longer knows an id it gave us (404 on poll, expired task): the render is gone,
+   * not failed. One fresh attempt on the same channel, visible as its own TaskAttempt.
+   */
+  | 'lost';
 
 export class UpstreamError extends Error {
   constructor(

@@ -1,3 +1,5 @@
 export * from './contracts';
 export * from './connection';
 export * from './producer';
+export * from './pubsub';
+export * from './task-event-publisher';

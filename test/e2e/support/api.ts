@@ -1,5 +1,6 @@
 // The public and admin HTTP API as a test client uses it.
 import type { Stack } from './stack';
+import { recordedResponses } from './openapi-check';
 
 export interface Account {
   accountId: string;
@@ -14,10 +15,18 @@ export interface HttpResult<T = Record<string, unknown>> {
   headers: Headers;
 }
 
+/** Every response is recorded for the OpenAPI check the suite runs after the file's tests. */
+function record(url: string, method: string | undefined, res: Response, body: unknown): void {
+  const u = new URL(url);
+  recordedResponses.push({ method: method ?? 'GET', path: u.pathname + u.search, status: res.status, headers: res.headers, body });
+}
+
 async function call<T>(url: string, init: RequestInit): Promise<HttpResult<T>> {
   const res = await fetch(url, init);
   const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : null) as T, headers: res.headers };
+  const body = (text ? JSON.parse(text) : null) as T;
+  record(url, init.method, res, body);
+  return { status: res.status, body, headers: res.headers };
 }
 
 export function apiClient(stack: Stack) {
@@ -74,7 +83,10 @@ export function apiClient(stack: Stack) {
 
     async fetchFile(url: string, headers: Record<string, string> = {}) {
       const res = await fetch(url, { headers });
-      return { status: res.status, headers: res.headers, bytes: Buffer.from(await res.arrayBuffer()) };
+      const bytes = Buffer.from(await res.arrayBuffer());
+      const json = res.headers.get('content-type')?.startsWith('application/json');
+      if (url.startsWith(stack.gatewayUrl)) record(url, 'GET', res, json ? JSON.parse(bytes.toString('utf8')) : null);
+      return { status: res.status, headers: res.headers, bytes };
     },
   };
 }

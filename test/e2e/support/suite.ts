@@ -3,6 +3,7 @@
 // and after them check the ledger invariant and stop everything.
 import { Account, apiClient } from './api';
 import { ledgerViolations } from './ledger';
+import { openApiViolations } from './openapi-check';
 import { Stack, StackOptions, startStack } from './stack';
 
 export interface Suite {
@@ -31,7 +32,12 @@ export function e2eSuite(label: string, opts: SuiteOptions, ready: (s: Suite) =>
 
   afterAll(async () => {
     if (!stack) return;
-    expect(await ledgerViolations(stack.db)).toEqual([]);
-    await stack.stop();
+    try {
+      expect(await ledgerViolations(stack.db)).toEqual([]);
+      // Every response this file's tests received matches the OpenAPI document.
+      expect(openApiViolations()).toEqual([]);
+    } finally {
+      await stack.stop();
+    }
   }, 60_000);
 }

@@ -8,6 +8,7 @@
 //   (a per-process revocation counter is compared before and after it);
 // - in production the public development key is refused whatever the database says.
 import type { RequestHandler } from 'express';
+import { findApiKeyByHash } from '@mediagen/db';
 import { AppError } from '@mediagen/errors';
 import type { GatewayDeps } from '../deps';
 import { DEV_API_KEY_HASH, hashApiKey, looksLikeApiKey } from '../services/api-keys';
@@ -54,17 +55,14 @@ export function apiKeyAuth(deps: GatewayDeps): RequestHandler {
     const miss = unknown.get(hash);
     if (miss !== undefined && miss > now) throw unauthorized('Invalid or revoked API key');
     const seen = revocations;
-    const key = await deps.db.apiKey.findUnique({
-      where: { keyHash: hash },
-      select: { id: true, accountId: true, revokedAt: true, account: { select: { rateLimitPerMinute: true } } },
-    });
-    if (!key || key.revokedAt) {
+    const key = await findApiKeyByHash(deps.db, hash);
+    if (!key || key.revoked) {
       cache.delete(hash);
       if (unknown.size >= CACHE_MAX) unknown.clear();
       unknown.set(hash, now + NEGATIVE_CACHE_MS);
       throw unauthorized('Invalid or revoked API key');
     }
-    const ctx: AuthContext = { apiKeyId: key.id, accountId: key.accountId, rateLimitPerMinute: key.account.rateLimitPerMinute };
+    const ctx: AuthContext = { apiKeyId: key.apiKeyId, accountId: key.accountId, rateLimitPerMinute: key.rateLimitPerMinute };
     // A revocation published while the lookup ran may concern this key: answer, but do not cache.
     if (revocations === seen) {
       if (cache.size >= CACHE_MAX) cache.clear();

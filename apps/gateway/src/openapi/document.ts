@@ -1,76 +1,36 @@
 // OpenAPI 3.1 document generated from the same zod schemas that validate requests
-// (packages/catalog), so the reference cannot drift from the validator.
+// (packages/catalog), so the reference cannot drift from the validator. It describes every status,
+// header and body the gateway answers; test/e2e checks every response the end-to-end suites receive
+// against it, and test/openapi lints it with @redocly/cli. The SDK's types (packages/client) are
+// generated from it.
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
-import { z } from 'zod';
-import {
-  videoSubmitBodySchema,
-  imageSubmitBodySchema,
-  submitResponseSchema,
-  pollResponseSchema,
-  balanceResponseSchema,
-  errorResponseSchema,
-  insufficientBalanceResponseSchema,
-} from '@mediagen/catalog';
-
-const err = (description: string) => ({ description, content: { 'application/json': { schema: errorResponseSchema } } });
+import { registerPublicPaths } from './public-paths';
+import { registerAdminPaths } from './admin-paths';
+import { registerServicePaths } from './service-paths';
 
 export function buildOpenApiDocument(serverUrl: string): object {
   const reg = new OpenAPIRegistry();
-  const bearer = reg.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer' });
-  const security = [{ [bearer.name]: [] }];
-  const idempotencyHeader = z.object({
-    'Idempotency-Key': z.string().min(1).max(255).optional().meta({ description: 'Client-chosen unique id (1-255 chars); wins over client_request_id.' }),
-  });
-  const submitErrors = {
-    400: err('Invalid input; `details` names the offending fields'),
-    401: err('Missing or invalid API key'),
-    402: { description: 'Insufficient balance', content: { 'application/json': { schema: insufficientBalanceResponseSchema } } },
-    409: err('A request with the same idempotency id is still being processed'),
-    413: err('Request body over 40 MB'),
-    422: err('Idempotency id reused with a different request'),
-    429: err('Too many tasks in progress, or request rate exceeded; see RateLimit and Retry-After headers'),
-    500: err('Internal server error'),
-    503: err('Temporarily unavailable; retry'),
-  };
-  const pollPath = (type: 'video' | 'image') =>
-    reg.registerPath({
-      method: 'get',
-      path: `/api/${type}/tasks/{taskId}`,
-      summary: `Poll a ${type} task`,
-      description: 'Poll every 5-10 s; polls within 5 s return the cached status.',
-      security,
-      request: { params: z.object({ taskId: z.string() }) },
-      responses: { 200: { description: 'Task status', content: { 'application/json': { schema: pollResponseSchema } } }, 401: err('Missing or invalid API key'), 404: err('Task not found') },
-    });
-  reg.registerPath({
-    method: 'post',
-    path: '/api/video/generate',
-    summary: 'Submit a video generation task',
-    security,
-    request: { headers: idempotencyHeader, body: { content: { 'application/json': { schema: videoSubmitBodySchema } } } },
-    responses: { 200: { description: 'Task accepted', content: { 'application/json': { schema: submitResponseSchema } } }, ...submitErrors },
-  });
-  pollPath('video');
-  reg.registerPath({
-    method: 'post',
-    path: '/api/image/generate',
-    summary: 'Submit an image generation task',
-    description: 'Some models answer at once with `status: completed` and `resultUrls`.',
-    security,
-    request: { headers: idempotencyHeader, body: { content: { 'application/json': { schema: imageSubmitBodySchema } } } },
-    responses: { 200: { description: 'Task accepted (or already completed)', content: { 'application/json': { schema: submitResponseSchema } } }, ...submitErrors },
-  });
-  pollPath('image');
-  reg.registerPath({
-    method: 'get',
-    path: '/api/balance',
-    summary: 'Account balance',
-    security,
-    responses: { 200: { description: 'Balance', content: { 'application/json': { schema: balanceResponseSchema } } }, 401: err('Missing or invalid API key') },
-  });
+  const bearer = reg.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', description: 'An API key: `Authorization: Bearer mg_...`.' });
+  const admin = reg.registerComponent('securitySchemes', 'adminToken', { type: 'http', scheme: 'bearer', description: 'The ADMIN_TOKEN of the deployment.' });
+  registerPublicPaths(reg, [{ [bearer.name]: [] }]);
+  registerAdminPaths(reg, [{ [admin.name]: [] }]);
+  registerServicePaths(reg, [{ [admin.name]: [] }]);
   return new OpenApiGeneratorV31(reg.definitions).generateDocument({
     openapi: '3.1.0',
-    info: { title: 'Media generation task service', version: '1.0.0', description: 'Asynchronous video and image generation. Submit a task, then poll it until it is completed or failed.' },
+    info: {
+      title: 'Media generation task service',
+      version: '1.0.0',
+      description: 'Asynchronous video and image generation. Submit a task, then poll it until it is completed or failed. Every error body is `{error, code, details?}`; branch on `code`.',
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+    },
     servers: [{ url: serverUrl }],
+    tags: [
+      { name: 'Generation', description: 'Submit video and image tasks (billed, idempotent).' },
+      { name: 'Tasks', description: 'Poll tasks until they complete or fail.' },
+      { name: 'Account', description: 'The balance of the calling key\'s account.' },
+      { name: 'Files', description: 'Result and reference files.' },
+      { name: 'Admin', description: 'Operator API behind ADMIN_TOKEN.' },
+      { name: 'Service', description: 'Front page, this document, health.' },
+    ],
   });
 }

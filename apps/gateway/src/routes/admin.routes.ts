@@ -3,21 +3,36 @@
 import express, { Router } from 'express';
 import { z } from 'zod';
 import { AppError } from '@mediagen/errors';
-import { creditAccount, newId } from '@mediagen/db';
+import {
+  createAccount,
+  createApiKey,
+  creditAccount,
+  findAccount,
+  findTaskWithAttempts,
+  MAX_BALANCE_CENTS,
+  listApiKeys,
+  listLedger,
+  newId,
+  revokeApiKey,
+  updateAccount,
+} from '@mediagen/db';
+import { pubsubChannel } from '@mediagen/queue';
 import type { GatewayDeps } from '../deps';
 import { generateApiKey } from '../services/api-keys';
 import { parseAdminBody } from '../services/admin-validation';
+import { accountView, adminTaskView, apiKeyView, ledgerEntryView } from '../services/admin-views';
 
-const MAX_CENTS = 1_000_000_000; // $10M: keeps sums far inside Postgres INTEGER
+/** Largest single top-up or adjustment: $10M. Balances are capped separately (MAX_BALANCE_CENTS). */
+const MAX_CENTS = 1_000_000_000;
 
-const createAccountSchema = z.strictObject({
+export const createAccountSchema = z.strictObject({
   name: z.string().trim().min(1).max(200),
   balanceCents: z.number().int().min(0).max(MAX_CENTS).optional(),
   maxConcurrentTasks: z.number().int().min(1).max(10_000).optional(),
   rateLimitPerMinute: z.number().int().min(1).max(1_000_000).nullable().optional(),
 });
-const updateAccountSchema = createAccountSchema.omit({ balanceCents: true }).partial();
-const creditSchema = z.strictObject({
+export const updateAccountSchema = createAccountSchema.omit({ balanceCents: true }).partial();
+export const creditSchema = z.strictObject({
   amountCents: z.number().int().min(-MAX_CENTS).max(MAX_CENTS).refine((v) => v !== 0, 'must not be 0'),
   reason: z.string().max(500).optional(),
 });
@@ -27,84 +42,72 @@ export function adminRouter(deps: GatewayDeps): Router {
   const { db } = deps;
   r.use(express.json({ limit: '100kb' }));
 
-  const accountView = async (id: string) => {
-    const a = await db.account.findUnique({ where: { id } });
+  const accountOr404 = async (id: string) => {
+    const a = await findAccount(db, id);
     if (!a) throw new AppError('not_found', `Account ${id} not found`);
-    return {
-      id: a.id,
-      name: a.name,
-      balanceCents: a.balanceCents,
-      tasksInProgress: a.tasksInProgress,
-      maxConcurrentTasks: a.maxConcurrentTasks,
-      rateLimitPerMinute: a.rateLimitPerMinute ?? deps.config.RATE_LIMIT_PER_MINUTE,
-      createdAt: a.createdAt,
-    };
+    return accountView(a, deps.config.RATE_LIMIT_PER_MINUTE);
   };
 
   r.post('/accounts', async (req, res) => {
     const b = parseAdminBody(createAccountSchema, req.body);
     const id = newId('acc');
-    await db.account.create({ data: { id, name: b.name, maxConcurrentTasks: b.maxConcurrentTasks, rateLimitPerMinute: b.rateLimitPerMinute ?? null } });
+    await createAccount(db, id, b);
     if (b.balanceCents) await creditAccount(db, id, b.balanceCents, 'initial balance');
     res.status(201).json({ id, name: b.name, balanceCents: b.balanceCents ?? 0 });
   });
 
   r.get('/accounts/:id', async (req, res) => {
-    res.json(await accountView(req.params.id));
+    res.json(await accountOr404(req.params.id));
   });
 
   r.patch('/accounts/:id', async (req, res) => {
     const b = parseAdminBody(updateAccountSchema, req.body);
-    await accountView(req.params.id);
-    await db.account.update({ where: { id: req.params.id }, data: b });
-    res.json(await accountView(req.params.id));
+    await accountOr404(req.params.id);
+    await updateAccount(db, req.params.id, b);
+    res.json(await accountOr404(req.params.id));
   });
 
   r.post('/accounts/:id/api-keys', async (req, res) => {
-    await accountView(req.params.id);
+    await accountOr404(req.params.id);
     const k = generateApiKey();
     const id = newId('key');
-    await db.apiKey.create({ data: { id, accountId: req.params.id, keyHash: k.hash, prefix: k.prefix } });
+    await createApiKey(db, { id, accountId: req.params.id, keyHash: k.hash, prefix: k.prefix });
     res.status(201).json({ id, key: k.key, prefix: k.prefix });
   });
 
   r.get('/accounts/:id/api-keys', async (req, res) => {
-    const keys = await db.apiKey.findMany({ where: { accountId: req.params.id }, orderBy: { createdAt: 'desc' } });
-    res.json({ keys: keys.map((k) => ({ id: k.id, prefix: k.prefix, createdAt: k.createdAt, revokedAt: k.revokedAt })) });
+    res.json({ keys: (await listApiKeys(db, req.params.id)).map(apiKeyView) });
   });
 
   r.delete('/api-keys/:id', async (req, res) => {
-    const key = await db.apiKey.findUnique({ where: { id: req.params.id } });
+    const key = await revokeApiKey(db, req.params.id);
     if (!key) throw new AppError('not_found', `API key ${req.params.id} not found`);
-    if (!key.revokedAt) await db.apiKey.update({ where: { id: key.id }, data: { revokedAt: new Date() } });
     // Every gateway evicts its auth cache entry now, not when it expires.
-    await deps.redis.publish(deps.events.revokeChannel, key.keyHash).catch(() => undefined);
+    await deps.redis.publish(pubsubChannel(deps.config.REDIS_PREFIX, 'keyRevoked'), key.keyHash).catch(() => undefined);
     res.status(204).end();
   });
 
   r.post('/accounts/:id/credits', async (req, res) => {
     const b = parseAdminBody(creditSchema, req.body);
-    await accountView(req.params.id);
+    await accountOr404(req.params.id);
     const out = await creditAccount(db, req.params.id, b.amountCents, b.reason ?? null);
-    if (!out) throw new AppError('validation_error', 'The adjustment would take the balance below zero', [{ path: 'amountCents', message: 'exceeds the balance' }]);
+    if ('refused' in out && out.refused === 'below_zero')
+      throw new AppError('validation_error', 'The adjustment would take the balance below zero', [{ path: 'amountCents', message: 'exceeds the balance' }]);
+    if ('refused' in out)
+      throw new AppError('balance_limit_exceeded', `The balance may not exceed ${MAX_BALANCE_CENTS} cents`, [{ path: 'amountCents', message: 'the balance would pass its maximum' }], { maxBalanceCents: MAX_BALANCE_CENTS });
     res.json(out);
   });
 
   r.get('/accounts/:id/ledger', async (req, res) => {
-    await accountView(req.params.id);
+    await accountOr404(req.params.id);
     const limit = Math.min(Math.max(Number(req.query.limit) || 100, 1), 1000);
-    const entries = await db.ledgerEntry.findMany({
-      where: { accountId: req.params.id },
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      take: limit,
-    });
-    res.json({ entries: entries.map((e) => ({ id: e.id, kind: e.kind, amountCents: e.amountCents, taskId: e.taskId, reason: e.reason, createdAt: e.createdAt })) });
+    res.json({ entries: (await listLedger(db, req.params.id, limit)).map(ledgerEntryView) });
   });
 
   r.get('/tasks/:taskId', async (req, res) => {
-    const t = await db.task.findUnique({ where: { id: req.params.taskId }, include: { attempts: { orderBy: { attemptNo: 'asc' } } } });
+    const t = await findTaskWithAttempts(db, req.params.taskId);
     if (!t) throw new AppError('not_found', `Task ${req.params.taskId} not found`);
-    res.json({ ...t, costMicros: t.costMicros.toString() });
+    res.json(adminTaskView(t));
   });
 
   return r;

@@ -1,6 +1,7 @@
 // The public API (spec section 4): submit, poll, balance. Auth and the request-rate limit run
 // before the body is parsed, so an unauthenticated 40 MB body is never read into memory.
 import express, { Router } from 'express';
+import { findAccount } from '@mediagen/db';
 import { AppError } from '@mediagen/errors';
 import { MAX_BODY_BYTES } from '@mediagen/catalog';
 import type { GatewayDeps } from '../deps';
@@ -51,7 +52,7 @@ export function apiRouter(deps: GatewayDeps): Router {
   r.get('/video/tasks/:taskId', poll('video'));
   r.get('/image/tasks/:taskId', poll('image'));
   r.get('/balance', async (req, res) => {
-    const acc = await deps.db.account.findUnique({ where: { id: req.auth!.accountId }, select: { balanceCents: true } });
+    const acc = await findAccount(deps.db, req.auth!.accountId);
     if (!acc) throw new AppError('unauthorized', 'The account of this API key no longer exists');
     res.json({ balanceCents: acc.balanceCents, topUpUrl: deps.config.TOP_UP_URL });
   });

@@ -32,12 +32,13 @@ export async function precheckBeforeFetch(deps: GatewayDeps, accountId: string, 
     select: { balanceCents: true, tasksInProgress: true, maxConcurrentTasks: true },
   });
   if (!acc) throw new AppError('unauthorized', 'The account of this API key no longer exists');
+  const balance = Number(acc.balanceCents);
   if (acc.tasksInProgress >= acc.maxConcurrentTasks) {
-    throw refusalError(new SubmitRefused('too_many_tasks', acc.balanceCents, acc.tasksInProgress, acc.maxConcurrentTasks), 0, deps.config.TOP_UP_URL);
+    throw refusalError(new SubmitRefused('too_many_tasks', balance, acc.tasksInProgress, acc.maxConcurrentTasks), 0, deps.config.TOP_UP_URL);
   }
   const floor = costFloorCents(spec, refs);
-  if (acc.balanceCents < floor) {
-    throw refusalError(new SubmitRefused('insufficient_balance', acc.balanceCents, acc.tasksInProgress, acc.maxConcurrentTasks), floor, deps.config.TOP_UP_URL);
+  if (balance < floor) {
+    throw refusalError(new SubmitRefused('insufficient_balance', balance, acc.tasksInProgress, acc.maxConcurrentTasks), floor, deps.config.TOP_UP_URL);
   }
 }
 

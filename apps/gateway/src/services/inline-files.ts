@@ -4,7 +4,7 @@
 import type { DecodedInline } from '@mediagen/media';
 import type { MediaRef, TaskSpec } from '@mediagen/catalog';
 import { newInputKey, signedFileUrl } from '@mediagen/storage';
-import { newId } from '@mediagen/db';
+import { recordInlineFiles } from '@mediagen/db';
 import type { GatewayDeps } from '../deps';
 
 export interface InlinePlan {
@@ -44,7 +44,5 @@ export function planInlineFiles(deps: GatewayDeps, taskId: string, inline: Decod
 export async function storeInlineFiles(deps: GatewayDeps, taskId: string, plan: InlinePlan): Promise<void> {
   if (plan.files.length === 0) return;
   await Promise.all(plan.files.map((f) => deps.storage.put(f.key, f.file.bytes, f.file.mime)));
-  await deps.db.inlineFile.createMany({
-    data: plan.files.map((f) => ({ id: newId('inl'), taskId, storageKey: f.key, mime: f.file.mime, bytes: f.file.bytes.length })),
-  });
+  await recordInlineFiles(deps.db, taskId, plan.files.map((f) => ({ storageKey: f.key, mime: f.file.mime, bytes: f.file.bytes.length })));
 }

@@ -9,13 +9,15 @@ import {
   parseImageSubmit,
   parseVideoSubmit,
   IDEMPOTENCY_KEY_MAX,
+  idempotencyKeyLength,
   MediaRef,
   TaskSpec,
 } from '@mediagen/catalog';
 import { inspectReferences, Inspection, mediaPolicyFromConfig, MediaPolicy } from '@mediagen/media';
 import type { Config } from '@mediagen/config';
-import { claimIdempotencyKey, createTaskWithCharge, failTask, findTaskView, releaseIdempotencyKey, SubmitRefused } from '@mediagen/db';
+import { claimIdempotencyKey, ClaimLost, createTaskWithCharge, findTaskView, releaseIdempotencyKey, SubmitRefused } from '@mediagen/db';
 import { enqueueTask } from '@mediagen/queue';
+import { settleFailed } from '@mediagen/settle';
 import { randomUUID } from 'node:crypto';
 import type { GatewayDeps } from '../deps';
 import { requestFingerprint } from './fingerprint';
@@ -23,6 +25,7 @@ import { submitBody } from './task-view';
 import { refusalError } from './refusals';
 import { planInlineFiles, storeInlineFiles } from './inline-files';
 import { precheckBeforeFetch, withInspectionSlot } from './fetch-precheck';
+import { settleContext } from './settle';
 
 export type Endpoint = 'video' | 'image';
 
@@ -44,12 +47,27 @@ export interface SubmitInput {
   requestId?: string;
 }
 
+/**
+ * Node hands header values over as latin1 (one character per byte); a client sends UTF-8. Decode
+ * it, so the header and client_request_id are the same id in the same encoding, measured alike
+ * (in characters: idempotencyKeyLength). Bytes that are not UTF-8 are kept as they came.
+ */
+export function decodeHeaderId(raw: string): string {
+  const bytes = Buffer.from(raw, 'latin1');
+  const text = bytes.toString('utf8');
+  return Buffer.from(text, 'utf8').equals(bytes) ? text : raw;
+}
+
 function idempotencyKeyOf(header: string | undefined, bodyId: string | null): string | null {
   if (header === undefined) return bodyId;
-  if (header.length < 1 || header.length > IDEMPOTENCY_KEY_MAX)
-    throw invalid('Idempotency-Key', `must be 1-${IDEMPOTENCY_KEY_MAX} characters`);
-  return header; // spec 4.6: the header wins over client_request_id
+  const id = decodeHeaderId(header);
+  const n = idempotencyKeyLength(id);
+  if (n < 1 || n > IDEMPOTENCY_KEY_MAX) throw invalid('Idempotency-Key', `must be 1-${IDEMPOTENCY_KEY_MAX} characters`);
+  return id; // spec 4.6: the header wins over client_request_id
 }
+
+const claimLostError = () =>
+  new AppError('idempotency_in_progress', 'A request with this idempotency id is still being processed; retry shortly with the same id', undefined, undefined, { 'Retry-After': '1' });
 
 const noMedia = (): Inspection => ({ measured: { videoSeconds: [], audioSeconds: [] }, inline: [] });
 
@@ -66,10 +84,12 @@ export async function submitTask(deps: GatewayDeps, input: SubmitInput): Promise
   // Without Redis the task could not be queued; refuse before anything is claimed or charged.
   if (deps.redis.status !== 'ready') throw new AppError('service_unavailable', 'Queue unavailable; retry shortly');
 
+  let claimToken: string | undefined;
   if (key !== null) {
     const fingerprint = requestFingerprint(input.endpoint, input.body);
-    const claim = await claimIdempotencyKey(db, input.accountId, key, fingerprint);
+    const claim = await claimIdempotencyKey(db, input.accountId, key, fingerprint, config.IDEMPOTENCY_STALE_MS);
     if (!claim.claimed) return replay(deps, input.accountId, key, fingerprint, claim);
+    claimToken = claim.token;
   }
 
   const taskId = randomUUID();
@@ -97,8 +117,12 @@ export async function submitTask(deps: GatewayDeps, input: SubmitInput): Promise
       billedSeconds: cost.billedSeconds,
       deadlineAt,
       idempotencyKey: key ?? undefined,
+      claimToken,
     }).catch((e) => {
-      throw e instanceof SubmitRefused ? refusalError(e, cost.costCents, config.TOP_UP_URL) : e;
+      if (e instanceof SubmitRefused) throw refusalError(e, cost.costCents, config.TOP_UP_URL);
+      // Our claim went stale and another request with this id took it over: it owns the id now.
+      if (e instanceof ClaimLost) throw claimLostError();
+      throw e;
     });
     created = true;
     deps.metrics.tasks.created.inc({ model: spec.model });
@@ -106,11 +130,12 @@ export async function submitTask(deps: GatewayDeps, input: SubmitInput): Promise
     await storeInlineFiles(deps, taskId, inline).catch(async (err) => {
       // The task exists and is charged, but its inputs are not where its params say: fail it now,
       // refunded, rather than let a provider fail on missing files later.
-      await failTask(db, taskId, { errorCode: 'generation_failed', errorMessage: 'The reference files could not be stored. You were refunded; please try again.', retryable: true });
+      await settleFailed(settleContext(deps), taskId, 'generation_failed', { reason: 'inputs_not_stored', cause: (err as Error).message });
       throw err;
     });
   } finally {
-    if (!created && key !== null) await releaseIdempotencyKey(db, input.accountId, key).catch(() => undefined);
+    if (!created && key !== null && claimToken !== undefined)
+      await releaseIdempotencyKey(db, input.accountId, key, claimToken).catch(() => undefined);
   }
 
   const model = getModel(spec.model);
@@ -148,8 +173,7 @@ async function replay(
   fingerprint: string,
   claim: { fingerprint: string; taskId: string | null },
 ): Promise<Record<string, unknown>> {
-  if (claim.taskId === null)
-    throw new AppError('idempotency_in_progress', 'A request with this idempotency id is still being processed; retry shortly with the same id', undefined, undefined, { 'Retry-After': '1' });
+  if (claim.taskId === null) throw claimLostError();
   if (claim.fingerprint !== fingerprint)
     throw new AppError('idempotency_key_reused', `Idempotency id "${key}" was already used for a different request; use a new id`);
   const task = await findTaskView(deps.db, claim.taskId, accountId);

@@ -1,6 +1,8 @@
-// Subscribes to the workers' task events (`<prefix>:task-events`, JSON {taskId, status}) and
-// to API-key revocations (`<prefix>:key-revoked`). One subscriber connection per gateway process.
+// Subscribes to the task events (settled tasks) and API-key revocations of packages/queue's
+// pub/sub contracts, validating every message on receipt: a malformed message wakes no one.
+// One subscriber connection per gateway process.
 import IORedis, { Redis } from 'ioredis';
+import { decodeKeyRevoked, decodeTaskEvent, pubsubChannel } from '@mediagen/queue';
 
 type Listener = () => void;
 
@@ -12,8 +14,8 @@ export class TaskEvents {
   readonly revokeChannel: string;
 
   constructor(private readonly url: string, prefix: string) {
-    this.taskChannel = `${prefix}:task-events`;
-    this.revokeChannel = `${prefix}:key-revoked`;
+    this.taskChannel = pubsubChannel(prefix, 'taskEvents');
+    this.revokeChannel = pubsubChannel(prefix, 'keyRevoked');
   }
 
   async start(): Promise<void> {
@@ -69,16 +71,13 @@ export class TaskEvents {
 
   private onMessage(channel: string, message: string): void {
     if (channel === this.revokeChannel) {
-      for (const fn of this.revokeListeners) fn(message);
+      const keyHash = decodeKeyRevoked(message);
+      if (keyHash) for (const fn of this.revokeListeners) fn(keyHash);
       return;
     }
-    let taskId: string | undefined;
-    try {
-      taskId = (JSON.parse(message) as { taskId?: string }).taskId;
-    } catch {
-      return;
-    }
-    const set = taskId ? this.waiters.get(taskId) : undefined;
+    if (channel !== this.taskChannel) return;
+    const event = decodeTaskEvent(message);
+    const set = event ? this.waiters.get(event.taskId) : undefined;
     if (set) for (const l of [...set]) l();
   }
 }

@@ -1,0 +1,17 @@
+// The gateway settles a task itself in one case only: its inline files could not be stored after
+// the task was committed. It goes through the same path as the worker's failures
+// (@mediagen/settle): same wording, same counters on this gateway's /metrics, same task event.
+import { createTaskEventPublisher } from '@mediagen/queue';
+import type { SettleContext } from '@mediagen/settle';
+import type { GatewayDeps } from '../deps';
+
+const contexts = new WeakMap<GatewayDeps, SettleContext>();
+
+export function settleContext(deps: GatewayDeps): SettleContext {
+  let ctx = contexts.get(deps);
+  if (!ctx) {
+    const events = createTaskEventPublisher(deps.redis, deps.config.REDIS_PREFIX, deps.log);
+    contexts.set(deps, (ctx = { db: deps.db, log: deps.log, metrics: deps.metrics, config: deps.config, events }));
+  }
+  return ctx;
+}

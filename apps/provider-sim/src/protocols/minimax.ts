@@ -1,0 +1,95 @@
+// The simulator speaking MiniMax video v2 (packages/providers/src/minimax), mounted at /minimax:
+// a channel's baseUrl is `{sim}/minimax` and its key picks the channel.
+//   POST   /v2/video_generation               {task_id, base_resp}
+//   GET    /v2/query/video_generation/{id}    {task:{status, content.url, usage.output_seconds, error}, base_resp}
+//   DELETE /v2/video_generation/{id}          {task_id, action:"delete", status:"deleted"}
+// Directives fail in MiniMax's own signals: 422 `unprocessable_entity_error` "... (1026)"
+// (#sim:violation-input), HTTP 200 with `base_resp.status_code` 1026 (#sim:violation-legacy), a
+// failed task with error code 1027 (#sim:violation), 429 "(1002)" with Retry-After (#sim:rate-limit),
+// 503 (#sim:flaky), 404 (#sim:lost), status `expired` (#sim:expired).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Channel } from '@mediagen/providers';
+import { parseDirectives } from '../directives';
+import { registerProtocol, SimContext } from '../protocol-registry';
+import type { Render } from '../render-store';
+import { readJson, requestKey, send, sleep } from '../sim-http';
+import { contentText, isLost, isQueued, refusal, taskRef } from './modelark';
+
+const OK = { status_code: 0, status_msg: 'success' };
+const ERROR_TYPES: Record<number, string> = {
+  400: 'invalid_request_error', 401: 'authentication_error', 404: 'not_found_error', 405: 'invalid_request_error',
+  422: 'unprocessable_entity_error', 429: 'rate_limit_error', 503: 'api_error',
+};
+
+/** The v2 error envelope; the legacy code sits at the end of the message. */
+const mmError = (res: ServerResponse, status: number, message: string, headers?: Record<string, string>) =>
+  send(res, status, { type: 'error', error: { type: ERROR_TYPES[status] ?? 'api_error', message, http_code: status }, request_id: `req_${Date.now().toString(36)}` }, headers);
+
+function task(ctx: SimContext, req: IncomingMessage, render: Render): Record<string, unknown> {
+  const seconds = Number(render.duration) || 5;
+  const base = { id: render.id, model: render.model, task_type: 'generation', modality: 'video', resolution: render.resolution, duration: seconds, ratio: render.ratio };
+  const view = ctx.store.view(render, true);
+  if (view.status === 'cancelled') return { ...base, status: 'cancelled' };
+  if (view.status === 'running') return { ...base, status: isQueued(render) ? 'queued' : 'running' };
+  if (render.directives.expired) return { ...base, status: 'expired' };
+  if (view.status === 'failed')
+    return { ...base, status: 'failed', error: view.code === 'content_policy' ? { code: 1027, message: 'output new_sensitive' } : { code: 1000, message: 'unknown error' } };
+  const usage = { total_seconds: seconds, input_seconds: 0, output_seconds: seconds };
+  if (view.outputs === 0) return { ...base, status: 'succeeded', content: {}, usage };
+  return { ...base, status: 'succeeded', content: { url: `${ctx.mediaUrl(req, render, 0)}?Expires=3600&Signature=sim` }, usage };
+}
+
+async function create(ctx: SimContext, res: ServerResponse, channel: Channel, body: Record<string, unknown>) {
+  const prompt = contentText(body.content);
+  const directives = parseDirectives(prompt);
+  const ref = taskRef(prompt);
+  const answer = refusal(ctx, { ref, directives });
+  if (answer === 429) return mmError(res, 429, 'rate limit exceeded (1002)', { 'Retry-After': '1' });
+  if (answer === 503) return mmError(res, 503, 'service unavailable, please retry (1000)');
+  if (directives.violationInput) return mmError(res, 422, 'input new_sensitive (1026)');
+  if (directives.violationLegacy) return send(res, 200, { task_id: '', base_resp: { status_code: 1026, status_msg: 'input new_sensitive' } });
+  const { render } = ctx.store.submit(channel.id, undefined, {
+    ref, type: 'video', ratio: body.ratio ?? '16:9', resolution: body.resolution ?? '768P', duration: body.duration ?? 5, model: String(body.model),
+    renderMs: directives.delayMs ?? ctx.opts.renderMs, directives,
+  });
+  await sleep(directives.slowSubmitMs);
+  return send(res, 200, { task_id: render.id, base_resp: OK });
+}
+
+registerProtocol({
+  protocol: 'minimax',
+  mount: 'minimax',
+  async handle(ctx, { req, res, url, rest }) {
+    await sleep(ctx.opts.latencyMs);
+    const channel = ctx.channelByKey(requestKey(req, url));
+    if (!channel) return mmError(res, 401, 'invalid api key (1004)');
+    const at = rest.indexOf('v2');
+    const path = at < 0 ? [] : rest.slice(at);
+
+    if (req.method === 'POST' && path.length === 2 && path[1] === 'video_generation') {
+      const body = await readJson(req);
+      if (!body || typeof body.model !== 'string') return mmError(res, 400, 'invalid params, model is required (2013)');
+      if (!Object.values(channel.models).includes(body.model) && !Object.values((channel as { effortModels?: Record<string, string> }).effortModels ?? {}).includes(body.model))
+        return mmError(res, 400, `invalid params, unknown model ${body.model} (2013)`);
+      return create(ctx, res, channel, body);
+    }
+    const id = path[0] === 'v2' && path[1] === 'query' && path[2] === 'video_generation' && path.length === 4 ? path[3]
+      : path[1] === 'video_generation' && path.length === 3 ? path[2] : undefined;
+    if (!id) return mmError(res, 404, 'not found');
+    const render = ctx.store.get(channel.id, id);
+    if (!render || render.meta?.deleted) return mmError(res, 404, 'task not found');
+    const answer = refusal(ctx, render);
+    if (answer === 429) return mmError(res, 429, 'rate limit exceeded (1002)', { 'Retry-After': '1' });
+    if (answer === 503) return mmError(res, 503, 'service unavailable, please retry (1000)');
+    if (isLost(ctx, render)) return mmError(res, 404, 'task not found');
+
+    if (req.method === 'GET' && path[1] === 'query') return send(res, 200, { task: task(ctx, req, render), base_resp: OK });
+    if (req.method === 'DELETE' && path[1] === 'video_generation') {
+      const t = task(ctx, req, render);
+      if (t.status === 'queued' || t.status === 'running') ctx.store.cancel(channel.id, render.id);
+      else render.meta = { ...render.meta, deleted: true };
+      return send(res, 200, { task_id: render.id, action: 'delete', status: 'deleted' });
+    }
+    return mmError(res, 405, 'method not allowed');
+  },
+});

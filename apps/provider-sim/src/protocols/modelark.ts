@@ -1,0 +1,170 @@
+// The simulator speaking BytePlus ModelArk (packages/providers/src/modelark), mounted at /modelark:
+// a channel's baseUrl is `{sim}/modelark/api/v3` and its key picks the channel.
+//   POST   .../contents/generations/tasks        Seedance: {id}
+//   GET    .../contents/generations/tasks/{id}   the task: queued, running, succeeded, failed, cancelled, expired
+//   DELETE .../contents/generations/tasks/{id}   cancels a queued task; deletes a finished one; refuses a running one
+//   POST   .../images/generations                Seedream: the images, after the render time (synchronous)
+// Directives fail in ModelArk's own signals: 400 `InputTextSensitiveContentDetected` (#sim:violation-input),
+// a failed task `OutputVideoSensitiveContentDetected` / an image entry `OutputImageSensitiveContentDetected`
+// (#sim:violation), 429 `RateLimitExceeded.EndpointRPMExceeded` with Retry-After (#sim:rate-limit),
+// 503 (#sim:flaky), 404 `ResourceNotFound` (#sim:lost), status `expired` (#sim:expired).
+// The real protocol carries no client reference, so calls are grouped into tasks by their prompt.
+import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Channel } from '@mediagen/providers';
+import { parseDirectives } from '../directives';
+import { pngFile, videoSize } from '../media-files';
+import { registerProtocol, SimContext } from '../protocol-registry';
+import type { Render } from '../render-store';
+import { readJson, requestKey, send, sleep } from '../sim-http';
+
+const arkError = (res: ServerResponse, status: number, code: string, message: string, headers?: Record<string, string>) =>
+  send(res, status, { error: { code, message, param: '', type: status === 429 ? 'TooManyRequests' : status >= 500 ? 'InternalServerError' : 'BadRequest' } }, headers);
+
+/** Calls of one task share a prompt (the protocols have no client reference field). */
+export const taskRef = (prompt: string) => `p_${createHash('sha256').update(prompt).digest('hex').slice(0, 24)}`;
+
+/** The text of a `content[]` list (ModelArk and MiniMax v2 share its shape). */
+export function contentText(content: unknown): string {
+  if (!Array.isArray(content)) return '';
+  return content
+    .filter((p): p is { type: 'text'; text: string } => !!p && (p as { type?: unknown }).type === 'text' && typeof (p as { text?: unknown }).text === 'string')
+    .map((p) => p.text)
+    .join('\n');
+}
+
+/** 429 / 503 for the first calls of #sim:rate-limit / #sim:flaky tasks, in the protocol's own words. */
+export function refusal(ctx: SimContext, render: Pick<Render, 'ref' | 'directives'>): 429 | 503 | null {
+  return ctx.store.countCall(render.ref, render.directives);
+}
+
+/** Whether #sim:lost hides this render: only the task's first render is forgotten. */
+export function isLost(ctx: SimContext, render: Render): boolean {
+  return render.directives.lost && ctx.store.refSummary(render.ref).renders[0]?.id === render.id;
+}
+
+/** A render's phase for protocols that distinguish queued from running: the first quarter is the queue. */
+export const isQueued = (render: Render, now = Date.now()) => !render.directives.hang && now - render.createdAt < render.renderMs / 4;
+
+function seedanceTask(ctx: SimContext, req: IncomingMessage, render: Render): Record<string, unknown> {
+  const meta = render.meta ?? {};
+  const { width, height } = videoSize(render.ratio, render.resolution);
+  const seconds = Number(render.duration) || 5;
+  const task: Record<string, unknown> = {
+    id: render.id, model: render.model, status: 'running', error: null,
+    created_at: Math.floor(render.createdAt / 1000), updated_at: Math.floor(Date.now() / 1000),
+    seed: meta.seed ?? 1234, resolution: render.resolution ?? '720p', ratio: render.ratio ?? '16:9', duration: seconds,
+    framespersecond: 24, service_tier: meta.serviceTier ?? 'default', execution_expires_after: meta.expiresAfter ?? 172800,
+  };
+  const view = ctx.store.view(render, true);
+  if (view.status === 'cancelled') return { ...task, status: 'cancelled' };
+  if (view.status === 'running') return { ...task, status: isQueued(render) ? 'queued' : 'running' };
+  if (render.directives.expired) return { ...task, status: 'expired' };
+  if (view.status === 'failed')
+    return view.code === 'content_policy'
+      ? { ...task, status: 'failed', error: { code: 'OutputVideoSensitiveContentDetected', message: 'The request failed because the output video may contain sensitive information.' } }
+      : { ...task, status: 'failed', error: { code: 'InternalServiceError', message: 'The service encountered an unexpected internal error.' } };
+  // Billing per BytePlus: tokens ~ width x height x fps x seconds / 1024.
+  const usage = { completion_tokens: Math.round((width * height * 24 * seconds) / 1024), total_tokens: Math.round((width * height * 24 * seconds) / 1024) };
+  if (view.outputs === 0) return { ...task, status: 'succeeded', content: {}, usage };
+  // A signed-looking query, kept intact by a correct client.
+  return { ...task, status: 'succeeded', content: { video_url: `${ctx.mediaUrl(req, render, 0)}?X-Tos-Expires=86400&X-Tos-Signature=sim%2Bsig` }, usage };
+}
+
+async function createSeedance(ctx: SimContext, req: IncomingMessage, res: ServerResponse, channel: Channel, body: Record<string, unknown>) {
+  const prompt = contentText(body.content);
+  const directives = parseDirectives(prompt);
+  const ref = taskRef(prompt);
+  const answer = refusal(ctx, { ref, directives });
+  if (answer === 429) return arkError(res, 429, 'RateLimitExceeded.EndpointRPMExceeded', 'The request has exceeded the rate limit of your endpoint (RPM).', { 'Retry-After': '1' });
+  if (answer === 503) return arkError(res, 503, 'ServiceUnavailable', 'The service is temporarily unavailable.');
+  if (directives.violationInput || directives.violationLegacy)
+    return arkError(res, 400, 'InputTextSensitiveContentDetected', 'The request failed because the input text may contain sensitive information.');
+  const { render } = ctx.store.submit(channel.id, undefined, {
+    ref, type: 'video', ratio: body.ratio ?? '16:9', resolution: body.resolution ?? '720p', duration: body.duration ?? 5, model: String(body.model),
+    renderMs: directives.delayMs ?? ctx.opts.renderMs, directives,
+    meta: { seed: body.seed, serviceTier: body.service_tier, expiresAfter: body.execution_expires_after },
+  });
+  if (typeof body.callback_url === 'string') {
+    // Unsigned, like ModelArk's: the body is the task as GET shows it, posted when it finishes.
+    const url = body.callback_url;
+    ctx.store.whenFinished(render, (r) => void fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(seedanceTask(ctx, req, r)) }).catch(() => undefined));
+  }
+  await sleep(directives.slowSubmitMs);
+  return send(res, 200, { id: render.id });
+}
+
+async function seedream(ctx: SimContext, req: IncomingMessage, res: ServerResponse, channel: Channel, body: Record<string, unknown>) {
+  const prompt = typeof body.prompt === 'string' ? body.prompt : '';
+  const directives = parseDirectives(prompt);
+  const ref = taskRef(prompt);
+  const answer = refusal(ctx, { ref, directives });
+  if (answer === 429) return arkError(res, 429, 'RateLimitExceeded.EndpointRPMExceeded', 'The request has exceeded the rate limit of your endpoint (IPM).', { 'Retry-After': '1' });
+  if (answer === 503) return arkError(res, 503, 'ServiceUnavailable', 'The service is temporarily unavailable.');
+  if (directives.violationInput || directives.violationLegacy)
+    return arkError(res, 400, 'InputTextSensitiveContentDetected', 'The request failed because the input text may contain sensitive information.');
+  const size = /^\d+x\d+$/.test(String(body.size)) ? String(body.size) : ({ '1K': '1024x1024', '2K': '2048x2048', '4K': '4096x4096' } as Record<string, string>)[String(body.size).toUpperCase()] ?? '2048x2048';
+  const { render } = ctx.store.submit(channel.id, undefined, {
+    ref, type: 'image', ratio: null, resolution: size, model: String(body.model), renderMs: directives.delayMs ?? ctx.opts.renderMs, directives,
+  });
+  // The render happens inside the call; a hanging one never answers (the client's deadline ends it).
+  if (directives.hang) return new Promise<void>((resolve) => res.on('close', resolve));
+  await sleep(render.renderMs);
+  const view = ctx.store.view(render, true);
+  const usage = (n: number) => ({ generated_images: n, output_tokens: n * 16384, total_tokens: n * 16384 });
+  const answerWith = (data: unknown[], n: number) => send(res, 200, { model: render.model, created: Math.floor(Date.now() / 1000), data, usage: usage(n) });
+  if (view.status === 'failed')
+    return answerWith([view.code === 'content_policy'
+      ? { error: { code: 'OutputImageSensitiveContentDetected', message: 'The request failed because the output image may contain sensitive information.' } }
+      : { error: { code: 'InternalServiceError', message: 'The service encountered an unexpected internal error.' } }], 0);
+  if (view.status !== 'succeeded' || view.outputs === 0) return answerWith([], 0);
+  if (body.response_format === 'b64_json' && !directives.badFile) {
+    const [w, h] = size.split('x').map(Number);
+    return answerWith([{ b64_json: pngFile(w, h).toString('base64'), size }], 1);
+  }
+  return answerWith([{ url: `${ctx.mediaUrl(req, render, 0)}?X-Tos-Expires=86400&X-Tos-Signature=sim`, size }], 1);
+}
+
+registerProtocol({
+  protocol: 'modelark',
+  mount: 'modelark',
+  async handle(ctx, { req, res, url, rest }) {
+    await sleep(ctx.opts.latencyMs);
+    const channel = ctx.channelByKey(requestKey(req, url));
+    if (!channel) return arkError(res, 401, 'AuthenticationError', 'The API key in the request is missing or invalid.');
+    // Any base path (`/api/v3`) before the resource names.
+    const at = rest.findIndex((p) => p === 'contents' || p === 'images');
+    const path = at < 0 ? [] : rest.slice(at);
+    const isTasks = path[0] === 'contents' && path[1] === 'generations' && path[2] === 'tasks';
+
+    if (req.method === 'POST' && (isTasks || (path[0] === 'images' && path[1] === 'generations')) && path.length === (isTasks ? 3 : 2)) {
+      const body = await readJson(req);
+      if (!body || typeof body.model !== 'string') return arkError(res, 400, 'MissingParameter', 'The request is missing the model parameter.');
+      if (!Object.values(channel.models).includes(body.model))
+        return arkError(res, 404, 'InvalidEndpointOrModel.NotFound', `The model ${body.model} does not exist or you do not have access to it.`);
+      return isTasks ? createSeedance(ctx, req, res, channel, body) : seedream(ctx, req, res, channel, body);
+    }
+    if (!isTasks || path.length !== 4) return arkError(res, 404, 'InvalidEndpoint.NotFound', 'The requested endpoint does not exist.');
+    const render = ctx.store.get(channel.id, path[3]);
+    const notFound = () => arkError(res, 404, 'ResourceNotFound', `The specified task ${path[3]} is not found.`);
+    if (!render || render.type !== 'video' || render.meta?.deleted) return notFound();
+    const answer = refusal(ctx, render);
+    if (answer === 429) return arkError(res, 429, 'RateLimitExceeded.EndpointRPMExceeded', 'The request has exceeded the rate limit of your endpoint (RPM).', { 'Retry-After': '1' });
+    if (answer === 503) return arkError(res, 503, 'ServiceUnavailable', 'The service is temporarily unavailable.');
+    if (isLost(ctx, render)) return notFound();
+    const task = seedanceTask(ctx, req, render);
+
+    if (req.method === 'GET') return send(res, 200, task);
+    if (req.method === 'DELETE') {
+      if (task.status === 'queued') {
+        ctx.store.cancel(channel.id, render.id);
+        return send(res, 200, {});
+      }
+      if (task.status === 'running' || task.status === 'cancelled')
+        return arkError(res, 400, 'InvalidAction.TaskStatusNotAllowed', `A task in status ${String(task.status)} cannot be cancelled or deleted.`);
+      render.meta = { ...render.meta, deleted: true };
+      return send(res, 200, {});
+    }
+    return arkError(res, 405, 'MethodNotAllowed', 'Method not allowed.');
+  },
+});

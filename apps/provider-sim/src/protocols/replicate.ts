@@ -1,0 +1,154 @@
+// Replicate predictions as the simulator speaks them (mount `replicate`; channel baseUrl `{sim}/replicate/v1`):
+//   POST /v1/models/{owner}/{name}/predictions | /v1/predictions   (Prefer: wait=N, Cancel-After honoured)
+//   GET  /v1/predictions/{id}        POST /v1/predictions/{id}/cancel
+//   GET  /v1/webhooks/default/secret -> {key: whsec_...}
+// Finished predictions are posted to `webhook`, signed per Standard Webhooks with that secret.
+// Directives in Replicate's signals: 429 "... resets in ~1s" (no Retry-After header, as Replicate),
+// 503, violation = failed with "flagged as sensitive (E005)", fail = failed with another error,
+// no-file = succeeded with output null, violation-input = the prediction is created already failed
+// with E005, lost = 404 for the task's first prediction, expired = the output was deleted (Replicate
+// deletes API outputs after an hour): `data_removed` and a download that answers 404.
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Channel } from '@mediagen/providers';
+import { Webhook } from 'standardwebhooks';
+import { parseDirectives } from '../directives';
+import { mediaUrlPath } from '../media-path';
+import { registerProtocol, SimContext } from '../protocol-registry';
+import type { Render } from '../render-store';
+import { readJson, requestKey, send, sleep } from '../sim-http';
+import { isLost, promptRef } from './gemini';
+
+/** The webhook signing secret: SIM_REPLICATE_WEBHOOK_SECRET when set, else one made at start. */
+export const SIM_REPLICATE_SECRET = process.env.SIM_REPLICATE_WEBHOOK_SECRET ?? `whsec_${randomBytes(24).toString('base64')}`;
+const signer = new Webhook(SIM_REPLICATE_SECRET);
+
+const problem = (res: ServerResponse, status: number, detail: string) => send(res, status, { detail, status, title: detail.split('.')[0] });
+
+/** The model name a route names, if this channel serves it. */
+function servedModel(channel: Channel, name: string): [string, string] | undefined {
+  const hit = Object.entries(channel.models).find(([, m]) => m === name || m.split(':')[0] === name);
+  return hit as [string, string] | undefined;
+}
+
+function prediction(ctx: SimContext, channel: Channel, r: Render, origin: string) {
+  const meta = (r.meta ?? {}) as { input?: unknown; cancelAfterMs?: number };
+  const base = {
+    id: r.id, model: r.model, version: 'sim', input: meta.input ?? {}, logs: '', error: null as string | null, output: null as unknown,
+    created_at: new Date(r.createdAt).toISOString(),
+    urls: { get: `${origin}/replicate/v1/predictions/${r.id}`, cancel: `${origin}/replicate/v1/predictions/${r.id}/cancel` },
+  };
+  // Cancel-After: past the deadline the prediction stops, `aborted` when it had not started.
+  const elapsed = Date.now() - r.createdAt;
+  if (meta.cancelAfterMs !== undefined && elapsed > meta.cancelAfterMs && (r.directives.hang || elapsed < r.renderMs))
+    return { ...base, status: r.renderMs * 0.1 > meta.cancelAfterMs ? 'aborted' : 'canceled' };
+  if (r.directives.violationInput)
+    return { ...base, status: 'failed', error: 'The input or output was flagged as sensitive. Please try again with different inputs. (E005)' };
+  const view = ctx.store.view(r, channel.reportsViolations);
+  if (view.status === 'running') return { ...base, status: view.progress >= 10 ? 'processing' : 'starting' };
+  if (view.status === 'cancelled') return { ...base, status: 'canceled' };
+  const metrics = { predict_time: r.renderMs / 1000 };
+  if (view.status === 'failed' && view.code === 'content_policy')
+    return { ...base, status: 'failed', error: 'The input or output was flagged as sensitive. Please try again with different inputs. (E005)', metrics };
+  if (view.status === 'failed') return { ...base, status: 'failed', error: 'Prediction failed: the model crashed (E1000)', metrics };
+  if (view.outputs === 0) return { ...base, status: 'succeeded', output: null, metrics };
+  const url = `${origin}${mediaUrlPath(r.directives.expired ? `expired-${r.id}` : r.id, 0)}`;
+  return { ...base, status: 'succeeded', output: r.type === 'image' ? [url] : url, metrics, ...(r.directives.expired ? { data_removed: true } : {}) };
+}
+
+const TERMINAL = new Set(['succeeded', 'failed', 'canceled', 'aborted']);
+
+async function deliver(ctx: SimContext, channel: Channel, r: Render, hook: string, origin: string): Promise<void> {
+  const body = JSON.stringify(prediction(ctx, channel, r, origin));
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const id = `msg_${randomBytes(12).toString('hex')}`;
+    const now = new Date();
+    try {
+      const res = await fetch(hook, {
+        method: 'POST',
+        body,
+        headers: {
+          'Content-Type': 'application/json',
+          'webhook-id': id,
+          'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+          'webhook-signature': signer.sign(id, now, body),
+        },
+        signal: AbortSignal.timeout(15_000),
+      });
+      if (res.ok) return;
+    } catch {
+      /* retried once below */
+    }
+    await sleep(500);
+  }
+}
+
+const waitSeconds = (req: IncomingMessage): number => {
+  const m = /^\s*wait(?:=(\d+))?\s*$/i.exec(String(req.headers.prefer ?? ''));
+  return m ? Math.min(Number(m[1] ?? 60), 60) : 0;
+};
+const cancelAfterMs = (req: IncomingMessage): number | undefined => {
+  const m = /^\s*(\d+)\s*(ms|s|m|h)?\s*$/i.exec(String(req.headers['cancel-after'] ?? ''));
+  if (!m) return undefined;
+  return Number(m[1]) * ({ ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 's').toLowerCase() as 'ms' | 's' | 'm' | 'h']);
+};
+
+registerProtocol({
+  protocol: 'replicate',
+  mount: 'replicate',
+  async handle(ctx, { req, res, url, rest }) {
+    await sleep(ctx.opts.latencyMs);
+    const channel = ctx.channelByKey(requestKey(req, url));
+    if (!channel || !/^Bearer /i.test(String(req.headers.authorization ?? ''))) return problem(res, 401, 'You did not pass a valid authentication token.');
+    if (rest[0] !== 'v1') return problem(res, 404, 'Not found.');
+    const path = rest.slice(1);
+    const origin = ctx.origin(req);
+
+    if (req.method === 'GET' && path.join('/') === 'webhooks/default/secret') return send(res, 200, { key: SIM_REPLICATE_SECRET });
+
+    const create = req.method === 'POST' && ((path.length === 4 && path[0] === 'models' && path[3] === 'predictions') || (path.length === 1 && path[0] === 'predictions'));
+    if (create) {
+      const body = await readJson(req);
+      if (!body) return problem(res, 400, 'Invalid JSON.');
+      const name = path.length === 4 ? `${path[1]}/${path[2]}` : String(body.version ?? '');
+      const served = path.length === 4 ? servedModel(channel, name) : Object.entries(channel.models).find(([, m]) => m.split(':')[1] === name);
+      if (!served) return problem(res, 404, 'The requested model could not be found.');
+      const input = (body.input ?? {}) as Record<string, unknown>;
+      const directives = parseDirectives(input.prompt);
+      const ref = promptRef(input.prompt);
+      const refusal = ctx.store.countCall(ref, directives);
+      if (refusal === 429) return problem(res, 429, 'Request was throttled. Your rate limit resets in ~1s.');
+      if (refusal === 503) return problem(res, 503, 'Service Unavailable.');
+      const isImage = served[0].startsWith('image-');
+      const { render } = ctx.store.submit(channel.id, undefined, {
+        ref, type: isImage ? 'image' : 'video', model: served[1].split(':')[0], ratio: input.aspect_ratio,
+        resolution: isImage ? String(input.resolution ?? input.size ?? '1K').toLowerCase() : (input.resolution ?? '720p'),
+        duration: input.duration ?? 8, renderMs: directives.delayMs ?? ctx.opts.renderMs, directives,
+        meta: { input, cancelAfterMs: cancelAfterMs(req) },
+      });
+      if (typeof body.webhook === 'string') {
+        const hook = body.webhook;
+        ctx.store.whenFinished(render, (r) => void deliver(ctx, channel, r, hook, origin));
+      }
+      // Prefer: wait holds the answer until the prediction is done or the wait is over.
+      const wait = waitSeconds(req);
+      const until = Date.now() + wait * 1000;
+      while (Date.now() < until && !TERMINAL.has(prediction(ctx, channel, render, origin).status)) await sleep(Math.min(50, until - Date.now()));
+      await sleep(directives.slowSubmitMs);
+      return send(res, 201, prediction(ctx, channel, render, origin));
+    }
+    if (path[0] === 'predictions' && path[1]) {
+      const render = ctx.store.get(channel.id, path[1]);
+      if (!render || isLost(ctx, render)) return problem(res, 404, 'The requested resource could not be found.');
+      const refusal = ctx.store.countCall(render.ref, render.directives);
+      if (refusal === 429) return problem(res, 429, 'Request was throttled. Expected available in 1 second.');
+      if (refusal === 503) return problem(res, 503, 'Service Unavailable.');
+      if (req.method === 'GET' && path.length === 2) return send(res, 200, prediction(ctx, channel, render, origin));
+      if (req.method === 'POST' && path.length === 3 && path[2] === 'cancel') {
+        if (!TERMINAL.has(prediction(ctx, channel, render, origin).status)) ctx.store.cancel(channel.id, render.id);
+        return send(res, 200, prediction(ctx, channel, render, origin));
+      }
+    }
+    return problem(res, 404, 'Not found.');
+  },
+});

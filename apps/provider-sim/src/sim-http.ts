@@ -1,0 +1,52 @@
+// Small HTTP helpers every simulated protocol uses: JSON answers, bounded JSON bodies, keys.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+const MAX_BODY = 16 << 20;
+
+export const sleep = (ms: number) => (ms > 0 ? new Promise((r) => setTimeout(r, ms)) : Promise.resolve());
+
+export function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const data = Buffer.from(JSON.stringify(body));
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': String(data.length), ...headers });
+  res.end(data);
+}
+
+/** The http-jobs error shape; other protocols answer in their own shape through send(). */
+export const fail = (res: ServerResponse, status: number, code: string, message: string, headers?: Record<string, string>) =>
+  send(res, status, { error: { code, message } }, headers);
+
+/** The raw body, at most 16 MB (references inline as base64 can be large); null when larger. */
+export async function readBody(req: IncomingMessage): Promise<Buffer | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of req) {
+    size += (c as Buffer).length;
+    if (size > MAX_BODY) return null;
+    chunks.push(c as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** The body as a JSON object, or null when it is not one. */
+export async function readJson(req: IncomingMessage): Promise<Record<string, unknown> | null> {
+  const raw = await readBody(req);
+  if (!raw) return null;
+  try {
+    const v = JSON.parse(raw.toString('utf8'));
+    return v && typeof v === 'object' && !Array.isArray(v) ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+/** `Authorization: Bearer <key>` / `Key <key>` / `Token <key>`, `x-goog-api-key`, or `?key=`. */
+export function requestKey(req: IncomingMessage, url: URL): string | undefined {
+  const auth = req.headers.authorization;
+  if (typeof auth === 'string') {
+    const m = /^(?:Bearer|Key|Token)\s+(.+)$/i.exec(auth.trim());
+    if (m) return m[1];
+  }
+  const goog = req.headers['x-goog-api-key'];
+  if (typeof goog === 'string') return goog;
+  return url.searchParams.get('key') ?? undefined;
+}

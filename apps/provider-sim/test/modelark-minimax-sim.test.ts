@@ -1,0 +1,161 @@
+// The simulator speaks ModelArk and MiniMax v2 well enough for the real adapters: every #sim:
+// directive comes back in the protocol's own signal, and results are the files that were asked for.
+import type { AddressInfo } from 'node:net';
+import { createFile, MP4BoxBuffer, type Movie } from 'mp4box';
+import { PNG } from 'pngjs';
+import type { ImageTaskSpec, VideoTaskSpec } from '@mediagen/catalog';
+import type { ChannelAdapter, RenderRequest, RenderStatus } from '@mediagen/providers/src/channel-adapter';
+import { createMinimaxAdapter } from '@mediagen/providers/src/minimax/minimax-adapter';
+import { minimaxChannelSchema } from '@mediagen/providers/src/minimax/minimax-config';
+import { createModelarkAdapter } from '@mediagen/providers/src/modelark/modelark-adapter';
+import { modelarkChannelSchema } from '@mediagen/providers/src/modelark/modelark-config';
+import { createSimServer } from '../src/sim-server';
+
+let base = '';
+let close: () => Promise<void>;
+let ark: ChannelAdapter;
+let arkBackup: ChannelAdapter;
+let mm: ChannelAdapter;
+
+const arkChannel = (id: string, apiKey: string, baseUrl: string) => modelarkChannelSchema.parse({
+  id, protocol: 'modelark', baseUrl: `${baseUrl}/modelark/api/v3`, apiKey, costOrder: 1, reportsViolations: true,
+  models: { 'video-b-2.5': 'dreamina-seedance-2-5-260628', 'image-a-5.0': 'seedream-5-0-260128' },
+});
+const mmChannel = (baseUrl: string) => minimaxChannelSchema.parse({
+  id: 'sim-mm', protocol: 'minimax', baseUrl: `${baseUrl}/minimax`, apiKey: 'mm-key', costOrder: 1, reportsViolations: true,
+  models: { 'video-a-h3': 'MiniMax-H3' }, effortModels: { '1.5x': 'MiniMax-H3', '2x': 'MiniMax-H3-Max' },
+});
+
+beforeAll(async () => {
+  const channels = (b: string) => [arkChannel('sim-ark', 'ark-key', b), arkChannel('sim-ark-backup', 'ark-key-2', b), mmChannel(b)];
+  const sim = createSimServer({ channels: { channels: channels('http://127.0.0.1:1') }, renderMs: 120, latencyMs: 0 });
+  await new Promise<void>((r) => sim.server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(sim.server.address() as AddressInfo).port}`;
+  [ark, arkBackup, mm] = [createModelarkAdapter(arkChannel('sim-ark', 'ark-key', base)), createModelarkAdapter(arkChannel('sim-ark-backup', 'ark-key-2', base)), createMinimaxAdapter(mmChannel(base))];
+  close = () => new Promise((r) => { sim.server.closeAllConnections(); sim.server.close(() => r()); });
+});
+afterAll(async () => {
+  [ark, arkBackup, mm].forEach((a) => a.close());
+  await close();
+});
+
+let n = 0;
+const tag = () => `run-${Date.now()}-${++n}`;
+const videoB = (prompt: string, extra: Partial<VideoTaskSpec> = {}): VideoTaskSpec => ({
+  type: 'video', model: 'video-b-2.5', prompt: `${prompt} ${tag()}`, duration: 6, ratio: '9:16', resolution: '480p', tier: 'third-party',
+  variant: null, refMode: null, effort: null, seed: null, optimizePrompt: null, media: [], firstFrame: null, lastFrame: null, ...extra,
+});
+const h3 = (prompt: string, extra: Partial<VideoTaskSpec> = {}): VideoTaskSpec => ({
+  ...videoB(prompt), model: 'video-a-h3', resolution: '768p', ratio: '16:9', duration: 4, tier: null, refMode: 'omni', effort: '1x', ...extra,
+});
+const image = (prompt: string, extra: Partial<ImageTaskSpec> = {}): ImageTaskSpec => ({ type: 'image', model: 'image-a-5.0', prompt: `${prompt} ${tag()}`, ratio: '16:9', resolution: '1k', images: [], ...extra });
+const req = (spec: VideoTaskSpec | ImageTaskSpec): RenderRequest => ({ taskId: 't', attemptId: `a-${++n}`, spec, outputSeconds: spec.type === 'video' ? spec.duration : null, references: [] });
+
+async function untilDone(a: ChannelAdapter, id: string): Promise<RenderStatus> {
+  for (;;) {
+    const s = await a.poll(id);
+    if (s.state !== 'running') return s;
+    await new Promise((r) => setTimeout(r, 40));
+  }
+}
+async function download(s: RenderStatus): Promise<Buffer> {
+  if (s.state !== 'succeeded' || s.outputs[0]?.kind !== 'url') throw new Error(`expected a URL result, got ${JSON.stringify(s)}`);
+  const res = await fetch(s.outputs[0].url);
+  expect(res.status).toBe(200);
+  return Buffer.from(await res.arrayBuffer());
+}
+function movie(buf: Buffer): Movie {
+  const f = createFile();
+  let m: Movie | undefined;
+  f.onReady = (x) => (m = x);
+  f.appendBuffer(MP4BoxBuffer.fromArrayBuffer(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.length), 0), true);
+  f.flush();
+  if (!m) throw new Error('not an MP4');
+  return m;
+}
+
+describe('ModelArk', () => {
+  it('renders a Seedance video of the requested duration, ratio and resolution, with usage', async () => {
+    const { upstreamId } = await ark.submit(req(videoB('a fox')));
+    expect(upstreamId).toMatch(/^r_/);
+    expect((await ark.poll(upstreamId)).state).toBe('running');
+    const s = await untilDone(ark, upstreamId);
+    expect(s.state === 'succeeded' && s.usage).toEqual({ units: 'tokens', amount: Math.round((480 * 854 * 24 * 6) / 1024) });
+    const m = movie(await download(s));
+    expect(m.duration / m.timescale).toBeCloseTo(6, 3);
+    expect([m.videoTracks[0].video!.width, m.videoTracks[0].video!.height]).toEqual([480, 854]);
+  });
+
+  it('answers a Seedream image at once, at the requested ratio and size', async () => {
+    const r = await ark.submit(req(image('a bicycle')));
+    expect(r.status?.state).toBe('succeeded');
+    const png = PNG.sync.read(await download(r.status!));
+    expect([png.width, png.height]).toEqual([1280, 720]);
+  });
+
+  it('refuses in its own signals: input 400 at submit, output in the failed task or image entry', async () => {
+    await expect(ark.submit(req(videoB('x #sim:violation-input')))).rejects.toMatchObject({ kind: 'violation', httpStatus: 400 });
+    const out = await untilDone(ark, (await ark.submit(req(videoB('x #sim:violation')))).upstreamId);
+    expect(out.state === 'failed' && out.error).toMatchObject({ kind: 'violation', message: expect.stringContaining('OutputVideoSensitiveContentDetected') });
+    const img = await ark.submit(req(image('x #sim:violation')));
+    expect(img.status?.state === 'failed' && img.status.error.kind).toBe('violation');
+  });
+
+  it('rate-limits with a 429 and its hint, then accepts', async () => {
+    const r = req(videoB('x #sim:rate-limit=1 #sim:flaky=1'));
+    await expect(ark.submit(r)).rejects.toMatchObject({ kind: 'transient', httpStatus: 429, retryAfterMs: 1000 });
+    await expect(ark.submit(r)).rejects.toMatchObject({ kind: 'transient', httpStatus: 503 });
+    await expect(ark.submit(r)).resolves.toHaveProperty('upstreamId');
+  });
+
+  it('fails the first channel only with #sim:fail-first, expires with #sim:expired, forgets with #sim:lost', async () => {
+    const r = req(videoB('x #sim:fail-first'));
+    expect((await untilDone(ark, (await ark.submit(r)).upstreamId)).state).toBe('failed');
+    expect((await untilDone(arkBackup, (await arkBackup.submit(r)).upstreamId)).state).toBe('succeeded');
+    const expired = await untilDone(ark, (await ark.submit(req(videoB('x #sim:expired')))).upstreamId);
+    expect(expired.state === 'failed' && expired.error.message).toMatch(/expired/);
+    const lost = req(videoB('x #sim:lost'));
+    await expect(ark.poll((await ark.submit(lost)).upstreamId)).rejects.toMatchObject({ kind: 'lost' });
+    expect((await untilDone(ark, (await ark.submit(lost)).upstreamId)).state).toBe('succeeded');
+  });
+
+  it('succeeds without a file on #sim:no-file, and cancels only queued tasks', async () => {
+    const none = await untilDone(ark, (await ark.submit(req(videoB('x #sim:no-file')))).upstreamId);
+    expect(none.state === 'failed' && none.error.kind).toBe('unusable');
+    const { upstreamId } = await ark.submit(req(videoB('x #sim:delay=2000')));
+    await ark.cancel!(upstreamId);
+    const s = await ark.poll(upstreamId);
+    expect(s.state === 'failed' && s.error.message).toMatch(/cancelled/);
+  });
+});
+
+describe('MiniMax v2', () => {
+  it('renders an H3 video of the requested duration, ratio and resolution, with output seconds', async () => {
+    const { upstreamId } = await mm.submit(req(h3('a dancer')));
+    const s = await untilDone(mm, upstreamId);
+    expect(s.state === 'succeeded' && s.usage).toEqual({ units: 'seconds', amount: 4 });
+    const m = movie(await download(s));
+    expect(m.duration / m.timescale).toBeCloseTo(4, 3);
+    expect([m.videoTracks[0].video!.width, m.videoTracks[0].video!.height]).toEqual([1366, 768]);
+  });
+
+  it('refuses in each of its signals', async () => {
+    await expect(mm.submit(req(h3('x #sim:violation-input')))).rejects.toMatchObject({ kind: 'violation', httpStatus: 422 });
+    await expect(mm.submit(req(h3('x #sim:violation-legacy')))).rejects.toMatchObject({ kind: 'violation' });
+    const out = await untilDone(mm, (await mm.submit(req(h3('x #sim:violation')))).upstreamId);
+    expect(out.state === 'failed' && out.error.kind).toBe('violation');
+  });
+
+  it('rate-limits with a 429, expires, forgets and cancels', async () => {
+    const r = req(h3('x #sim:rate-limit=1'));
+    await expect(mm.submit(r)).rejects.toMatchObject({ kind: 'transient', httpStatus: 429, retryAfterMs: 1000 });
+    await expect(mm.submit(r)).resolves.toHaveProperty('upstreamId');
+    const expired = await untilDone(mm, (await mm.submit(req(h3('x #sim:expired')))).upstreamId);
+    expect(expired.state === 'failed' && expired.error.message).toMatch(/expired/);
+    await expect(mm.poll((await mm.submit(req(h3('x #sim:lost')))).upstreamId)).rejects.toMatchObject({ kind: 'lost' });
+    const { upstreamId } = await mm.submit(req(h3('x #sim:hang')));
+    await mm.cancel!(upstreamId);
+    const s = await mm.poll(upstreamId);
+    expect(s.state === 'failed' && s.error.message).toMatch(/cancelled/);
+  });
+});

@@ -1,0 +1,81 @@
+// Adapter for the `gemini` protocol (providers.md 2.1 and 3):
+//   POST {base}/models/{model}:predictLongRunning -> {name}        Veo, polled with GET {base}/{name}
+//   POST {base}/models/{model}:generateContent     -> candidates   Gemini images, synchronous, inline base64
+// Auth: `x-goog-api-key`. No cancel (none documented for Veo operations: a timed-out task is only
+// abandoned locally) and no callbacks (Gemini's per-request webhooks are signed with a JWT whose key
+// set is unverified, providers.md corrections 6: we poll).
+import type { ChannelAdapter, RenderRequest, RenderStatus, SubmitResult } from '../channel-adapter';
+import { upstreamModelFor } from '../channel-config';
+import { UpstreamError } from '../upstream-error';
+import { createUpstreamHttp } from '../upstream-http';
+import { geminiUnsupported } from './gemini-capabilities';
+import type { GeminiChannel } from './gemini-config';
+import { classifyGeminiError } from './gemini-errors';
+import { geminiImageBody, InlineReference, veoRequestBody } from './gemini-request';
+import { generateContentSchema, veoOperationSchema } from './gemini-schemas';
+import { geminiImageStatus, veoStatus } from './gemini-status';
+
+/** Synchronous image renders have no upstream id; ours names the attempt so a stored id is never reused. */
+const SYNC_PREFIX = 'sync/';
+
+export function createGeminiAdapter(channel: GeminiChannel): ChannelAdapter {
+  const base = channel.baseUrl.replace(/\/+$/, '');
+  // Inline images in base64 come back in the answer: the channel's maxResponseBytes caps it.
+  const { client, close } = createUpstreamHttp(channel, { headers: { 'x-goog-api-key': channel.apiKey, 'Content-Type': 'application/json' } });
+  const statusContext = { reportsViolations: channel.reportsViolations, baseUrl: base, apiKey: channel.apiKey };
+  const classify = (err: unknown, action: 'submit' | 'status' | 'download' | 'cancel') => classifyGeminiError(err, action, channel.reportsViolations);
+  const upstreamModel = (spec: RenderRequest['spec']) => upstreamModelFor(channel, spec.model, spec.type === 'video' ? spec.variant : null);
+
+  const inlineReferences = async (req: RenderRequest): Promise<InlineReference[]> =>
+    Promise.all(
+      (req.references ?? [])
+        .filter((r) => r.role === 'first_frame' || r.role === 'last_frame' || r.role === 'reference_image')
+        .map(async (r) => ({ role: r.role, mimeType: r.contentType, base64: (await r.data()).toString('base64') })),
+    );
+
+  return {
+    channel,
+    capabilities: { idempotentSubmit: false, cancel: false, callbacks: 'none', synchronous: true, findOrphan: false },
+    classifyError: classify,
+    unsupported: (model, variant) => geminiUnsupported(model, upstreamModelFor(channel, model, variant)),
+
+    async submit(req: RenderRequest): Promise<SubmitResult> {
+      const model = upstreamModel(req.spec);
+      if (!model) throw new UpstreamError('failed', `channel ${channel.id} does not serve ${req.spec.model}`);
+      try {
+        const refs = await inlineReferences(req);
+        if (req.spec.type === 'image') {
+          const res = await client.post<unknown>(`/models/${encodeURIComponent(model)}:generateContent`, geminiImageBody(req.spec, refs, model), {
+            timeout: channel.timeouts.submitMs,
+          });
+          const parsed = generateContentSchema.safeParse(res.data);
+          if (!parsed.success) throw new UpstreamError('failed', 'submit: unreadable generateContent answer');
+          return { upstreamId: `${SYNC_PREFIX}${req.attemptId}`, status: geminiImageStatus(parsed.data, channel.reportsViolations) };
+        }
+        const body = veoRequestBody(req.spec, refs, channel.veoReferenceType);
+        const res = await client.post<unknown>(`/models/${encodeURIComponent(model)}:predictLongRunning`, body, { timeout: channel.timeouts.submitMs });
+        const op = veoOperationSchema.safeParse(res.data);
+        if (!op.success || !op.data.name) throw new UpstreamError('failed', 'submit: the API answered without an operation name');
+        return { upstreamId: op.data.name, ...(op.data.done ? { status: veoStatus(op.data, statusContext) } : {}) };
+      } catch (err) {
+        throw classify(err, 'submit');
+      }
+    },
+
+    async poll(upstreamId: string): Promise<RenderStatus> {
+      // A synchronous render's result lived only in the submit answer: after a crash it is gone.
+      if (upstreamId.startsWith(SYNC_PREFIX)) throw new UpstreamError('lost', 'status: a synchronous Gemini image render cannot be polled');
+      if (!/^[A-Za-z0-9._/-]+$/.test(upstreamId) || upstreamId.includes('..')) throw new UpstreamError('lost', `status: not an operation name: ${upstreamId}`);
+      try {
+        const res = await client.get<unknown>(`/${upstreamId}`, { timeout: channel.timeouts.pollMs });
+        const op = veoOperationSchema.safeParse(res.data);
+        if (!op.success) throw new UpstreamError('transient', 'status: unreadable operation');
+        return veoStatus(op.data, statusContext);
+      } catch (err) {
+        throw classify(err, 'status');
+      }
+    },
+
+    close,
+  };
+}

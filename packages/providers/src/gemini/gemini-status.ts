@@ -1,0 +1,74 @@
+// Gemini answers as our RenderStatus (pure). The traps of providers.md: a Veo operation that is
+// `done` may still hold zero samples (every video filtered by RAI), and a Gemini image answer may be
+// HTTP 200 with only text and finishReason STOP (a soft refusal): "done" never means "succeeded"
+// without a usable file.
+import type { RenderStatus, ResultRef } from '../channel-adapter';
+import { UpstreamError } from '../upstream-error';
+import { operationError, PROMPT_BLOCK_REASONS, refusal, SAFETY_FINISH_REASONS } from './gemini-errors';
+import type { GenerateContentResponse, VeoOperation } from './gemini-schemas';
+
+export interface VeoStatusContext {
+  reportsViolations: boolean;
+  /** Where the API lives; the key goes only to result URLs on this origin. */
+  baseUrl: string;
+  apiKey: string;
+}
+
+const originOf = (url: string): string | null => {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
+};
+
+export function veoStatus(op: VeoOperation, ctx: VeoStatusContext): RenderStatus {
+  // No finer state and no progress value exist before `done` (providers.md 2.1).
+  if (!op.done) return { state: 'running', progress: 0 };
+  if (op.error) return { state: 'failed', error: operationError(op.error, ctx.reportsViolations) };
+  const res = op.response?.generateVideoResponse;
+  const samples = res?.generatedSamples ?? res?.generatedVideos ?? [];
+  const origin = originOf(ctx.baseUrl);
+  const outputs: ResultRef[] = [];
+  for (const s of samples) {
+    const uri = s.video?.uri;
+    if (!uri || !/^https?:\/\//i.test(uri) || !originOf(uri)) continue;
+    // Veo downloads need the key (providers.md 2.1); sent as a header, and only to Google's own
+    // origin so a hostile answer cannot make us hand the key to another host.
+    const headers = originOf(uri) === origin ? { 'x-goog-api-key': ctx.apiKey } : undefined;
+    outputs.push({ kind: 'url', url: uri, contentType: s.video?.mimeType ?? 'video/mp4', ...(headers ? { headers } : {}) });
+  }
+  if (outputs.length) return { state: 'succeeded', outputs };
+  const filtered = res?.raiMediaFilteredCount ?? 0;
+  const reasons = res?.raiMediaFilteredReasons ?? [];
+  if (filtered > 0 || reasons.length)
+    return { state: 'failed', error: refusal(ctx.reportsViolations, `Veo filtered the video: ${reasons.join('; ') || `${filtered} filtered`}`) };
+  return { state: 'failed', error: new UpstreamError('unusable', 'Veo finished without a video') };
+}
+
+export function geminiImageStatus(body: GenerateContentResponse, reportsViolations: boolean): RenderStatus {
+  const block = body.promptFeedback?.blockReason;
+  if (block && PROMPT_BLOCK_REASONS.has(block))
+    return { state: 'failed', error: refusal(reportsViolations, `Gemini blocked the prompt (${block})${body.promptFeedback?.blockReasonMessage ? `: ${body.promptFeedback.blockReasonMessage}` : ''}`) };
+  const candidate = body.candidates?.[0];
+  const parts = candidate?.content?.parts ?? [];
+  const outputs: ResultRef[] = [];
+  const texts: string[] = [];
+  for (const p of parts) {
+    const inline = p.inlineData ?? (p.inline_data ? { mimeType: p.inline_data.mime_type, data: p.inline_data.data } : null);
+    if (inline?.data && /^image\//i.test(inline.mimeType ?? '') && !p.thought)
+      outputs.push({ kind: 'inline', data: Buffer.from(inline.data, 'base64'), contentType: String(inline.mimeType).toLowerCase() });
+    else if (p.text && !p.thought) texts.push(p.text);
+  }
+  const usage = body.usageMetadata?.totalTokenCount != null ? { units: 'tokens', amount: body.usageMetadata.totalTokenCount } : undefined;
+  if (outputs.length) return { state: 'succeeded', outputs, ...(usage ? { usage } : {}) };
+  const reason = candidate?.finishReason ?? null;
+  if (reason && SAFETY_FINISH_REASONS.has(reason))
+    return { state: 'failed', error: refusal(reportsViolations, `Gemini withheld the image (${reason})`) };
+  // A finished answer with nothing in it at all is success without a file.
+  if (reason === 'STOP' && !texts.length) return { state: 'failed', error: new UpstreamError('unusable', 'Gemini finished without an image or any text') };
+  // STOP with only text is a soft refusal ("I can't draw that"), NO_IMAGE / OTHER an empty answer:
+  // neither is an explicit content flag, and another channel may draw it, so the render failed.
+  const said = texts.join(' ').slice(0, 300);
+  return { state: 'failed', error: new UpstreamError('failed', `Gemini answered without an image (finishReason ${reason ?? 'none'})${said ? `: ${said}` : ''}`) };
+}

@@ -1,0 +1,104 @@
+// Adapter for BytePlus ModelArk / Volcengine Ark (providers.md §1, §4):
+//   Seedance video   POST   {base}/contents/generations/tasks        -> {id}
+//                    GET    {base}/contents/generations/tasks/{id}   -> task (status, content.video_url, usage)
+//                    DELETE {base}/contents/generations/tasks/{id}   cancels a queued task only
+//   Seedream images  POST   {base}/images/generations                -> the images, synchronously
+// Auth: `Authorization: Bearer <key>`. Callbacks (`callback_url`) are unsigned, so they are hints.
+// No idempotency key exists: a submit is never repeated blindly (the worker's rule), and no
+// client reference is echoed by the list call, so an orphaned render cannot be found again.
+import type { AdapterCapabilities, ChannelAdapter, RenderRequest, RenderStatus, SubmitResult } from '../channel-adapter';
+import { createUpstreamHttp } from '../upstream-http';
+import { UpstreamError } from '../upstream-error';
+import type { ModelarkChannel } from './modelark-config';
+import { classifyModelarkError, type ModelarkAction } from './modelark-errors';
+import { modelarkUnsupported, seedanceBody, seedreamBody } from './modelark-request';
+import { seedanceCreateSchema, seedanceTaskSchema, seedreamAnswerSchema } from './modelark-schemas';
+import { seedanceStatus, seedreamStatus } from './modelark-status';
+
+/** Prefix of the ids we give synchronous Seedream renders: there is nothing upstream to poll. */
+export const SEEDREAM_ID_PREFIX = 'seedream:';
+
+export const MODELARK_CAPABILITIES: AdapterCapabilities = {
+  idempotentSubmit: false,
+  cancel: true,
+  callbacks: 'hint',
+  synchronous: true,
+  findOrphan: false,
+};
+
+export function createModelarkAdapter(channel: ModelarkChannel): ChannelAdapter {
+  const { client, close } = createUpstreamHttp(channel, { headers: { Authorization: `Bearer ${channel.apiKey}` } });
+  const classifyError = (err: unknown, action: ModelarkAction) => classifyModelarkError(err, action, channel.reportsViolations);
+  const call = async <T>(action: ModelarkAction, fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn();
+    } catch (err) {
+      throw classifyError(err, action);
+    }
+  };
+  const parse = <T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { message: string } } }, data: unknown, what: string): T => {
+    const r = schema.safeParse(data);
+    // An answer we cannot read: like a dropped connection, the next call may read fine.
+    if (!r.success) throw new UpstreamError('transient', `${what}: unexpected answer from the upstream`);
+    return r.data;
+  };
+
+  return {
+    channel,
+    capabilities: MODELARK_CAPABILITIES,
+    unsupported: (model) => modelarkUnsupported(model),
+    classifyError,
+
+    submit: (req: RenderRequest) =>
+      call('submit', async (): Promise<SubmitResult> => {
+        const model = channel.models[req.spec.model];
+        if (!model) throw new UpstreamError('failed', `channel ${channel.id} does not serve ${req.spec.model}`);
+        if (req.spec.type === 'image') {
+          // Seedream renders inside the call: the submit deadline is the render's deadline.
+          const res = await client.post('/images/generations', seedreamBody(req, req.spec, model, channel), { timeout: channel.timeouts.submitMs });
+          const status = seedreamStatus(parse(seedreamAnswerSchema, res.data, 'submit'), channel.reportsViolations);
+          return { upstreamId: `${SEEDREAM_ID_PREFIX}${req.attemptId}`, status };
+        }
+        const res = await client.post('/contents/generations/tasks', seedanceBody(req, req.spec, model, channel), { timeout: channel.timeouts.submitMs });
+        const created = seedanceCreateSchema.safeParse(res.data);
+        // 200 without an id: we cannot know whether a render started, and asking again could start a second.
+        if (!created.success) throw new UpstreamError('failed', 'submit: the upstream answered without a task id');
+        return { upstreamId: created.data.id };
+      }),
+
+    poll: (upstreamId: string) =>
+      call('status', async (): Promise<RenderStatus> => {
+        if (upstreamId.startsWith(SEEDREAM_ID_PREFIX))
+          // The image came (or was lost) with the submit answer; a worker that crashed before
+          // storing it has nothing to come back to.
+          throw new UpstreamError('lost', 'status: a synchronous image render cannot be polled; its answer was lost');
+        const res = await client.get(`/contents/generations/tasks/${encodeURIComponent(upstreamId)}`, { timeout: channel.timeouts.pollMs });
+        return seedanceStatus(parse(seedanceTaskSchema, res.data, 'status'), channel.reportsViolations);
+      }),
+
+    async cancel(upstreamId: string): Promise<void> {
+      if (upstreamId.startsWith(SEEDREAM_ID_PREFIX)) return;
+      try {
+        await client.delete(`/contents/generations/tasks/${encodeURIComponent(upstreamId)}`, { timeout: channel.timeouts.pollMs });
+      } catch (err) {
+        const e = classifyError(err, 'cancel');
+        // Only a queued task can be cancelled; a running or finished one answers an error, and there
+        // is nothing more to do than to ignore its result. Only "try again later" is worth reporting.
+        if (e.kind === 'transient') throw e;
+      }
+    },
+
+    // ModelArk POSTs the task object on every status change, unsigned: only its id is read, to wake
+    // the task; the per-task token in the callback URL is checked by the hook route.
+    async verifyCallback({ rawBody }) {
+      try {
+        const task = seedanceTaskSchema.safeParse(JSON.parse(rawBody.toString('utf8')));
+        return task.success && task.data.id ? { upstreamId: task.data.id } : null;
+      } catch {
+        return null;
+      }
+    },
+
+    close,
+  };
+}

@@ -1,0 +1,28 @@
+// The `modelark` branch of the channel config union: BytePlus ModelArk / Volcengine Ark, base URL
+// with its version path (`https://ark.ap-southeast.bytepluses.com/api/v3`,
+// `https://ark.cn-beijing.volces.com/api/v3`). Settings where the upstream's documents leave a
+// choice to us; defaults are what a relay reselling the render wants.
+import { z } from 'zod';
+import { channelBaseSchema } from '../channel-base';
+
+export const modelarkChannelSchema = channelBaseSchema.extend({
+  protocol: z.literal('modelark'),
+  /** `watermark` on Seedance and Seedream; the upstream's own default is true (a visible mark). */
+  watermark: z.boolean().default(false),
+  /**
+   * Seedance `generate_audio`. Its default differs by model (true on 2.0 per two hosts, optional on
+   * 1.5: providers.md §10.2), so unset leaves it to the model.
+   */
+  generateAudio: z.boolean().optional(),
+  /** Seedance `service_tier`: `flex` is offline, cheaper and slower. Unset: the upstream's default. */
+  serviceTier: z.enum(['default', 'flex']).optional(),
+  /** Seedance `execution_expires_after` in seconds (3600..259200); past it the task is `expired`. */
+  executionExpiresAfterS: z.number().int().min(3600).max(259_200).optional(),
+  /**
+   * Seedream `response_format`: `url` (a 24 h link fetched through the download path) or
+   * `b64_json` (bytes inline in the answer, no second fetch; mind maxResponseBytes).
+   */
+  imageResponseFormat: z.enum(['url', 'b64_json']).default('url'),
+});
+
+export type ModelarkChannel = z.infer<typeof modelarkChannelSchema>;

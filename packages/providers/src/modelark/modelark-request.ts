@@ -1,0 +1,97 @@
+// Our task as a ModelArk request body (pure). Seedance video: `POST /contents/generations/tasks`
+// with an ordered `content[]` (providers.md §1.2); Seedream images: `POST /images/generations`
+// (§4). Reference media go out as URLs (our storage's copies), never re-encoded.
+import { getModel, type ImageTaskSpec, type VideoTaskSpec } from '@mediagen/catalog';
+import type { RenderReference, RenderRequest } from '../channel-adapter';
+import type { ModelarkChannel } from './modelark-config';
+
+export type ContentPart =
+  | { type: 'text'; text: string }
+  | { type: 'image_url'; image_url: { url: string }; role: 'first_frame' | 'last_frame' | 'reference_image' }
+  | { type: 'video_url'; video_url: { url: string }; role: 'reference_video' }
+  | { type: 'audio_url'; audio_url: { url: string }; role: 'reference_audio' };
+
+/**
+ * One part per reference, in the order RenderRequest gives them (frames, then media in request
+ * order), so "image 1", "video 1"... in a prompt name the file the client put in that place.
+ * Shared with MiniMax v2, whose `content[]` has the same shape (§5).
+ */
+export function referenceParts(refs: readonly RenderReference[]): ContentPart[] {
+  return refs.map((r): ContentPart => {
+    switch (r.role) {
+      case 'reference_video':
+        return { type: 'video_url', video_url: { url: r.url }, role: 'reference_video' };
+      case 'reference_audio':
+        return { type: 'audio_url', audio_url: { url: r.url }, role: 'reference_audio' };
+      default:
+        return { type: 'image_url', image_url: { url: r.url }, role: r.role };
+    }
+  });
+}
+
+/** Whole seconds: the upstream takes integers, and we never render less than was priced. */
+export const wholeSeconds = (s: number) => Math.max(1, Math.ceil(s - 1e-9));
+
+export function seedanceBody(req: RenderRequest, spec: VideoTaskSpec, upstreamModel: string, channel: ModelarkChannel): Record<string, unknown> {
+  const content: ContentPart[] = [];
+  if (spec.prompt) content.push({ type: 'text', text: spec.prompt });
+  content.push(...referenceParts(req.references));
+  const seconds = req.outputSeconds ?? spec.duration;
+  const body: Record<string, unknown> = { model: upstreamModel, content, ratio: spec.ratio, watermark: channel.watermark };
+  if (spec.resolution) body.resolution = spec.resolution;
+  if (seconds !== null) body.duration = wholeSeconds(seconds);
+  if (spec.seed !== null) body.seed = spec.seed;
+  if (channel.generateAudio !== undefined) body.generate_audio = channel.generateAudio;
+  if (channel.serviceTier) body.service_tier = channel.serviceTier;
+  if (channel.executionExpiresAfterS) body.execution_expires_after = channel.executionExpiresAfterS;
+  if (req.callbackUrl) body.callback_url = req.callbackUrl;
+  return body;
+}
+
+/**
+ * Seedream's recommended 2K sizes per ratio (BytePlus Seedream 4.0 API: "recommended width x height");
+ * 1k is half and 4k twice each side. Every size stays inside the 4.x pixel range
+ * [1280x720, 4096x4096] (1k 16:9 = 1280x720 exactly). An explicit size keeps the requested ratio,
+ * which the named sizes ("2K") leave to the model.
+ */
+const SIZES_2K: Readonly<Record<string, readonly [number, number]>> = {
+  '1:1': [2048, 2048], '4:3': [2304, 1728], '3:4': [1728, 2304], '16:9': [2560, 1440], '9:16': [1440, 2560],
+  '3:2': [2496, 1664], '2:3': [1664, 2496], '21:9': [3024, 1296],
+};
+const SCALE: Readonly<Record<string, number>> = { '1k': 0.5, '2k': 1, '4k': 2 };
+
+/** `"WxH"` for our ratio and resolution; models without a resolution get the upstream's default, 2K. */
+export function seedreamSize(ratio: string, resolution: string | null): string {
+  const base = SIZES_2K[ratio] ?? SIZES_2K['1:1'];
+  const k = SCALE[resolution ?? '2k'] ?? 1;
+  return `${base[0] * k}x${base[1] * k}`;
+}
+
+export function seedreamBody(req: RenderRequest, spec: ImageTaskSpec, upstreamModel: string, channel: ModelarkChannel): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    model: upstreamModel,
+    prompt: spec.prompt,
+    size: seedreamSize(spec.ratio, spec.resolution),
+    response_format: channel.imageResponseFormat,
+    watermark: channel.watermark,
+  };
+  // Not `sequential_image_generation`: its default is "disabled" (one image), and 5.0 pro refuses the field.
+  const images = req.references.map((r) => r.url);
+  if (images.length) body.image = images;
+  return body;
+}
+
+/** Why a ModelArk channel cannot serve this model with every mode the catalog offers, or null. */
+export function modelarkUnsupported(model: string): string | null {
+  const info = getModel(model);
+  if (!info) return `${model} is not a model of the catalog`;
+  if (info.type === 'image') return null;
+  switch (info.family) {
+    case 'video-b':
+      return null;
+    case 'video-a':
+      return `${model} has ref_mode lip-sync, effort tiers and optimize_prompt, which Seedance has no parameter for`;
+    default:
+      return `${model} variants are Veo models with their own reference rules; ModelArk serves Seedance and Seedream`;
+  }
+}

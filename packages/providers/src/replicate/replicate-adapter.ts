@@ -1,0 +1,97 @@
+// Adapter for the `replicate` protocol (providers.md 7):
+//   POST {base}/models/{owner}/{name}/predictions   (or POST {base}/predictions with a version)
+//   GET  {base}/predictions/{id}        POST {base}/predictions/{id}/cancel
+//   GET  {base}/webhooks/default/secret (the webhook signing secret, when not configured)
+// Auth `Authorization: Bearer ...`. Outputs are deleted an hour after the prediction (providers.md 7):
+// the worker downloads as soon as a poll or a callback reports success.
+import type { ChannelAdapter, RenderRequest, RenderStatus, SubmitResult } from '../channel-adapter';
+import { upstreamModelFor } from '../channel-config';
+import { UpstreamError } from '../upstream-error';
+import { createUpstreamHttp } from '../upstream-http';
+import type { ReplicateChannel } from './replicate-config';
+import { classifyReplicateError } from './replicate-errors';
+import { parseReplicateModel, replicateInput, replicateUnsupported } from './replicate-request';
+import { predictionSchema, webhookSecretSchema } from './replicate-schemas';
+import { predictionStatus } from './replicate-status';
+import { ReplicateSecret, verifyReplicateWebhook } from './replicate-webhook';
+
+const PREDICTION_ID = /^[\w-]+$/;
+
+export function createReplicateAdapter(channel: ReplicateChannel): ChannelAdapter {
+  const base = channel.baseUrl.replace(/\/+$/, '');
+  const { client, close } = createUpstreamHttp(channel, { headers: { Authorization: `Bearer ${channel.apiKey}`, 'Content-Type': 'application/json' } });
+  const request = <T>(config: Parameters<typeof client.request>[0], ms: number) => client.request<T>({ ...config, timeout: ms });
+  const classify = (err: unknown, action: 'submit' | 'status' | 'download' | 'cancel') => classifyReplicateError(err, action, channel.reportsViolations);
+  const target = (spec: RenderRequest['spec']) => upstreamModelFor(channel, spec.model, spec.type === 'video' ? spec.variant : null);
+  const secret = new ReplicateSecret(channel.webhookSecret, async () => {
+    const res = await request<unknown>({ method: 'GET', url: '/webhooks/default/secret' }, channel.timeouts.pollMs);
+    return webhookSecretSchema.parse(res.data).key;
+  });
+
+  return {
+    channel,
+    capabilities: { idempotentSubmit: false, cancel: true, callbacks: 'signed', synchronous: !!channel.preferWaitSeconds, findOrphan: false },
+    classifyError: classify,
+    unsupported: (model, variant) => replicateUnsupported(model, upstreamModelFor(channel, model, variant)),
+
+    async submit(req: RenderRequest): Promise<SubmitResult> {
+      const value = target(req.spec);
+      const t = parseReplicateModel(value);
+      if (!t) throw new UpstreamError('failed', `channel ${channel.id} does not serve ${req.spec.model}`);
+      const body: Record<string, unknown> = { input: replicateInput(req.spec, req.references ?? [], t, req.outputSeconds) };
+      if (t.version) body.version = t.version;
+      if (req.callbackUrl) Object.assign(body, { webhook: req.callbackUrl, webhook_events_filter: ['completed'] });
+      const headers: Record<string, string> = {};
+      const wait = req.spec.type === 'image' ? channel.preferWaitSeconds : undefined;
+      if (wait) headers.Prefer = `wait=${wait}`;
+      if (channel.cancelAfterSeconds) headers['Cancel-After'] = `${channel.cancelAfterSeconds}s`;
+      const url = t.version ? '/predictions' : `/models/${t.owner}/${t.name}/predictions`;
+      try {
+        // A held submit answers up to `wait` seconds later than a plain one.
+        const res = await request<unknown>({ method: 'POST', url, data: body, headers }, channel.timeouts.submitMs + (wait ?? 0) * 1000);
+        const p = predictionSchema.safeParse(res.data);
+        if (!p.success) throw new UpstreamError('failed', 'submit: Replicate answered without a prediction id');
+        const status = predictionStatus(p.data, channel.reportsViolations);
+        return { upstreamId: p.data.id, ...(status.state !== 'running' ? { status } : {}) };
+      } catch (err) {
+        throw classify(err, 'submit');
+      }
+    },
+
+    async poll(upstreamId: string): Promise<RenderStatus> {
+      if (!PREDICTION_ID.test(upstreamId)) throw new UpstreamError('lost', `status: not a prediction id: ${upstreamId}`);
+      try {
+        const res = await request<unknown>({ method: 'GET', url: `/predictions/${upstreamId}` }, channel.timeouts.pollMs);
+        const p = predictionSchema.safeParse(res.data);
+        if (!p.success) throw new UpstreamError('transient', 'status: unreadable prediction');
+        return predictionStatus(p.data, channel.reportsViolations);
+      } catch (err) {
+        throw classify(err, 'status');
+      }
+    },
+
+    async cancel(upstreamId: string): Promise<void> {
+      if (!PREDICTION_ID.test(upstreamId)) return;
+      try {
+        // A finished or unknown prediction leaves nothing to cancel.
+        await request({ method: 'POST', url: `/predictions/${upstreamId}/cancel`, validateStatus: (s) => (s >= 200 && s < 300) || s === 404 || s === 409 }, channel.timeouts.pollMs);
+      } catch (err) {
+        throw classify(err, 'cancel');
+      }
+    },
+
+    async verifyCallback(input) {
+      let key: string;
+      try {
+        key = await secret.get();
+      } catch (err) {
+        // Without the secret nothing can be verified; the task still finishes by polling.
+        throw classify(err, 'status');
+      }
+      const id = verifyReplicateWebhook(input, key);
+      return id ? { upstreamId: id } : null;
+    },
+
+    close,
+  };
+}

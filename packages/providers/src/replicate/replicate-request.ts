@@ -1,0 +1,80 @@
+// Our task as a Replicate prediction input (pure). The channel's `models` value is the Replicate
+// model `owner/name` (official-model endpoint) or `owner/name:version`; input names differ per
+// model family (replicate.com model schemas, providers.md 1.10 and 2.3). Families this file does not
+// know are refused when the config loads (replicateUnsupported), never guessed at render time.
+import { getModel, type TaskSpec } from '@mediagen/catalog';
+import type { RenderReference } from '../channel-adapter';
+
+export type ReplicateFamily = 'veo' | 'seedance' | 'image';
+
+export interface ReplicateTarget {
+  owner: string;
+  name: string;
+  version?: string;
+}
+
+export function parseReplicateModel(value: string | undefined): ReplicateTarget | null {
+  const m = /^([\w.-]+)\/([\w.-]+)(?::([0-9a-f]{16,}))?$/.exec(value ?? '');
+  return m ? { owner: m[1], name: m[2], ...(m[3] ? { version: m[3] } : {}) } : null;
+}
+
+export function replicateFamily(model: string, target: ReplicateTarget): ReplicateFamily | null {
+  const info = getModel(model);
+  if (!info) return null;
+  if (info.type === 'image') return 'image';
+  if (target.owner === 'google' && /^veo-3\.1/.test(target.name)) return info.family === 'video-c' ? 'veo' : null;
+  if (target.owner === 'bytedance' && /^seedance-/.test(target.name)) return info.family === 'video-b' ? 'seedance' : null;
+  return null;
+}
+
+export function replicateUnsupported(model: string, value: string | undefined): string | null {
+  const info = getModel(model);
+  if (!info) return `${model} is not in the catalog`;
+  const target = parseReplicateModel(value);
+  if (!target) return `the channel maps ${model} to "${value ?? ''}", not a Replicate model (owner/name[:version])`;
+  if (replicateFamily(model, target)) return null;
+  return `${model} on Replicate model ${value}: this adapter knows the inputs of google/veo-3.1 (video-c-3.1), bytedance/seedance-* (video-b) and image models; ${info.type === 'video' ? info.family : 'this model'} cannot be mapped there`;
+}
+
+const urls = (refs: RenderReference[], role: RenderReference['role']) => refs.filter((r) => r.role === role).map((r) => r.url);
+
+export function replicateInput(spec: TaskSpec, refs: RenderReference[], target: ReplicateTarget, outputSeconds: number | null): Record<string, unknown> {
+  const input: Record<string, unknown> = { aspect_ratio: spec.ratio };
+  if (spec.prompt) input.prompt = spec.prompt;
+  if (spec.type === 'image') {
+    const images = refs.map((r) => r.url);
+    if (images.length) input.image_input = images;
+    if (spec.resolution) input[/seedream/.test(target.name) ? 'size' : 'resolution'] = spec.resolution.toUpperCase();
+    input.output_format = 'png';
+    return input;
+  }
+  const family = replicateFamily(spec.model, target);
+  const images = refs.filter((r) => r.role === 'first_frame' || r.role === 'last_frame' || r.role === 'reference_image');
+  if (family === 'veo') {
+    // video-c-3.1 decides its length and resolution (spec 2.3): the model's defaults apply.
+    if (spec.variant === 'video-c-3.1-components') {
+      if (images.length) input.reference_images = images.map((r) => r.url);
+      return input;
+    }
+    const first = images.find((r) => r.role === 'first_frame') ?? images.find((r) => r.role === 'reference_image');
+    const last = images.find((r) => r.role === 'last_frame') ?? images.find((r) => r.role === 'reference_image' && r !== first);
+    if (first) input.image = first.url;
+    if (last) input.last_frame = last.url;
+    return input;
+  }
+  const seconds = outputSeconds ?? spec.duration;
+  if (seconds) input.duration = seconds;
+  if (spec.resolution) input.resolution = spec.resolution;
+  if (spec.seed != null) input.seed = spec.seed;
+  const first = urls(refs, 'first_frame')[0];
+  const last = urls(refs, 'last_frame')[0];
+  if (first) input.image = first;
+  if (last) input.last_frame_image = last;
+  const refImages = urls(refs, 'reference_image');
+  const refVideos = urls(refs, 'reference_video');
+  const refAudios = urls(refs, 'reference_audio');
+  if (refImages.length) input.reference_images = refImages;
+  if (refVideos.length) input.reference_videos = refVideos;
+  if (refAudios.length) input.reference_audios = refAudios;
+  return input;
+}

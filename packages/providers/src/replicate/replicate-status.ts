@@ -1,0 +1,40 @@
+// A Replicate prediction as our RenderStatus (pure): `canceled` and `aborted` (Cancel-After passed
+// before it started) are over without a result; `succeeded` needs at least one URL in `output`.
+import type { RenderStatus, ResultRef } from '../channel-adapter';
+import { UpstreamError } from '../upstream-error';
+import { isSensitiveFlag } from './replicate-errors';
+import type { Prediction } from './replicate-schemas';
+
+/** Output is a URL, a list of URLs, or (some models) an object holding them. */
+function outputUrls(output: unknown): string[] {
+  if (typeof output === 'string') return /^https?:\/\//i.test(output) ? [output] : [];
+  if (Array.isArray(output)) return output.flatMap(outputUrls);
+  if (output && typeof output === 'object') return Object.values(output).flatMap(outputUrls);
+  return [];
+}
+
+export function predictionStatus(p: Prediction, reportsViolations: boolean): RenderStatus {
+  switch (p.status) {
+    case 'starting':
+      return { state: 'running', progress: 0 };
+    case 'processing':
+      return { state: 'running', progress: 50 };
+    case 'succeeded': {
+      const outputs: ResultRef[] = outputUrls(p.output).map((url) => ({ kind: 'url', url }));
+      if (!outputs.length) return { state: 'failed', error: new UpstreamError('unusable', 'Replicate prediction succeeded without an output file') };
+      const seconds = p.metrics?.predict_time;
+      return { state: 'succeeded', outputs, ...(seconds != null ? { usage: { units: 'predict_seconds', amount: seconds } } : {}) };
+    }
+    case 'failed': {
+      const text = typeof p.error === 'string' ? p.error : JSON.stringify(p.error ?? 'no detail');
+      if (isSensitiveFlag(text)) return { state: 'failed', error: new UpstreamError(reportsViolations ? 'violation' : 'failed', `Replicate flagged the content: ${text}`) };
+      return { state: 'failed', error: new UpstreamError('failed', `Replicate prediction failed: ${text.slice(0, 300)}`) };
+    }
+    case 'canceled':
+      return { state: 'failed', error: new UpstreamError('failed', 'Replicate prediction was canceled') };
+    case 'aborted':
+      return { state: 'failed', error: new UpstreamError('failed', 'Replicate prediction was aborted before it started (Cancel-After)') };
+    default:
+      throw new UpstreamError('transient', `status: unexpected Replicate status ${JSON.stringify(p.status)}`);
+  }
+}

@@ -1,0 +1,30 @@
+// The adapter registry covers every protocol of the channel config schema (the compile-time check
+// in adapters.ts, seen from the outside), and a channel of a protocol without an adapter is refused
+// when the adapters are created, naming the channel.
+import { adapterFactories, ChannelConfigError, createAdapters, parseChannelConfig, PROTOCOLS } from '../src';
+
+it('has a factory for every protocol of the channel schema, and none extra', () => {
+  expect(Object.keys(adapterFactories).sort()).toEqual([...PROTOCOLS].sort());
+  expect(PROTOCOLS).toEqual(expect.arrayContaining(['modelark', 'minimax', 'gemini', 'fal', 'replicate']));
+});
+
+it('states capabilities for every adapter it creates', () => {
+  const cfg = parseChannelConfig({ channels: [{ id: 'sim', baseUrl: 'http://127.0.0.1:1', apiKey: 'k', costOrder: 1, models: { 'video-a-h3': 'm' } }] });
+  const a = createAdapters(cfg).get('sim')!;
+  expect(a.capabilities).toEqual({ idempotentSubmit: true, cancel: false, callbacks: 'none', synchronous: false, findOrphan: false });
+  a.close();
+});
+
+it('creates an adapter for every protocol that has one, and names the channel of one that does not', () => {
+  for (const protocol of PROTOCOLS) {
+    const cfg = parseChannelConfig({ channels: [{ id: `c-${protocol}`, protocol, baseUrl: 'https://up.example/v1', apiKey: 'k', costOrder: 1, models: { 'image-a-5.0': 'm' } }] });
+    try {
+      const a = createAdapters(cfg).get(`c-${protocol}`)!;
+      expect(a.channel.protocol).toBe(protocol);
+      a.close();
+    } catch (e) {
+      expect(e).toBeInstanceOf(ChannelConfigError);
+      expect((e as Error).message).toContain(`channel c-${protocol}`);
+    }
+  }
+});

@@ -1,0 +1,224 @@
+// ModelArk (Seedance tasks, Seedream images) against its documented payloads, served over HTTP.
+import { AxiosError, AxiosHeaders } from 'axios';
+import type { ImageTaskSpec, VideoTaskSpec } from '@mediagen/catalog';
+import type { ChannelAdapter, RenderReference, RenderRequest } from '../../src/channel-adapter';
+import { createModelarkAdapter } from '../../src/modelark/modelark-adapter';
+import { modelarkChannelSchema } from '../../src/modelark/modelark-config';
+import { modelarkUnsupported, seedanceBody, seedreamBody, seedreamSize } from '../../src/modelark/modelark-request';
+import { FixtureServer, loadFixture, startFixtureServer } from './fixture-server';
+
+const fx = (name: string) => loadFixture('modelark', name);
+let server: FixtureServer;
+beforeAll(async () => (server = await startFixtureServer()));
+afterAll(() => server.close());
+beforeEach(() => server.reset());
+
+const channel = (extra: Record<string, unknown> = {}) =>
+  modelarkChannelSchema.parse({
+    id: 'ark', protocol: 'modelark', baseUrl: server?.baseUrl ?? 'http://127.0.0.1:1', apiKey: 'ark-key', costOrder: 1,
+    models: { 'video-b-2.5': 'dreamina-seedance-2-5-260628', 'video-b-2.0': 'dreamina-seedance-2-0-260128', 'image-a-5.0': 'seedream-5-0-260128' },
+    ...extra,
+  });
+const adapters: ChannelAdapter[] = [];
+const adapter = (extra: Record<string, unknown> = {}) => {
+  const a = createModelarkAdapter(channel(extra));
+  adapters.push(a);
+  return a;
+};
+afterAll(() => adapters.forEach((a) => a.close()));
+
+const ref = (role: RenderReference['role'], url: string): RenderReference => ({ role, url, contentType: 'image/*', data: async () => Buffer.alloc(0) });
+const video = (extra: Partial<VideoTaskSpec> = {}): VideoTaskSpec => ({
+  type: 'video', model: 'video-b-2.5', prompt: 'a fox in the snow, image 1 then video 1', duration: 5, ratio: '9:16', resolution: '480p',
+  tier: 'third-party', variant: null, refMode: null, effort: null, seed: null, optimizePrompt: null, media: [], firstFrame: null, lastFrame: null, ...extra,
+});
+const image = (extra: Partial<ImageTaskSpec> = {}): ImageTaskSpec => ({ type: 'image', model: 'image-a-5.0', prompt: 'a red bicycle', ratio: '16:9', resolution: '2k', images: [], ...extra });
+const req = (spec: VideoTaskSpec | ImageTaskSpec, references: RenderReference[] = [], extra: Partial<RenderRequest> = {}): RenderRequest => ({
+  taskId: 'task-1', attemptId: 'att-1', spec, outputSeconds: spec.type === 'video' ? 7 : null, references, ...extra,
+});
+
+describe('request mapping', () => {
+  it('puts the prompt first and every reference in our numbering order with its role', () => {
+    const refs = [ref('reference_image', 'https://files.example/a.png'), ref('reference_video', 'https://files.example/b.mp4'),
+      ref('reference_image', 'https://files.example/c.png'), ref('reference_audio', 'https://files.example/d.mp3')];
+    const body = seedanceBody(req(video(), refs, { callbackUrl: 'https://relay.example/hooks/upstream/ark?task=t&token=x' }), video(), 'dreamina-seedance-2-5-260628', channel());
+    expect(body).toEqual({
+      model: 'dreamina-seedance-2-5-260628',
+      content: [
+        { type: 'text', text: 'a fox in the snow, image 1 then video 1' },
+        { type: 'image_url', image_url: { url: 'https://files.example/a.png' }, role: 'reference_image' },
+        { type: 'video_url', video_url: { url: 'https://files.example/b.mp4' }, role: 'reference_video' },
+        { type: 'image_url', image_url: { url: 'https://files.example/c.png' }, role: 'reference_image' },
+        { type: 'audio_url', audio_url: { url: 'https://files.example/d.mp3' }, role: 'reference_audio' },
+      ],
+      ratio: '9:16', resolution: '480p', duration: 7, watermark: false,
+      callback_url: 'https://relay.example/hooks/upstream/ark?task=t&token=x',
+    });
+  });
+
+  it('sends frames with their roles, the seed when set, and the channel settings', () => {
+    const body = seedanceBody(req(video({ seed: 42 }), [ref('first_frame', 'https://f/1.png'), ref('last_frame', 'https://f/2.png')]), video({ seed: 42 }), 'm',
+      channel({ generateAudio: true, serviceTier: 'flex', executionExpiresAfterS: 7200, watermark: true }));
+    expect(body).toMatchObject({
+      content: [{ type: 'text' }, { role: 'first_frame', image_url: { url: 'https://f/1.png' } }, { role: 'last_frame', image_url: { url: 'https://f/2.png' } }],
+      seed: 42, generate_audio: true, service_tier: 'flex', execution_expires_after: 7200, watermark: true,
+    });
+  });
+
+  it('asks Seedream for an explicit size of the requested ratio, with the reference images', () => {
+    expect(seedreamSize('16:9', '1k')).toBe('1280x720');
+    expect(seedreamSize('21:9', '4k')).toBe('6048x2592');
+    expect(seedreamSize('3:4', null)).toBe('1728x2304');
+    const body = seedreamBody(req(image(), [ref('reference_image', 'https://f/1.png'), ref('reference_image', 'https://f/2.png')]), image(), 'seedream-5-0-260128', channel());
+    expect(body).toEqual({ model: 'seedream-5-0-260128', prompt: 'a red bicycle', size: '2560x1440', response_format: 'url', watermark: false, image: ['https://f/1.png', 'https://f/2.png'] });
+  });
+
+  it('refuses at config load the models whose modes Seedance cannot express', () => {
+    expect(modelarkUnsupported('video-b-2.0-mini')).toBeNull();
+    expect(modelarkUnsupported('image-b-2.5')).toBeNull();
+    expect(modelarkUnsupported('video-a-h3')).toMatch(/lip-sync/);
+    expect(modelarkUnsupported('video-c-3.1')).toMatch(/Veo/);
+    expect(adapter().unsupported!('video-a-h3', null)).toMatch(/video-a-h3/);
+  });
+});
+
+describe('Seedance task', () => {
+  it('creates a task with the bearer key and reads its id', async () => {
+    server.on('POST', '/contents/generations/tasks', fx('seedance-create-response'));
+    await expect(adapter().submit(req(video()))).resolves.toEqual({ upstreamId: 'cgt-20260828062711-hj94q' });
+    expect(server.requests[0].headers.authorization).toBe('Bearer ark-key');
+    expect(server.requests[0].body).toMatchObject({ model: 'dreamina-seedance-2-5-260628', duration: 7 });
+  });
+
+  it.each([
+    ['seedance-task-queued', { state: 'running', progress: 0 }],
+    ['seedance-task-running', { state: 'running', progress: 50 }],
+  ])('maps %s to running', async (name, expected) => {
+    server.on('GET', '/contents/generations/tasks/cgt-1', fx(name));
+    await expect(adapter().poll('cgt-1')).resolves.toEqual(expected);
+  });
+
+  it('returns the signed video link untouched, with the tokens used', async () => {
+    server.on('GET', '/contents/generations/tasks/cgt-1', fx('seedance-task-succeeded'));
+    const s = await adapter().poll('cgt-1');
+    const url = (fx('seedance-task-succeeded').body as { content: { video_url: string } }).content.video_url;
+    expect(s).toEqual({ state: 'succeeded', outputs: [{ kind: 'url', url, contentType: 'video/mp4' }], usage: { units: 'tokens', amount: 108900 } });
+  });
+
+  it.each([
+    ['seedance-task-succeeded-without-video-url', 'unusable', 'unusable'],
+    ['seedance-task-failed-output-video-sensitive', 'violation', 'failed'],
+    ['seedance-task-failed-output-copyright', 'violation', 'failed'],
+    ['seedance-task-failed-internal', 'failed', 'failed'],
+    ['seedance-task-failed-moderation-outage', 'failed', 'failed'],
+    ['seedance-task-cancelled', 'failed', 'failed'],
+    ['seedance-task-expired', 'failed', 'failed'],
+  ])('maps %s to %s (reporting channel) / %s (quiet channel)', async (name, reporting, quiet) => {
+    server.on('GET', '/contents/generations/tasks/cgt-1', fx(name));
+    const a = await adapter({ reportsViolations: true }).poll('cgt-1');
+    const b = await adapter({ reportsViolations: false }).poll('cgt-1');
+    expect(a.state === 'failed' && a.error.kind).toBe(reporting);
+    expect(b.state === 'failed' && b.error.kind).toBe(quiet);
+  });
+
+  it('says "expired" in the failure of an expired task', async () => {
+    server.on('GET', '/contents/generations/tasks/cgt-1', fx('seedance-task-expired'));
+    const s = await adapter().poll('cgt-1');
+    expect(s.state === 'failed' && s.error.message).toMatch(/expired/);
+  });
+
+  it.each([
+    ['error-400-input-text-sensitive', 'violation', 'failed'],
+    ['error-400-input-image-real-person', 'violation', 'failed'],
+    ['error-400-input-text-risk', 'violation', 'failed'],
+    ['error-400-invalid-parameter', 'failed', 'failed'],
+    ['error-401-authentication', 'failed', 'failed'],
+    ['error-403-account-overdue', 'failed', 'failed'],
+    ['error-404-model-not-open', 'failed', 'failed'],
+    ['error-429-server-overloaded', 'transient', 'transient'],
+    ['error-429-set-limit-exceeded', 'failed', 'failed'],
+    ['error-500-internal', 'transient', 'transient'],
+  ])('classifies a submit answered %s as %s (reporting) / %s (quiet)', async (name, reporting, quiet) => {
+    server.on('POST', '/contents/generations/tasks', fx(name));
+    await expect(adapter({ reportsViolations: true }).submit(req(video()))).rejects.toMatchObject({ kind: reporting });
+    await expect(adapter().submit(req(video()))).rejects.toMatchObject({ kind: quiet });
+  });
+
+  it('retries a 429 after the hint it carries', async () => {
+    server.on('POST', '/contents/generations/tasks', fx('error-429-endpoint-rpm-exceeded'));
+    await expect(adapter().submit(req(video()))).rejects.toMatchObject({ kind: 'transient', retryAfterMs: 7000, httpStatus: 429 });
+  });
+
+  it('knows a task the upstream forgot as lost, not failed', async () => {
+    server.on('GET', '/contents/generations/tasks/cgt-gone', fx('error-404-task-not-found'));
+    await expect(adapter().poll('cgt-gone')).rejects.toMatchObject({ kind: 'lost', httpStatus: 404 });
+  });
+
+  it('treats a status it cannot read as transient', async () => {
+    server.on('GET', '/contents/generations/tasks/cgt-1', { status: 200, body: { id: 'cgt-1', status: 'thinking' } });
+    await expect(adapter().poll('cgt-1')).rejects.toMatchObject({ kind: 'transient' });
+    server.on('GET', '/contents/generations/tasks/cgt-1', { status: 200, body: '<html>' });
+    await expect(adapter().poll('cgt-1')).rejects.toMatchObject({ kind: 'transient' });
+  });
+
+  it('cancels with DELETE, and ignores the refusal of a task that already runs', async () => {
+    server.on('DELETE', '/contents/generations/tasks/cgt-1', { status: 200, body: {} });
+    await adapter().cancel!('cgt-1');
+    server.on('DELETE', '/contents/generations/tasks/cgt-2', fx('error-400-invalid-parameter'));
+    await expect(adapter().cancel!('cgt-2')).resolves.toBeUndefined();
+    server.on('DELETE', '/contents/generations/tasks/cgt-3', fx('error-500-internal'));
+    await expect(adapter().cancel!('cgt-3')).rejects.toMatchObject({ kind: 'transient' });
+    expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      'DELETE /contents/generations/tasks/cgt-1', 'DELETE /contents/generations/tasks/cgt-2', 'DELETE /contents/generations/tasks/cgt-3']);
+  });
+
+  it('reads the task id of an (unsigned) callback, and nothing else', async () => {
+    const a = adapter();
+    const body = Buffer.from(JSON.stringify(fx('seedance-task-succeeded').body));
+    await expect(a.verifyCallback!({ headers: {}, rawBody: body, query: {} })).resolves.toEqual({ upstreamId: 'cgt-20260828062711-hj94q' });
+    await expect(a.verifyCallback!({ headers: {}, rawBody: Buffer.from('nope'), query: {} })).resolves.toBeNull();
+  });
+
+  it('classifies an expired result link as unusable', () => {
+    const err = new AxiosError('forbidden', 'ERR_BAD_REQUEST');
+    err.response = { status: 403, statusText: '', headers: new AxiosHeaders(), config: { headers: new AxiosHeaders() }, data: '<Error><Code>AccessDenied</Code></Error>' };
+    expect(adapter().classifyError(err, 'download')).toMatchObject({ kind: 'unusable' });
+  });
+});
+
+describe('Seedream images (synchronous)', () => {
+  it('answers the finished render from the submit, with the link and tokens', async () => {
+    server.on('POST', '/images/generations', fx('seedream-answer-url'));
+    const r = await adapter().submit(req(image()));
+    expect(r.upstreamId).toBe('seedream:att-1');
+    expect(r.status).toEqual({
+      state: 'succeeded',
+      outputs: [{ kind: 'url', url: expect.stringContaining('X-Tos-Signature=ab12') }],
+      usage: { units: 'tokens', amount: 14400 },
+    });
+    expect(server.requests[0].body).toMatchObject({ size: '2560x1440', model: 'seedream-5-0-260128' });
+  });
+
+  it('returns inline images as bytes with their sniffed type', async () => {
+    server.on('POST', '/images/generations', fx('seedream-answer-b64'));
+    const r = await adapter({ imageResponseFormat: 'b64_json' }).submit(req(image()));
+    expect(server.requests[0].body).toMatchObject({ response_format: 'b64_json' });
+    expect(r.status?.state === 'succeeded' && r.status.outputs[0]).toMatchObject({ kind: 'inline', contentType: 'image/png' });
+  });
+
+  it('reports a refused image as a violation on reporting channels, and an empty answer as unusable', async () => {
+    server.on('POST', '/images/generations', fx('seedream-answer-output-image-sensitive'));
+    const flagged = await adapter({ reportsViolations: true }).submit(req(image()));
+    expect(flagged.status?.state === 'failed' && flagged.status.error.kind).toBe('violation');
+    const quiet = await adapter().submit(req(image()));
+    expect(quiet.status?.state === 'failed' && quiet.status.error.kind).toBe('failed');
+    server.on('POST', '/images/generations', fx('seedream-answer-empty'));
+    const empty = await adapter().submit(req(image()));
+    expect(empty.status?.state === 'failed' && empty.status.error.kind).toBe('unusable');
+  });
+
+  it('has nothing to poll after a lost synchronous answer', async () => {
+    await expect(adapter().poll('seedream:att-1')).rejects.toMatchObject({ kind: 'lost' });
+    expect(server.requests).toHaveLength(0);
+  });
+});

@@ -1,0 +1,46 @@
+// Pub/sub contracts between processes (Redis PUBLISH/SUBSCRIBE), beside the job catalog: the
+// channel names and the message schemas, for every publisher and every subscriber.
+//
+// WARNING: a channel name or a message shape changed here changes it for gateways and workers of
+// one deployment at once; during a rolling deploy old and new processes must still understand each
+// other, so add optional fields rather than renaming (unknown fields are ignored on receipt).
+import { z } from 'zod';
+import { redisKey } from './connection';
+
+export const PUBSUB = {
+  /** Workers (and the gateway, for failures it settles itself) -> gateways: a task reached a terminal state. */
+  taskEvents: 'task-events',
+  /** Gateway admin API -> every gateway: evict this API key (sha256 hex) from the auth cache now. */
+  keyRevoked: 'key-revoked',
+} as const;
+export type PubSubName = keyof typeof PUBSUB;
+
+/** The Redis channel of one deployment (REDIS_PREFIX) for a pub/sub contract. */
+export const pubsubChannel = (prefix: string, name: PubSubName): string => redisKey(prefix, PUBSUB[name]);
+
+/** A task-events message. Best effort: receivers re-read the task in Postgres, the event only wakes them. */
+export const taskEventSchema = z.object({
+  taskId: z.string().min(1).max(200),
+  status: z.enum(['completed', 'failed']),
+});
+export type TaskEvent = z.infer<typeof taskEventSchema>;
+
+/** The wire form of a task event; throws on an event that does not match the schema. */
+export const encodeTaskEvent = (event: TaskEvent): string => JSON.stringify(taskEventSchema.parse(event));
+
+/** The event in a received message, or null when the message is not a valid task event. */
+export function decodeTaskEvent(message: string): TaskEvent | null {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(message);
+  } catch {
+    return null;
+  }
+  const r = taskEventSchema.safeParse(raw);
+  return r.success ? r.data : null;
+}
+
+/** A key-revoked message: the revoked key's sha256, hex (what the auth cache is keyed by). */
+export const keyRevokedSchema = z.string().regex(/^[0-9a-f]{64}$/);
+
+export const decodeKeyRevoked = (message: string): string | null => (keyRevokedSchema.safeParse(message).success ? message : null);

@@ -1,0 +1,2 @@
+export * from './settle';
+export * from './failure-messages';

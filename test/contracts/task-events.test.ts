@@ -1,0 +1,92 @@
+// The task-events pub/sub contract (packages/queue pubsub.ts) between the worker, which publishes,
+// and the gateway, which waits on it: both sides use the one channel name and schema, and a
+// malformed message is refused on receipt (it wakes no waiting submit).
+import { randomUUID } from 'node:crypto';
+import IORedis from 'ioredis';
+import { createTaskEventPublisher, decodeKeyRevoked, decodeTaskEvent, deleteKeysWithPrefix, encodeTaskEvent, pubsubChannel } from '@mediagen/queue';
+import { TaskEvents } from '../../apps/gateway/src/services/task-events';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const prefix = `test-task-events-${randomUUID().slice(0, 8)}`;
+const silent = { warn: () => undefined };
+
+let redis: IORedis;
+let events: TaskEvents;
+beforeAll(async () => {
+  redis = new IORedis(REDIS_URL);
+  events = new TaskEvents(REDIS_URL, prefix);
+  await events.start();
+});
+afterAll(async () => {
+  await events.stop();
+  await deleteKeysWithPrefix(redis, prefix);
+  redis.disconnect();
+});
+
+/** Resolves true if the waiter fired, false if it was still waiting when `barrier` settled. */
+const firedBy = async (w: { done: Promise<void> }, barrier: Promise<void>) => {
+  let fired = false;
+  void w.done.then(() => (fired = true));
+  await barrier;
+  await new Promise((r) => setImmediate(r));
+  return fired;
+};
+
+describe('task-events contract', () => {
+  it('a task event published by the worker wakes the gateway waiting on that task', async () => {
+    const taskId = randomUUID();
+    const wait = events.waitForSettle(taskId, 10_000);
+    const started = Date.now();
+    await createTaskEventPublisher(redis, prefix, silent).publish(taskId, 'failed');
+    await wait.done;
+    // Woken by the event, not by the 10 s fallback timer.
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(events.taskChannel).toBe(pubsubChannel(prefix, 'taskEvents'));
+  });
+
+  it('malformed messages on the channel wake no one', async () => {
+    const victim = randomUUID();
+    const victimWait = events.waitForSettle(victim, 10_000);
+    for (const bad of [
+      'not json',
+      JSON.stringify({ taskId: victim }), // no status
+      JSON.stringify({ taskId: victim, status: 'exploded' }),
+      JSON.stringify({ taskId: 42, status: 'completed' }),
+      JSON.stringify({ id: victim, status: 'completed' }),
+      JSON.stringify([victim, 'completed']),
+    ])
+      await redis.publish(pubsubChannel(prefix, 'taskEvents'), bad);
+    // A valid event for another task, published after the bad ones on the same connection: when it
+    // arrives, every bad message before it has been handled (Redis keeps the order).
+    const barrier = randomUUID();
+    const barrierWait = events.waitForSettle(barrier, 10_000);
+    await redis.publish(pubsubChannel(prefix, 'taskEvents'), encodeTaskEvent({ taskId: barrier, status: 'completed' }));
+    expect(await firedBy(victimWait, barrierWait.done)).toBe(false);
+    victimWait.cancel();
+  });
+
+  it('key revocations reach listeners only as sha256 hex', async () => {
+    const got: string[] = [];
+    events.onKeyRevoked((h) => got.push(h));
+    const hash = 'a'.repeat(64);
+    await redis.publish(pubsubChannel(prefix, 'keyRevoked'), 'not-a-hash');
+    await redis.publish(pubsubChannel(prefix, 'keyRevoked'), hash);
+    const barrier = randomUUID();
+    const w = events.waitForSettle(barrier, 10_000);
+    await redis.publish(pubsubChannel(prefix, 'taskEvents'), encodeTaskEvent({ taskId: barrier, status: 'completed' }));
+    await w.done;
+    expect(got).toEqual([hash]);
+  });
+});
+
+describe('task-events schema', () => {
+  it('round-trips what publishers send and refuses anything else', () => {
+    const e = { taskId: 'task-1', status: 'completed' as const };
+    expect(decodeTaskEvent(encodeTaskEvent(e))).toEqual(e);
+    expect(decodeTaskEvent('{"taskId":"t","status":"failed","extra":1}')).toEqual({ taskId: 't', status: 'failed' });
+    for (const bad of ['', 'null', '{}', '{"taskId":"","status":"failed"}', '{"taskId":"t","status":"pending"}']) expect(decodeTaskEvent(bad)).toBeNull();
+    expect(() => encodeTaskEvent({ taskId: 't', status: 'pending' as never })).toThrow();
+    expect(decodeKeyRevoked('b'.repeat(64))).toBe('b'.repeat(64));
+    expect(decodeKeyRevoked('B'.repeat(64))).toBeNull();
+  });
+});
