@@ -69,9 +69,9 @@ describe('16: a gateway started while Redis was down', () => {
     await proxy.restore();
     expect(await events.subscribed).toBe(true);
     const pub = new IORedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-    await pub.publish(events.revokeChannel, 'hash-1');
+    await pub.publish(events.revokeChannel, 'a'.repeat(64));
     for (let i = 0; i < 30 && heard.length === 0; i++) await sleep(100);
-    expect(heard).toEqual(['hash-1']);
+    expect(heard).toEqual(['a'.repeat(64)]);
     await pub.quit();
     await events.stop();
     await proxy.close();
