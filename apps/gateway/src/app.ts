@@ -1,9 +1,11 @@
 // The gateway's Express app. Wiring only: logic lives in services/ and packages/.
 import express, { Express } from 'express';
 import type { GatewayDeps } from './deps';
+import { isTaskCompleted } from '@mediagen/db';
 import { apiRouter } from './routes/api.routes';
 import { adminRouter } from './routes/admin.routes';
 import { healthRouter } from './routes/health.routes';
+import { upstreamHooksRouter } from './routes/upstream-hooks.routes';
 import { topUpPageRouter } from './routes/top-up.routes';
 import { frontPageRouter } from './routes/front-page.routes';
 import { createFilesRouter } from './routes/files.routes';
@@ -30,6 +32,7 @@ export function createApp(deps: GatewayDeps): Express {
   // The API first: Express tries the layers in order, and no other route lives under /api.
   app.use('/api', apiRouter(deps));
   app.use(healthRouter(deps));
+  app.use(upstreamHooksRouter(deps));
   app.use(metricsRouter(deps));
   app.use(topUpPageRouter());
   app.use(frontPageRouter(deps.config.PUBLIC_BASE_URL));
@@ -40,7 +43,7 @@ export function createApp(deps: GatewayDeps): Express {
     '/files',
     filesHeaders,
     addressRateLimit(new AddressLimiter(deps, 'files', deps.config.FILES_RATE_LIMIT_PER_MINUTE), 'file requests'),
-    createFilesRouter(deps.storage, { signingSecret: deps.config.FILE_SIGNING_SECRET }),
+    createFilesRouter(deps.storage, { signingSecret: deps.config.FILE_SIGNING_SECRET, isTaskCompleted: (taskId) => isTaskCompleted(deps.db, taskId) }),
   );
   app.use('/admin', adminAuth(deps));
   app.use('/admin/queues', bullBoardCsp, bullBoardRouter(deps));

@@ -11,6 +11,7 @@ import { clusterSnapshotReader } from './services/cluster-snapshot';
 import { createLogger } from '@mediagen/logging';
 import { revokeDevelopmentKey } from './services/dev-key';
 import type { Logger } from 'pino';
+import { assertServesCatalog, ChannelAdapter, createAdapters, loadChannelConfig } from '@mediagen/providers';
 
 export interface GatewayDeps {
   config: Config;
@@ -23,9 +24,18 @@ export interface GatewayDeps {
   log: Logger;
   /** This gateway's Prometheus registry and counters (GET /metrics). */
   metrics: GatewayMetrics;
+  /**
+   * One adapter per channel, from the same channel config the workers load (PROVIDER_CONFIG or
+   * the development default): the gateway uses them only to verify upstream callbacks.
+   */
+  adapters: Map<string, ChannelAdapter>;
 }
 
 export async function createDeps(config: Config): Promise<GatewayDeps> {
+  // First: a bad channel file stops the gateway before it opens any connection.
+  const channels = loadChannelConfig(config);
+  const adapters = createAdapters(channels);
+  assertServesCatalog(channels, adapters, { production: config.NODE_ENV === 'production' });
   const db = createDb(config.DATABASE_URL, { poolSize: 20, timeouts: dbTimeoutsFrom(config) });
   // Auto-pipelining sends the commands of concurrent requests (rate-limit counter, poll cache,
   // enqueue) in one write instead of one write each.
@@ -47,7 +57,7 @@ export async function createDeps(config: Config): Promise<GatewayDeps> {
   clusterGauges(metrics.registry, clusterSnapshotReader(redis, config.REDIS_PREFIX, queue), (err) =>
     log.warn({ err: err.message }, 'metrics: cluster gauges unavailable'),
   );
-  return { config, db, redis, queue, storage, events, log, metrics };
+  return { config, db, redis, queue, storage, events, log, metrics, adapters };
 }
 
 /** Start-up waits briefly for Redis, but a gateway may also start while Redis is down. */
@@ -67,4 +77,5 @@ export async function closeDeps(d: GatewayDeps): Promise<void> {
   await Promise.allSettled([d.queue.close(), d.events.stop()]);
   await Promise.allSettled([d.redis.quit()]);
   await d.db.$disconnect();
+  for (const a of d.adapters.values()) a.close();
 }

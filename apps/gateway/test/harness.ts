@@ -8,7 +8,7 @@ import request from 'supertest';
 import IORedis from 'ioredis';
 import type { Express } from 'express';
 import { loadConfig } from '@mediagen/config';
-import { createTestSchema, TestSchema } from '@mediagen/db/src/test-schema';
+import { createTestSchema, TestSchema } from '@mediagen/db/testing';
 import { ledgerDiscrepancies } from '@mediagen/db';
 import { deleteKeysWithPrefix } from '@mediagen/queue';
 import { createDeps, closeDeps, GatewayDeps } from '../src/deps';

@@ -2,7 +2,7 @@
 // Postgres cannot be reached, and comes back when they do; liveness stays 200 throughout.
 import request from 'supertest';
 import { loadConfig } from '@mediagen/config';
-import { baseTestDatabaseUrl, createTestSchema } from '@mediagen/db/src/test-schema';
+import { baseTestDatabaseUrl, createTestSchema } from '@mediagen/db/testing';
 import { createDeps, closeDeps, GatewayDeps } from '../src/deps';
 import { createApp } from '../src/app';
 import { startHarness, Harness } from './harness';

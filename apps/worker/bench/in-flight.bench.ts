@@ -9,7 +9,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import IORedis from 'ioredis';
 import { createDb, newId } from '@mediagen/db';
-import { createTestSchema } from '@mediagen/db/src/test-schema';
+import { createTestSchema } from '@mediagen/db/testing';
 import { createTaskQueue, JOBS } from '@mediagen/queue';
 import { freePort, startProcess, stopProcess, waitForHealthy } from '../../../test/e2e/support/processes';
 import { ledgerViolations } from '../../../test/e2e/support/ledger';

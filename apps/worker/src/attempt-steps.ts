@@ -1,14 +1,14 @@
 // The steps of one attempt on one channel: submit, poll, collect the result. Each step does a
 // little work and says when to come back; no step waits for a render.
 import { Attempt, AttemptStatus, finishAttempt, markProcessing, newId, recordUpstreamId, setAttemptStatus, updateProgress } from '@mediagen/db';
-import { capOutputs, openResult, RenderRequest, RenderStatus, renderReferences, ResultRef, UpstreamError, isUpstreamError } from '@mediagen/providers';
+import { capOutputs, openResult, RenderStatus, ResultRef, UpstreamError, UpstreamUsage, isUpstreamError } from '@mediagen/providers';
 import { publicFileUrl, resultKey } from '@mediagen/storage';
 import { slotLeaseUntil } from './channel-slots';
 import type { WorkerContext } from './context';
-import { referenceLoader } from './reference-bytes';
 import { backoffMs, pollDelayMs, slotWaitMs } from './schedule';
 import { settleCompleted, settleFailed } from './settle';
 import { settled, StepInput, StepOutcome, TaskRun, wait } from './task-run';
+import { beforeSubmit, countMargin, recordRenderUsage, renderRequest } from './upstream-calls';
 
 /** Ends an attempt and gives its channel slot back. */
 export async function closeAttempt(ctx: WorkerContext, attempt: Attempt, status: AttemptStatus, err?: UpstreamError): Promise<Attempt> {
@@ -32,6 +32,12 @@ const violation = async (run: TaskRun, attempt: Attempt, err: UpstreamError): Pr
   return settled;
 };
 
+/** The upstream forgot the render: closed as `lost`; run-task.ts gives it one fresh attempt on the same channel. */
+const lostRender = async (run: TaskRun, attempt: Attempt, err: UpstreamError): Promise<StepOutcome> => {
+  run.ctx.log.warn({ taskId: run.task.id, channel: attempt.channelId, attemptNo: attempt.attemptNo, upstreamId: attempt.upstreamId, err: err.message }, 'upstream render lost');
+  return { kind: 'next-channel', attempt: await closeAttempt(run.ctx, attempt, 'lost', err) };
+};
+
 const noResult = async (run: TaskRun, attempt: Attempt, err: UpstreamError): Promise<StepOutcome> => {
   await settleFailed(run.ctx, run.task.id, 'no_result', { cause: err.message, channel: attempt.channelId });
   await closeAttempt(run.ctx, attempt, 'no_result', err);
@@ -44,25 +50,19 @@ async function toProcessing(run: TaskRun, attempt: Attempt): Promise<void> {
     run.ctx.log.info({ taskId: run.task.id, accountId: run.task.accountId, channel: attempt.channelId, attemptNo: attempt.attemptNo }, 'task processing');
 }
 
-/** The adapter's view of this attempt's render. */
-export function renderRequest(run: TaskRun, attempt: Attempt): RenderRequest {
-  return {
-    taskId: run.task.id,
-    attemptId: attempt.id,
-    spec: run.spec,
-    outputSeconds: run.outputSeconds,
-    references: renderReferences(run.spec, referenceLoader(run.ctx)),
-  };
-}
-
 export async function submitStep({ run, attempt, adapter }: StepInput): Promise<StepOutcome> {
   const { ctx, task } = run;
   // Resumed attempts hold their slot already (acquire is idempotent per task).
   if (!(await ctx.slots.acquire(adapter.channel, task.id, slotLeaseUntil(run.task.deadlineAt)))) return wait('submit', slotWaitMs(), run.transientErrors);
   if (task.status === 'pending') await toProcessing(run, attempt);
-  const req = renderRequest(run, attempt);
+  const req = renderRequest(run, attempt, adapter);
   let submitted;
   try {
+    const ready = await beforeSubmit(ctx, attempt, adapter, req);
+    if ('adopted' in ready) {
+      await recordUpstreamId(ctx.db, attempt, ready.adopted);
+      return wait('poll', 0);
+    }
     ctx.stats.submits += 1;
     submitted = await adapter.submit(req);
   } catch (e) {
@@ -89,6 +89,7 @@ export async function pollStep({ run, attempt, adapter }: StepInput): Promise<St
   } catch (e) {
     const err = adapter.classifyError(e, 'status');
     if (err.kind === 'violation') return violation(run, attempt, err);
+    if (err.kind === 'lost') return lostRender(run, attempt, err);
     if (err.kind !== 'transient') return nextChannel(run, attempt, err);
     // The render keeps running upstream whatever our connection does; keep asking until the deadline.
     const n = run.transientErrors + 1;
@@ -108,12 +109,25 @@ async function afterStatus({ run, attempt, adapter }: StepInput, status: RenderS
   }
   if (status.state === 'failed') {
     if (status.error.kind === 'violation') return violation(run, attempt, status.error);
+    if (status.error.kind === 'lost') return lostRender(run, attempt, status.error);
     return nextChannel(run, attempt, status.error);
   }
+  await recordRenderUsage(ctx, attempt, status.usage);
   if (status.outputs.length === 0) return noResult(run, attempt, new UpstreamError('unusable', 'the provider reported success without a file'));
   const succeeded = await setAttemptStatus(ctx.db, attempt, 'succeeded');
   // Outputs are capped to what the task asked for (one video, one image); extras are never fetched.
-  return collect(run, succeeded, { run, attempt: succeeded, adapter }, status.outputs);
+  return collect(run, succeeded, { run, attempt: succeeded, adapter }, status.outputs, status.usage);
+}
+
+/**
+ * The completing compare-and-set lost (the task failed meanwhile: timeout, another settlement): the
+ * stored result belongs to a failed, refunded task, so it goes. The files route refuses results of
+ * tasks that are not completed in any case; this only frees the space.
+ */
+async function dropResults(run: TaskRun, keys: string[]): Promise<void> {
+  for (const key of keys) {
+    await run.ctx.storage.delete(key).catch((err: Error) => run.ctx.log.warn({ taskId: run.task.id, key, err: err.message }, 'result of a task that did not complete not deleted'));
+  }
 }
 
 /** A resumed attempt whose render had succeeded: ask for its outputs again, then download them. */
@@ -124,6 +138,8 @@ export async function collectStep(input: StepInput): Promise<StepOutcome> {
     status = await adapter.poll(attempt.upstreamId!);
   } catch (e) {
     const err = adapter.classifyError(e, 'status');
+    // A synchronous upstream's result lived only in the lost submit answer: render it again.
+    if (err.kind === 'lost') return lostRender(run, attempt, err);
     if (err.kind !== 'transient') return noResult(run, attempt, err);
     return retryCollect(run, attempt, err);
   }
@@ -139,9 +155,10 @@ function retryCollect(run: TaskRun, attempt: Attempt, err: UpstreamError): Promi
   return wait('poll', backoffMs(n, err.retryAfterMs), n);
 }
 
-async function collect(run: TaskRun, attempt: Attempt, { adapter }: StepInput, outputs: ResultRef[]): Promise<StepOutcome> {
+async function collect(run: TaskRun, attempt: Attempt, { adapter }: StepInput, outputs: ResultRef[], usage?: UpstreamUsage): Promise<StepOutcome> {
   const { ctx, task, spec } = run;
   const urls: string[] = [];
+  const keys: string[] = [];
   // One deadline for every file of the attempt, body included (a dripping upstream is cut).
   const signal = AbortSignal.timeout(adapter.channel.timeouts.downloadMs);
   try {
@@ -152,6 +169,7 @@ async function collect(run: TaskRun, attempt: Attempt, { adapter }: StepInput, o
         const key = resultKey(task.id, i, open.contentType);
         const stored = await ctx.storage.put(key, open.stream, open.contentType);
         if (stored.bytes === 0) throw new UpstreamError('unusable', 'download: the result file is empty');
+        keys.push(key);
         urls.push(publicFileUrl(ctx.config, key));
       } finally {
         // An unread response body holds its socket until the deadline: close it now.
@@ -165,7 +183,8 @@ async function collect(run: TaskRun, attempt: Attempt, { adapter }: StepInput, o
     if (err.kind !== 'transient') return noResult(run, attempt, err);
     return retryCollect(run, attempt, err);
   }
-  await settleCompleted(ctx, task.id, urls, attempt.channelId);
+  if (await settleCompleted(ctx, task.id, urls, attempt.channelId)) await countMargin(ctx, task.id, attempt.channelId, usage);
+  else await dropResults(run, keys);
   await closeAttempt(run.ctx, attempt, 'completed');
   return settled;
 }

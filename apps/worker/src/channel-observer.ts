@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { ChannelHealth, Outcome } from '@mediagen/channel-health';
 import type { ChannelCall, WorkerMetrics } from '@mediagen/metrics';
 import type { ChannelAdapter, UpstreamError, UpstreamErrorKind } from '@mediagen/providers';
+import { currentStepScope } from './step-scope';
 
 /** A lost render counts against the channel like a failed one (the breaker knows no 'lost'). */
 const asOutcome = (kind: UpstreamErrorKind): Outcome => (kind === 'lost' ? 'failed' : kind);
@@ -22,7 +23,9 @@ export function observeChannel(inner: ChannelAdapter, deps: ObserverDeps): Chann
   const outcome = async (o: Outcome, message?: string) => {
     metrics.channels.outcomes.inc({ channel, outcome: o });
     try {
-      const moved = await health.record(channel, o, message);
+      // Whose task met it: the breaker counts one account's failed renders once (breaker.ts).
+      const scope = currentStepScope();
+      const moved = await health.record(channel, o, message, scope?.accountId ?? scope?.taskId);
       if (moved) {
         metrics.channels.breakerTransitions.inc({ channel, state: moved });
         log.warn({ channel, state: moved, outcome: o, err: message }, moved === 'open' ? 'channel taken out of rotation' : `channel breaker ${moved}`);

@@ -7,13 +7,15 @@ import { parseStoredTaskParams } from '@mediagen/catalog';
 import { pickChannel } from '@mediagen/channel-health';
 import { channelsFor, UpstreamError } from '@mediagen/providers';
 import { RunTaskPayload, runTaskPayloadSchema } from '@mediagen/queue';
-import { Attempt, loadTask, setAttemptStatus, startAttempt, triedChannels } from '@mediagen/db';
+import { Attempt, loadTask, lostAttemptsOn, setAttemptStatus, startAttempt, triedChannels } from '@mediagen/db';
 import { closeAttempt, collectStep, newAttemptId, pollStep, submitStep } from './attempt-steps';
 import { slotLeaseUntil } from './channel-slots';
 import type { WorkerContext } from './context';
 import { backoffMs, slotWaitMs } from './schedule';
 import { settleFailed } from './settle';
+import { currentStepScope, runInStepScope } from './step-scope';
 import { Next, StepOutcome, TaskRun } from './task-run';
+import { cancelUpstream } from './upstream-calls';
 
 const ACTIVE_ATTEMPT: ReadonlySet<string> = new Set(['submitting', 'running', 'succeeded']);
 
@@ -29,7 +31,7 @@ export function createRunTaskProcessor(ctx: WorkerContext) {
     // the gateway's request line to its settlement.
     const stepCtx = payload.requestId ? { ...ctx, log: ctx.log.child({ reqId: payload.requestId }) } : ctx;
     try {
-      next = await advanceTask(stepCtx, payload);
+      next = await runInStepScope({ taskId: payload.taskId }, () => advanceTask(stepCtx, payload));
     } catch (err) {
       // Our own infrastructure failed (database, storage, Redis). Nothing is lost: the rows say
       // where the task is, so the same step simply runs again after a backoff.
@@ -47,6 +49,8 @@ export function createRunTaskProcessor(ctx: WorkerContext) {
 
 export async function advanceTask(ctx: WorkerContext, payload: RunTaskPayload): Promise<Next> {
   const task = await loadTask(ctx.db, payload.taskId);
+  const scope = currentStepScope();
+  if (scope && task) scope.accountId = task.accountId;
   if (!task) {
     ctx.log.warn({ taskId: payload.taskId }, 'job for a task that does not exist; dropped');
     return null;
@@ -64,13 +68,16 @@ export async function advanceTask(ctx: WorkerContext, payload: RunTaskPayload): 
   const run: TaskRun = { ctx, task, spec: params, outputSeconds: params.outputSeconds ?? null, transientErrors: payload.transientErrors };
 
   if (task.status === 'completed' || task.status === 'failed') {
-    // Settled elsewhere (timeout sweep, a racing worker): tidy the attempt and free its slot.
+    // Settled elsewhere (timeout sweep, a client's cancel, a racing worker): stop the upstream
+    // render where the protocol can, tidy the attempt and free its slot.
+    if (attempt && task.status === 'failed') await cancelUpstream(ctx, attempt, 'task failed elsewhere');
     if (attempt && ACTIVE_ATTEMPT.has(attempt.status))
       await closeAttempt(ctx, attempt, task.status === 'completed' && attempt.status === 'succeeded' ? 'completed' : 'abandoned');
     return null;
   }
   if (Date.now() >= task.deadlineAt.getTime()) {
     await settleFailed(ctx, task.id, 'timeout');
+    if (attempt) await cancelUpstream(ctx, attempt, 'timeout');
     if (attempt && ACTIVE_ATTEMPT.has(attempt.status)) await closeAttempt(ctx, attempt, 'abandoned');
     return null;
   }
@@ -82,10 +89,22 @@ export async function advanceTask(ctx: WorkerContext, payload: RunTaskPayload): 
 /** Runs the current attempt's step; after a failed attempt, starts the next channel at once. */
 async function advanceAttempts(run: TaskRun, current: Attempt | null): Promise<Next> {
   const { ctx, task, spec } = run;
-  const order = channelsFor(ctx.channels, task.model, spec.type === 'video' ? spec.tier : null);
+  const order = channelsFor(ctx.channels, task.model, spec.type === 'video' ? spec.tier : null, spec.type === 'video' ? spec.variant : null);
   let attempt = current;
   for (;;) {
-    if (!attempt || attempt.status === 'failed' || attempt.status === 'abandoned') {
+    if (attempt?.status === 'lost') {
+      // The upstream forgot the render (not a failed render): one fresh attempt on the same
+      // channel, a new TaskAttempt row; a second loss there counts as that channel failing.
+      const channel = order.find((c) => c.id === attempt!.channelId);
+      if (channel && (await lostAttemptsOn(ctx.db, task.id, channel.id)) <= 1) {
+        if (!(await ctx.slots.acquire(channel, task.id, task.deadlineAt.getTime() + 60_000)))
+          return { at: Date.now() + slotWaitMs(), step: 'submit', transientErrors: run.transientErrors };
+        attempt = await startAttempt(ctx.db, newAttemptId(), task.id, attempt.attemptNo + 1, channel.id);
+        run.transientErrors = 0;
+        ctx.log.info({ taskId: task.id, accountId: task.accountId, channel: channel.id, attemptNo: attempt.attemptNo }, 'attempt started again after a lost render');
+      }
+    }
+    if (!attempt || attempt.status === 'failed' || attempt.status === 'abandoned' || attempt.status === 'lost') {
       const attemptNo = (attempt?.attemptNo ?? 0) + 1;
       // Each channel once per task, cheapest first, skipping channels whose breaker is open
       // (packages/channel-health).

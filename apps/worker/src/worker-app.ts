@@ -8,8 +8,7 @@ import type { Config } from '@mediagen/config';
 import { createDb, dbTimeoutsFrom } from '@mediagen/db';
 import { createLogger } from '@mediagen/logging';
 import { createWorkerMetrics } from '@mediagen/metrics';
-import { IMAGE_MODEL_IDS, VIDEO_MODEL_IDS } from '@mediagen/catalog';
-import { ChannelConfig, createAdapters, downloadPolicyFromConfig, loadChannelConfig, unservedModels } from '@mediagen/providers';
+import { assertServesCatalog, ChannelAdapter, ChannelConfig, createAdapters, downloadPolicyFromConfig, loadChannelConfig } from '@mediagen/providers';
 import { createConsumerRedis, createTaskEventPublisher, createTaskQueue } from '@mediagen/queue';
 import { createStorage } from '@mediagen/storage';
 import { createChannelSlots } from './channel-slots';
@@ -30,12 +29,21 @@ export interface WorkerApp {
 
 export async function startWorkerApp(
   config: Config,
-  opts: { channels?: ChannelConfig; log?: Logger; processMetrics?: boolean } = {},
+  opts: {
+    channels?: ChannelConfig;
+    log?: Logger;
+    processMetrics?: boolean;
+    /** Test seam: adapters made otherwise than from the config (scripted upstreams). */
+    adapters?: (channels: ChannelConfig) => Map<string, ChannelAdapter>;
+  } = {},
 ): Promise<WorkerApp> {
   const log = opts.log ?? createLogger(config.LOG_LEVEL, { app: 'worker', pid: process.pid });
   const channels = opts.channels ?? loadChannelConfig(config);
   // Tasks of a model no channel serves fail with generation_failed; say so once, at start.
-  const unserved = unservedModels(channels, [...VIDEO_MODEL_IDS, ...IMAGE_MODEL_IDS]);
+  // Before any connection: a channel that cannot serve a model it maps (or, in production, a model
+  // no channel serves) stops the worker with the model and the channel named.
+  const rawAdapters = (opts.adapters ?? createAdapters)(channels);
+  const unserved = assertServesCatalog(channels, rawAdapters, { production: config.NODE_ENV === 'production' });
   if (unserved.length) log.warn({ models: unserved }, 'no channel serves these models; their tasks will fail');
   const db = createDb(config.DATABASE_URL, { poolSize: Math.min(20, config.WORKER_CONCURRENCY + 5), timeouts: dbTimeoutsFrom(config) });
   // BullMQ wants its own connections for blocking commands; plain commands share one.
@@ -49,7 +57,7 @@ export async function startWorkerApp(
     windowMs: config.CHANNEL_BREAKER_WINDOW_MS,
     cooldownMs: config.CHANNEL_BREAKER_COOLDOWN_MS,
   });
-  const adapters = new Map([...createAdapters(channels)].map(([id, a]) => [id, observeChannel(a, { metrics, health: channelHealth, log })]));
+  const adapters = new Map([...rawAdapters].map(([id, a]) => [id, observeChannel(a, { metrics, health: channelHealth, log })]));
   // The gateway has no channel file: it learns the channels (for /admin/channels) from the workers.
   await channelHealth
     .register(channels.channels.map((c) => ({ id: c.id, models: Object.keys(c.models), tier: c.tier, costOrder: c.costOrder, enabled: c.enabled, maxInFlight: c.maxInFlight })))
@@ -78,6 +86,7 @@ export async function startWorkerApp(
 
   const stop = async () => {
     running = false;
+    maintenance.keeper.stop();
     const drain = Promise.all([taskWorker.close(), maintenance.worker.close()]);
     const deadline = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), config.SHUTDOWN_TIMEOUT_MS).unref());
     if ((await Promise.race([drain, deadline])) === 'timeout') {

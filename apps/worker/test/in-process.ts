@@ -9,11 +9,10 @@ import pino from 'pino';
 import IORedis from 'ioredis';
 import { loadConfig } from '@mediagen/config';
 import { createDb, createTaskWithCharge, creditAccount, Db, newId } from '@mediagen/db';
-import { createTestSchema } from '@mediagen/db/src/test-schema';
-import { ChannelConfig, parseChannelConfig } from '@mediagen/providers';
+import { createTestSchema } from '@mediagen/db/testing';
+import { ChannelAdapter, ChannelConfig, parseChannelConfig } from '@mediagen/providers';
 import { createProducerRedis, createTaskQueue, enqueueTask, TaskQueue } from '@mediagen/queue';
-import { createSimServer } from '../../provider-sim/src/sim-server';
-import type { RenderStore } from '../../provider-sim/src/render-store';
+import { createSimServer, type RenderStore } from '@mediagen/provider-sim';
 import { startWorkerApp, WorkerApp } from '../src/worker-app';
 
 export interface InProcess {
@@ -28,7 +27,11 @@ export interface InProcess {
 }
 
 /** `channels` gets the simulator's base URL; `env` overrides worker settings. */
-export async function startInProcess(channels: (simBase: string) => unknown, env: Record<string, string> = {}): Promise<InProcess> {
+export async function startInProcess(
+  channels: (simBase: string) => unknown,
+  env: Record<string, string> = {},
+  opts: { adapters?: (channels: ChannelConfig) => Map<string, ChannelAdapter> } = {},
+): Promise<InProcess> {
   const schema = await createTestSchema('worker');
   const prefix = `wt-${randomBytes(3).toString('hex')}`;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mg-worker-'));
@@ -41,7 +44,7 @@ export async function startInProcess(channels: (simBase: string) => unknown, env
     PUBLIC_BASE_URL: 'http://files.test', SWEEP_INTERVAL_MS: '500', RECONCILE_INTERVAL_MS: '1000', RECONCILE_GRACE_MS: '1000', ...env,
   });
   const channelConfig: ChannelConfig = parseChannelConfig(channels(simBase));
-  const app = await startWorkerApp(config, { channels: channelConfig, log: pino({ level: 'warn' }) });
+  const app = await startWorkerApp(config, { channels: channelConfig, log: pino({ level: 'warn' }), adapters: opts.adapters });
   const db = createDb(schema.url, { poolSize: 4 });
   const redis = createProducerRedis(config.REDIS_URL);
   const queue = createTaskQueue(redis, prefix);

@@ -11,8 +11,14 @@
 //
 // Outcomes: a finished render is a success. A submit the upstream accepted says nothing yet (the
 // render may still fail), and violations and unusable files are about the task, not the channel.
+//
+// Customers cannot trip it: a failed render may be about the request (a content refusal from a
+// channel that does not report violations looks exactly like one), so within a streak failed
+// renders count once per account. Five refusals of one tenant's prompts count as one; five
+// accounts failing count as five. Infrastructure outcomes (transient: timeouts, connection
+// errors, 429, 5xx) count every time, whoever's task met them.
 import type { Redis } from 'ioredis';
-import { healthKey, minuteOf, outcomesKey, RECENT_MINUTES, registryKey } from './keys';
+import { healthKey, minuteOf, outcomesKey, RECENT_MINUTES, registryKey, streakAccountsKey } from './keys';
 
 export type Outcome = 'succeeded' | 'failed' | 'transient' | 'violation' | 'unusable';
 export type BreakerState = 'closed' | 'open' | 'half-open';
@@ -35,15 +41,18 @@ export interface ChannelInfo {
   maxInFlight: number;
 }
 
-// KEYS: health hash, outcome bucket. ARGV: outcome, now, failures, windowMs, cooldownMs, error, bucket ttl (s).
+// KEYS: health hash, outcome bucket, accounts of the current streak (set).
+// ARGV: outcome, now, failures, windowMs, cooldownMs, error, bucket ttl (s), account ('' if unknown).
 // Returns the state it moved the breaker to, or '' when it stayed.
 const RECORD = `
 local outcome, now = ARGV[1], tonumber(ARGV[2])
 local threshold, window, cooldown = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local account = ARGV[8]
 redis.call('HINCRBY', KEYS[2], outcome, 1)
 redis.call('EXPIRE', KEYS[2], tonumber(ARGV[7]))
 local state = redis.call('HGET', KEYS[1], 'state') or 'closed'
 if outcome == 'succeeded' then
+  redis.call('DEL', KEYS[3])
   redis.call('HSET', KEYS[1], 'lastSuccessAt', now, 'failures', 0)
   if state == 'half-open' then
     redis.call('HSET', KEYS[1], 'state', 'closed')
@@ -64,10 +73,21 @@ local failures = tonumber(redis.call('HGET', KEYS[1], 'failures') or '0')
 local start = tonumber(redis.call('HGET', KEYS[1], 'streakStart') or '0')
 if failures == 0 or now - start > window then
   failures, start = 0, now
+  redis.call('DEL', KEYS[3])
+end
+-- A failed render counts once per account within the streak (about the request, perhaps).
+if outcome == 'failed' and account ~= '' then
+  local fresh = redis.call('SADD', KEYS[3], account)
+  redis.call('PEXPIRE', KEYS[3], window + 1000)
+  if fresh == 0 then
+    redis.call('HSET', KEYS[1], 'failures', failures, 'streakStart', start)
+    return ''
+  end
 end
 failures = failures + 1
 if failures >= threshold then
   redis.call('HSET', KEYS[1], 'state', 'open', 'openedAt', now, 'openUntil', now + cooldown, 'failures', 0)
+  redis.call('DEL', KEYS[3])
   return 'open'
 end
 redis.call('HSET', KEYS[1], 'failures', failures, 'streakStart', start)
@@ -93,8 +113,11 @@ return 'open'`;
 
 export interface ChannelHealth {
   readonly settings: BreakerSettings;
-  /** Counts an outcome; returns the state the breaker moved to, or null when it stayed. */
-  record(channelId: string, outcome: Outcome, error?: string): Promise<BreakerState | null>;
+  /**
+   * Counts an outcome; returns the state the breaker moved to, or null when it stayed. `account`:
+   * whose task met it; failed renders of one account count once per streak.
+   */
+  record(channelId: string, outcome: Outcome, error?: string, account?: string): Promise<BreakerState | null>;
   /** May this task start an attempt on the channel? `moved` is set when it opened the half-open probe. */
   admit(channelId: string, taskId: string): Promise<{ admission: Admission; moved: BreakerState | null }>;
   /** When each channel last failed (0: never), for choosing among channels that are all open. */
@@ -107,11 +130,11 @@ export function createChannelHealth(redis: Redis, prefix: string, settings: Brea
   const bucketTtlSec = RECENT_MINUTES * 60 + 60;
   return {
     settings,
-    async record(channelId, outcome, error = '') {
+    async record(channelId, outcome, error = '', account = '') {
       const now = Date.now();
       const moved = (await redis.eval(
-        RECORD, 2, healthKey(prefix, channelId), outcomesKey(prefix, channelId, minuteOf(now)),
-        outcome, now, settings.failures, settings.windowMs, settings.cooldownMs, error.slice(0, 300), bucketTtlSec,
+        RECORD, 3, healthKey(prefix, channelId), outcomesKey(prefix, channelId, minuteOf(now)), streakAccountsKey(prefix, channelId),
+        outcome, now, settings.failures, settings.windowMs, settings.cooldownMs, error.slice(0, 300), bucketTtlSec, account,
       )) as string;
       return moved ? (moved as BreakerState) : null;
     },

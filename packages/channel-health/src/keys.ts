@@ -4,6 +4,9 @@
 /** Hash: breaker state of one channel (breaker.ts). */
 export const healthKey = (prefix: string, channelId: string) => `${prefix}:channel-health:${channelId}`;
 
+/** Set: accounts whose failed renders are in the breaker's current streak (breaker.ts). */
+export const streakAccountsKey = (prefix: string, channelId: string) => `${prefix}:channel-health:${channelId}:streak-accounts`;
+
 /** Hash per minute: outcome -> count, expiring after the recent window. */
 export const outcomesKey = (prefix: string, channelId: string, minute: number) => `${prefix}:channel-outcomes:${channelId}:${minute}`;
 

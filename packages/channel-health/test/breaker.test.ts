@@ -131,3 +131,36 @@ it('readChannelViews shows registered channels with state, recent outcomes and l
   await sleep(350);
   expect((await readChannelViews(redis, p))[0].state).toBe('half-open');
 });
+
+describe('customers cannot trip it (issue 12, point 8)', () => {
+  it("one account's failed renders count once per streak: its refused prompts never open the channel", async () => {
+    const { health } = fresh();
+    for (let i = 0; i < 10; i++) expect(await health.record('a', 'failed', 'refused', 'acc_1')).toBeNull();
+    expect((await health.admit('a', 't1')).admission).toBe('closed');
+  });
+
+  it('failed renders from several accounts open it', async () => {
+    const { health } = fresh();
+    expect(await health.record('a', 'failed', 'x', 'acc_1')).toBeNull();
+    expect(await health.record('a', 'failed', 'x', 'acc_1')).toBeNull();
+    expect(await health.record('a', 'failed', 'x', 'acc_2')).toBeNull();
+    expect(await health.record('a', 'failed', 'x', 'acc_3')).toBe('open');
+  });
+
+  it('infrastructure outcomes count every time, whoever met them', async () => {
+    const { health } = fresh();
+    expect(await health.record('a', 'transient', 'HTTP 503', 'acc_1')).toBeNull();
+    expect(await health.record('a', 'transient', 'HTTP 503', 'acc_1')).toBeNull();
+    expect(await health.record('a', 'transient', 'HTTP 503', 'acc_1')).toBe('open');
+  });
+
+  it('a success starts a new streak with no accounts remembered', async () => {
+    const { health } = fresh();
+    await health.record('a', 'failed', 'x', 'acc_1');
+    await health.record('a', 'failed', 'x', 'acc_2');
+    await health.record('a', 'succeeded');
+    expect(await health.record('a', 'failed', 'x', 'acc_1')).toBeNull();
+    expect(await health.record('a', 'failed', 'x', 'acc_2')).toBeNull();
+    expect(await health.record('a', 'failed', 'x', 'acc_3')).toBe('open');
+  });
+});

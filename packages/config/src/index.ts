@@ -48,6 +48,8 @@ const envSchema = z.object({
   /** Largest result file downloaded from a provider, per media type (packages/providers download.ts). */
   RESULT_MAX_IMAGE_BYTES: z.coerce.number().int().positive().default(50 * 1024 * 1024),
   RESULT_MAX_VIDEO_BYTES: z.coerce.number().int().positive().default(1024 * 1024 * 1024),
+  /** Key of the per-task tokens in upstream callback URLs (same on gateways and workers); derived from ADMIN_TOKEN when unset. */
+  UPSTREAM_CALLBACK_SECRET: optionalText(z.string().min(16)),
   /** Requests per minute per API key; an account's rateLimitPerMinute overrides it. */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
   /** How long an "answers at once" image submit waits for its render before answering pending. */

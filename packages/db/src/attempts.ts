@@ -12,6 +12,7 @@ export type AttemptStatus =
   | 'failed' // render failed or the channel refused it: the next channel is tried
   | 'violation' // explicit content flag: the task failed with content_violation
   | 'no_result' // success without a usable file
+  | 'lost' // the upstream no longer knows the render (404 on poll): one fresh attempt on the same channel
   | 'abandoned'; // the task ended otherwise (timeout) while this attempt ran
 
 export interface Attempt {
@@ -22,6 +23,8 @@ export interface Attempt {
   upstreamId: string | null;
   status: AttemptStatus;
   createdAt: Date;
+  /** When the submit request was first sent (null: never sent, so submitting cannot double a render). */
+  submitSentAt?: Date | null;
 }
 
 export interface TaskWithAttempt {
@@ -38,11 +41,11 @@ export interface TaskWithAttempt {
 /** The task and its latest attempt, in one round trip. */
 export async function loadTask(db: Db, taskId: string): Promise<TaskWithAttempt | null> {
   const rows = await db.$queryRaw<
-    (Omit<TaskWithAttempt, 'attempt'> & { aId: string | null; aNo: number; aChannel: string; aUpstream: string | null; aStatus: AttemptStatus; aCreated: Date })[]
+    (Omit<TaskWithAttempt, 'attempt'> & { aId: string | null; aNo: number; aChannel: string; aUpstream: string | null; aStatus: AttemptStatus; aCreated: Date; aSent: Date | null })[]
   >`
     SELECT t."id", t."accountId", t."status"::text AS "status", t."model", t."params", t."progress", t."deadlineAt",
            a."id" AS "aId", a."attemptNo" AS "aNo", a."channelId" AS "aChannel", a."upstreamId" AS "aUpstream",
-           a."status" AS "aStatus", a."createdAt" AS "aCreated"
+           a."status" AS "aStatus", a."createdAt" AS "aCreated", a."submitSentAt" AS "aSent"
       FROM "Task" t
       LEFT JOIN LATERAL (
         SELECT * FROM "TaskAttempt" x WHERE x."taskId" = t."id" ORDER BY x."attemptNo" DESC LIMIT 1
@@ -51,7 +54,7 @@ export async function loadTask(db: Db, taskId: string): Promise<TaskWithAttempt 
   const r = rows[0];
   if (!r) return null;
   const attempt: Attempt | null = r.aId
-    ? { id: r.aId, taskId: r.id, attemptNo: r.aNo, channelId: r.aChannel, upstreamId: r.aUpstream, status: r.aStatus, createdAt: r.aCreated }
+    ? { id: r.aId, taskId: r.id, attemptNo: r.aNo, channelId: r.aChannel, upstreamId: r.aUpstream, status: r.aStatus, createdAt: r.aCreated, submitSentAt: r.aSent }
     : null;
   return { id: r.id, accountId: r.accountId, status: r.status, model: r.model, params: r.params, progress: r.progress, deadlineAt: r.deadlineAt, attempt };
 }
@@ -73,7 +76,7 @@ export async function startAttempt(db: Db, id: string, taskId: string, attemptNo
     VALUES (${id}, ${taskId}, ${attemptNo}, ${channelId}, 'submitting')
     ON CONFLICT ("taskId", "attemptNo") DO NOTHING`;
   const rows = await db.$queryRaw<Attempt[]>`
-    SELECT "id", "taskId", "attemptNo", "channelId", "upstreamId", "status", "createdAt"
+    SELECT "id", "taskId", "attemptNo", "channelId", "upstreamId", "status", "createdAt", "submitSentAt"
       FROM "TaskAttempt" WHERE "taskId" = ${taskId} AND "attemptNo" = ${attemptNo}`;
   return rows[0];
 }
@@ -94,4 +97,37 @@ export async function finishAttempt(db: Db, attempt: Attempt, status: AttemptSta
        SET "status" = ${status}, "errorKind" = ${errorKind ?? null}, "errorMessage" = ${errorMessage?.slice(0, 500) ?? null}, "finishedAt" = now()
      WHERE "id" = ${attempt.id}`;
   return { ...attempt, status };
+}
+
+/**
+ * Written just before the first submit request leaves (channels without idempotent submits): from
+ * here the upstream may hold a render this attempt has no id for yet.
+ */
+export async function markSubmitSent(db: Db, attempt: Attempt): Promise<Attempt> {
+  if (attempt.submitSentAt) return attempt;
+  const rows = await db.$queryRaw<{ submitSentAt: Date }[]>`
+    UPDATE "TaskAttempt" SET "submitSentAt" = COALESCE("submitSentAt", now()) WHERE "id" = ${attempt.id} RETURNING "submitSentAt"`;
+  return { ...attempt, submitSentAt: rows[0]?.submitSentAt ?? new Date() };
+}
+
+/** What the upstream reported the render used, and its cost to us when known (issue 13 point 12). */
+export async function recordUsage(db: Db, attempt: Attempt, usage: { units: string; amount: number; costMicroUsd?: number }): Promise<void> {
+  const cost = usage.costMicroUsd === undefined ? null : BigInt(Math.round(usage.costMicroUsd));
+  await db.$executeRaw`
+    UPDATE "TaskAttempt" SET "usageUnits" = ${usage.units}, "usageAmount" = ${usage.amount}, "upstreamCostMicros" = ${cost}
+     WHERE "id" = ${attempt.id}`;
+}
+
+/** How many of the task's attempts on this channel ended `lost` (a lost render gets one fresh attempt). */
+export async function lostAttemptsOn(db: Db, taskId: string, channelId: string): Promise<number> {
+  const rows = await db.$queryRaw<{ n: number }[]>`
+    SELECT count(*)::int AS "n" FROM "TaskAttempt" WHERE "taskId" = ${taskId} AND "channelId" = ${channelId} AND "status" = 'lost'`;
+  return rows[0]?.n ?? 0;
+}
+
+/** The task an upstream render belongs to (verified upstream callbacks name only their render). */
+export async function taskOfUpstreamRender(db: Db, channelId: string, upstreamId: string): Promise<string | null> {
+  const rows = await db.$queryRaw<{ taskId: string }[]>`
+    SELECT "taskId" FROM "TaskAttempt" WHERE "channelId" = ${channelId} AND "upstreamId" = ${upstreamId} ORDER BY "attemptNo" DESC LIMIT 1`;
+  return rows[0]?.taskId ?? null;
 }

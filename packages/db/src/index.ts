@@ -11,3 +11,4 @@ export * from './accounts';
 export * from './admin-queries';
 export * from './maintenance-queries';
 export * from './inline-files';
+export * from './db-errors';

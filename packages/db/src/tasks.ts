@@ -24,3 +24,9 @@ export async function findTaskView(db: Db, taskId: string, accountId: string): P
   const { rows } = await sql<TaskView>(db, `SELECT ${VIEW} FROM "Task" WHERE "id" = $1 AND "accountId" = $2`, [taskId, accountId]);
   return rows.length ? view(rows[0]) : null;
 }
+
+/** Whether the task completed (results are served only then: a failed, refunded task has none). */
+export async function isTaskCompleted(db: Db, taskId: string): Promise<boolean> {
+  const { rows } = await sql<{ status: string }>(db, `SELECT "status" FROM "Task" WHERE "id" = $1`, [taskId]);
+  return rows[0]?.status === 'completed';
+}

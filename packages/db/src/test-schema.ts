@@ -8,8 +8,24 @@ import { parseDatabaseUrl } from './client';
 
 const MIGRATIONS = path.resolve(__dirname, '../../../prisma/migrations');
 
+/**
+ * The database the tests make their schemas in: TEST_DATABASE_URL, else the `<name>_test` sibling
+ * of DATABASE_URL's database on the same server (with DATABASE_URL exported for `npm start`, the
+ * tests' schemas used to land in the development database), else .../mediagen_test.
+ */
 export function baseTestDatabaseUrl(): string {
-  return process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/mediagen_test';
+  if (process.env.TEST_DATABASE_URL) return process.env.TEST_DATABASE_URL;
+  if (process.env.DATABASE_URL) return testDatabaseOf(process.env.DATABASE_URL);
+  return 'postgresql://postgres@127.0.0.1:5432/mediagen_test';
+}
+
+/** `.../mediagen` -> `.../mediagen_test`; a database already named `test` or `*_test` is kept. */
+export function testDatabaseOf(databaseUrl: string): string {
+  const u = new URL(databaseUrl);
+  const name = decodeURIComponent(u.pathname.replace(/^\//, '')) || 'postgres';
+  if (!/(^|_)test$/.test(name)) u.pathname = `/${encodeURIComponent(`${name}_test`)}`;
+  u.searchParams.delete('schema');
+  return u.toString();
 }
 
 export interface TestSchema {

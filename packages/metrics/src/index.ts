@@ -5,12 +5,14 @@ import { createRegistry } from './registry';
 import { httpMetrics, HttpMetrics } from './http-metrics';
 import { gatewayTaskMetrics, GatewayTaskMetrics, workerTaskMetrics, WorkerTaskMetrics } from './task-metrics';
 import { channelMetrics, ChannelMetrics } from './channel-metrics';
+import { upstreamMetrics, UpstreamMetrics } from './upstream-metrics';
 
 export * from './registry';
 export * from './http-metrics';
 export * from './task-metrics';
 export * from './channel-metrics';
 export * from './cluster-gauges';
+export * from './upstream-metrics';
 
 export interface GatewayMetrics {
   registry: Registry;
@@ -22,6 +24,7 @@ export interface WorkerMetrics {
   registry: Registry;
   tasks: WorkerTaskMetrics;
   channels: ChannelMetrics;
+  upstream: UpstreamMetrics;
 }
 
 export function createGatewayMetrics(opts: { processMetrics?: boolean } = {}): GatewayMetrics {
@@ -31,5 +34,5 @@ export function createGatewayMetrics(opts: { processMetrics?: boolean } = {}): G
 
 export function createWorkerMetrics(opts: { processMetrics?: boolean } = {}): WorkerMetrics {
   const registry = createRegistry('worker', opts);
-  return { registry, tasks: workerTaskMetrics(registry), channels: channelMetrics(registry) };
+  return { registry, tasks: workerTaskMetrics(registry), channels: channelMetrics(registry), upstream: upstreamMetrics(registry) };
 }

@@ -33,6 +33,8 @@ export interface DownloadPolicy {
   maxRedirects: number;
   /** DNS seam for tests. */
   resolve?: Resolver;
+  /** Connection seam for tests (packages/media Hop); defaults to the pinned request. */
+  hop?: Hop;
 }
 
 export const DEFAULT_DOWNLOAD_POLICY: Readonly<DownloadPolicy> = Object.freeze({
@@ -95,7 +97,8 @@ export async function openResult(ref: ResultRef, type: ResultType, policy: Downl
   }
   const origin = originOf(ref.url);
   // Adapter headers (an API key) only for the URL the adapter named, never for a redirect target.
-  const hop: Hop = (url, addresses, headers, sig) => pinnedRequest(url, addresses, url.origin === origin ? headers : {}, sig);
+  const request = policy.hop ?? pinnedRequest;
+  const hop: Hop = (url, addresses, headers, sig) => request(url, addresses, url.origin === origin ? headers : {}, sig);
   let res;
   try {
     ({ res } = await safeFetch(

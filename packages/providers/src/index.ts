@@ -29,3 +29,5 @@ export function loadChannelConfig(
 }
 export * from './download';
 export * from './references';
+export * from './callback-token';
+export * from './catalog-check';

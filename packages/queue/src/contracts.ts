@@ -33,4 +33,15 @@ export const runTaskPayloadSchema = z.object({
 });
 export type RunTaskPayload = z.infer<typeof runTaskPayloadSchema>;
 
-export const maintenancePayloadSchema = z.object({}).passthrough();
+/** The jobs of the maintenance queue. A worker keeps one handler per name (a missing one does not compile). */
+export const MAINTENANCE_JOBS = [JOBS.sweepTimeouts, JOBS.reconcile] as const;
+export type MaintenanceJobName = (typeof MAINTENANCE_JOBS)[number];
+
+export const isMaintenanceJobName = (name: string): name is MaintenanceJobName => (MAINTENANCE_JOBS as readonly string[]).includes(name);
+
+/**
+ * Payload of every maintenance job: the schedulers send `{}`; each run reads what it needs from
+ * Postgres and the config. Extra keys are tolerated so a newer scheduler does not break older workers.
+ */
+export const maintenancePayloadSchema = z.looseObject({});
+export type MaintenancePayload = z.infer<typeof maintenancePayloadSchema>;

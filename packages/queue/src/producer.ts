@@ -16,3 +16,20 @@ export function createTaskQueue(connection: Redis, prefix: string): TaskQueue {
 export async function enqueueTask(queue: TaskQueue, taskId: string, requestId?: string): Promise<void> {
   await queue.add(JOBS.runTask, { taskId, step: 'submit', transientErrors: 0, ...(requestId ? { requestId: requestId.slice(0, 200) } : {}) }, { jobId: taskId });
 }
+
+/**
+ * Runs a task's job now instead of at its next scheduled step (an upstream callback said the render
+ * moved). Only a job waiting in the delayed set is moved; a running or missing one is left alone
+ * (the running step reads the upstream anyway; the reconciler re-creates lost jobs).
+ */
+export async function wakeTask(queue: TaskQueue, taskId: string): Promise<boolean> {
+  const job = await queue.getJob(taskId);
+  if (!job) return false;
+  try {
+    await job.promote();
+    return true;
+  } catch {
+    // Not delayed any more (running, or finished): nothing to wake.
+    return false;
+  }
+}

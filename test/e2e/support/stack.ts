@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { deleteKeysWithPrefix } from '@mediagen/queue';
 import IORedis, { Redis } from 'ioredis';
 import { createDb, Db } from '@mediagen/db';
-import { createTestSchema, TestSchema } from '@mediagen/db/src/test-schema';
+import { createTestSchema, TestSchema } from '@mediagen/db/testing';
 import { freePort, Proc, startProcess, stopProcess, tail, waitForHealthy } from './processes';
 
 export interface StackOptions {

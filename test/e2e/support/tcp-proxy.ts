@@ -7,8 +7,13 @@ export interface TcpProxy {
   url(scheme: string, rest?: string): string;
   /** Drops every open connection and refuses new ones. */
   cut(): Promise<void>;
-  /** Accepts connections again, on the same port. */
+  /** Accepts connections again, on the same port (after cut or freeze). */
   restore(): Promise<void>;
+  /**
+   * A partition: open connections stay open but carry nothing more, and new ones are accepted and
+   * never answered. Unlike cut(), nothing fails fast: only a timeout notices.
+   */
+  freeze(): void;
   close(): Promise<void>;
 }
 
@@ -16,9 +21,14 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
   const sockets = new Set<net.Socket>();
   let server: net.Server | null = null;
   let port = 0;
+  let frozen = false;
   const listen = () =>
     new Promise<void>((resolve, reject) => {
       const s = net.createServer((client) => {
+        sockets.add(client);
+        client.on('close', () => sockets.delete(client));
+        client.on('error', () => undefined);
+        if (frozen) return void client.pause(); // accepted, never answered
         const upstream = net.connect(targetPort, targetHost);
         for (const sock of [client, upstream]) {
           sockets.add(sock);
@@ -37,6 +47,7 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
       });
     });
   const stop = async () => {
+    frozen = false;
     const s = server;
     server = null;
     for (const sock of sockets) sock.destroy();
@@ -49,7 +60,17 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
     },
     url: (scheme, rest = '') => `${scheme}://127.0.0.1:${port}${rest}`,
     cut: stop,
-    restore: listen,
+    async restore() {
+      if (frozen) await stop();
+      if (!server) await listen();
+    },
+    freeze() {
+      frozen = true;
+      for (const sock of sockets) {
+        sock.unpipe();
+        sock.pause();
+      }
+    },
     close: stop,
   };
 }

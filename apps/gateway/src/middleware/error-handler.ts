@@ -1,6 +1,7 @@
 // The one place errors become HTTP responses: `{error, code, details?}` (design.md section 4).
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, isAppError } from '@mediagen/errors';
+import { isDatabaseUnavailable } from '@mediagen/db';
 import type { Logger } from 'pino';
 
 type FrameworkError = { type?: string; status?: number; statusCode?: number; message?: string };
@@ -27,9 +28,19 @@ function fromFrameworkError(err: FrameworkError): AppError | null {
   return null;
 }
 
+/**
+ * The database did not answer in time (DB_* timeouts) or the connection broke: a 503 with the error
+ * body, not a hang and not a 500. Nothing half-done is left: a submit's charge is one transaction.
+ */
+function fromDatabaseError(err: unknown, log: Logger): AppError | null {
+  if (!isDatabaseUnavailable(err)) return null;
+  log.warn({ err: (err as Error)?.message }, 'database unavailable; answered 503');
+  return new AppError('service_unavailable', 'The database did not answer in time; retry shortly (with the same idempotency id for a submit)', undefined, undefined, { 'Retry-After': '1' });
+}
+
 export function errorHandler(log: Logger): ErrorRequestHandler {
   return (err, _req, res, _next) => {
-    const appErr = isAppError(err) ? err : fromFrameworkError(err ?? {});
+    const appErr = isAppError(err) ? err : (fromFrameworkError(err ?? {}) ?? fromDatabaseError(err, log));
     if (appErr) {
       if (res.headersSent) return void res.destroy();
       if (appErr.headers) res.set(appErr.headers);

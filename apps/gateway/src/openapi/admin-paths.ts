@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { createAccountSchema, creditSchema, updateAccountSchema } from '../routes/admin.routes';
-import { baseHeaders, errorResponse, internalError, ok, unauthorized } from './responses';
+import { baseHeaders, errorResponse, internalError, ok, unauthorized, unavailable } from './responses';
 
 const ts = z.string().meta({ description: 'ISO 8601 time.', example: '2026-01-01T12:00:00.000Z' });
 const accountView = z
@@ -43,7 +43,7 @@ const adminTask = z
 const idParam = (name: string, example: string) => z.object({ [name]: z.string().meta({ example }) });
 
 export function registerAdminPaths(reg: OpenAPIRegistry, security: Record<string, string[]>[]): void {
-  const common = (): Record<number, ResponseConfig> => ({ 401: unauthorized('admin'), 500: internalError() });
+  const common = (): Record<number, ResponseConfig> => ({ 401: unauthorized('admin'), 500: internalError(), 503: unavailable() });
   const withBody = (): Record<number, ResponseConfig> => ({
     400: errorResponse(400, 'Invalid body; `details` names the offending fields.', {}, 'validation_error'),
     413: errorResponse(413, 'Body over 100 kB.'),
@@ -93,7 +93,13 @@ export function registerAdminPaths(reg: OpenAPIRegistry, security: Record<string
   op({
     method: 'post', path: '/admin/accounts/{id}/credits', operationId: 'adminCreditAccount', summary: 'Top up or adjust a balance (one ledger entry)',
     request: { params: idParam('id', 'acc_01J9Z3N6K4'), ...body(creditSchema.meta({ id: 'AdminCreditBody' }), { amountCents: 5000, reason: 'invoice 42' }) },
-    responses: { 200: ok('The new balance.', z.object({ balanceCents: z.number().int() }), { balanceCents: 15000 }), ...withBody(), ...notFound('Account'), ...common() },
+    responses: {
+      200: ok('The new balance.', z.object({ balanceCents: z.number().int() }), { balanceCents: 15000 }),
+      ...withBody(),
+      422: errorResponse(422, 'The balance would pass its maximum (`balance_limit_exceeded`, with `maxBalanceCents`).', {}, 'balance_limit_exceeded'),
+      ...notFound('Account'),
+      ...common(),
+    },
   });
   op({
     method: 'get', path: '/admin/accounts/{id}/ledger', operationId: 'adminListLedger', summary: 'Ledger entries, newest first',
@@ -117,8 +123,8 @@ export function registerAdminPaths(reg: OpenAPIRegistry, security: Record<string
     method: 'get', path: '/admin/channels', operationId: 'adminListChannels', summary: 'Provider channels with their circuit breaker state',
     responses: {
       200: ok('Channels the workers registered.', z.object({ channels: z.array(z.looseObject({ id: z.string() })) }), { channels: [{ id: 'sim-video', state: 'closed' }] }),
-      503: errorResponse(503, 'Redis unavailable; channel health is kept there.'),
       ...common(),
+      503: unavailable('Redis unavailable; channel health is kept there.'),
     },
   });
   op({

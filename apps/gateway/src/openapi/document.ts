@@ -31,6 +31,7 @@ export function buildOpenApiDocument(serverUrl: string): object {
       { name: 'Files', description: 'Result and reference files.' },
       { name: 'Admin', description: 'Operator API behind ADMIN_TOKEN.' },
       { name: 'Service', description: 'Front page, this document, health.' },
+      { name: 'Provider callbacks', description: 'Where upstream providers report progress; not for API clients.' },
     ],
   });
 }

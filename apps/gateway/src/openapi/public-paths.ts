@@ -13,7 +13,7 @@ import {
   submitResponseSchema,
   videoSubmitBodySchema,
 } from '@mediagen/catalog';
-import { errorResponse, internalError, ok, rateLimitHeaders, retryAfterHeader, unauthorized } from './responses';
+import { errorResponse, internalError, ok, rateLimitHeaders, retryAfterHeader, unauthorized, unavailable } from './responses';
 
 // The validators keep `model` and `prompt` as plain strings so that their own error codes
 // (invalid_model, model_withdrawn, validation_error) name the problem; the document states the
@@ -42,6 +42,7 @@ export const apiCommonResponses = (): Record<number, ResponseConfig> => ({
   401: unauthorized('api'),
   429: rateLimited('Request rate exceeded for this API key (RATE_LIMIT_PER_MINUTE); see RateLimit and Retry-After.'),
   500: internalError(),
+  503: unavailable(),
 });
 
 export function registerPublicPaths(reg: OpenAPIRegistry, security: Record<string, string[]>[]): void {
@@ -69,7 +70,7 @@ export function registerPublicPaths(reg: OpenAPIRegistry, security: Record<strin
       { ...rateLimitHeaders(true), 'Retry-After': retryAfterHeader },
       'too_many_tasks',
     ),
-    503: errorResponse(503, 'The queue is unavailable; nothing was charged. Retry with the same idempotency id.', rl),
+    503: unavailable('The queue or the database is unavailable; nothing was charged. Retry with the same idempotency id.'),
   });
   const submit = (kind: 'video' | 'image') =>
     reg.registerPath({

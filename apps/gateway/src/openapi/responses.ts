@@ -102,3 +102,7 @@ export const internalError = () => errorResponse(500, 'Internal server error');
 
 /** Headers of a response that has no body of its own to describe. */
 export const baseHeaders = (): HeadersObject => ({ 'X-Request-Id': requestIdHeader });
+
+/** The database did not answer in time (Retry-After: 1), or the queue is down (no Retry-After). */
+export const unavailable = (description = 'The database did not answer in time; retry shortly.') =>
+  errorResponse(503, description, { ...rateLimitHeaders(), 'Retry-After': { ...retryAfterHeader, required: false, example: 1 } });

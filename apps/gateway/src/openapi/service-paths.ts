@@ -2,7 +2,7 @@
 // health checks, the top-up page, metrics and the result files.
 import { z } from 'zod';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
-import { baseHeaders, errorResponse, internalError, ok, unauthorized, HeaderObject } from './responses';
+import { baseHeaders, errorResponse, internalError, ok, unauthorized, unavailable, HeaderObject } from './responses';
 
 const html = (description: string, example: string) => ({ description, headers: baseHeaders(), content: { 'text/html': { schema: z.string(), example } } });
 
@@ -49,6 +49,23 @@ export function registerServicePaths(reg: OpenAPIRegistry, adminSecurity: Record
       200: { description: 'Prometheus text format.', headers: baseHeaders(), content: { 'text/plain': { schema: z.string(), example: '# HELP http_requests_total ...' } } },
       401: unauthorized('admin'),
       500: internalError(),
+    },
+  });
+  reg.registerPath({
+    method: 'post', path: '/hooks/upstream/{channelId}', operationId: 'receiveUpstreamCallback', tags: ['Provider callbacks'], security: open,
+    summary: 'Callback from an upstream provider: wakes the task, which then reads the upstream state itself',
+    description: 'Verified with the channel\'s signature scheme (fal, Replicate) or a per-task token in the URL (others). Not for API clients.',
+    request: {
+      params: z.object({ channelId: z.string().meta({ example: 'modelark-video' }) }),
+      body: { required: true, content: { 'application/json': { schema: z.looseObject({}), example: { id: 'cgt-2025', status: 'succeeded' } } } },
+    },
+    responses: {
+      200: ok('Received.', z.object({ received: z.literal(true), woken: z.boolean() }), { received: true, woken: true }),
+      401: errorResponse(401, 'The signature or token does not verify.'),
+      404: errorResponse(404, 'No such channel, a channel without callbacks, or no task has this render.'),
+      413: errorResponse(413, 'Body over 1 MB.'),
+      500: internalError(),
+      503: unavailable(),
     },
   });
   const key = z.object({ key: z.string().meta({ description: 'The file key as found in resultUrls; it may contain `/`.', example: 'results/tsk_01J9Z3N6K4/0.png' }) });

@@ -32,9 +32,39 @@ function parseRange(req: Request, size: number): { start: number; end: number } 
   return { start: ranges[0].start, end: ranges[0].end };
 }
 
-export function createFilesRouter(storage: StorageDriver, opts: { signingSecret?: string; idleMs?: number } = {}): express.Router {
+/** `results/<taskId>/...`: the task whose result a key holds (null for other keys, e.g. inline files). */
+const RESULT_KEY = /^results\/([^/]+)\//;
+
+/**
+ * Results are served only for completed tasks (issue 12, point 6): the worker stores a result
+ * before the completing compare-and-set, which can lose (a timeout or another settlement won), and
+ * a failed, refunded task must not give its result away at a predictable URL. Completion is
+ * terminal, so a positive answer is remembered; a negative one is asked again next time.
+ */
+function resultGate(isCompleted: (taskId: string) => Promise<boolean>, max = 50_000) {
+  const completed = new Set<string>();
+  return async (key: string): Promise<boolean> => {
+    const taskId = RESULT_KEY.exec(key)?.[1];
+    if (taskId === undefined || completed.has(taskId)) return true;
+    if (!(await isCompleted(taskId))) return false;
+    if (completed.size >= max) completed.clear();
+    completed.add(taskId);
+    return true;
+  };
+}
+
+export interface FilesRouterOptions {
+  /** HMAC key of signed input URLs; without it inputs are never served. */
+  signingSecret?: string;
+  /** Results of tasks not (yet) completed are not served. */
+  isTaskCompleted?: (taskId: string) => Promise<boolean>;
+  idleMs?: number;
+}
+
+export function createFilesRouter(storage: StorageDriver, opts: FilesRouterOptions = {}): express.Router {
   const router = express.Router();
   const idleMs = opts.idleMs ?? IDLE_MS;
+  const visible = opts.isTaskCompleted ? resultGate(opts.isTaskCompleted) : async () => true;
   const serve = async (req: Request, res: Response): Promise<void> => {
     const segments = (req.params as { key?: string | string[] }).key;
     const key = Array.isArray(segments) ? segments.join('/') : (segments ?? '');
@@ -42,6 +72,7 @@ export function createFilesRouter(storage: StorageDriver, opts: { signingSecret?
     const priv = isPrivateKey(key);
     // Not 403: an unsigned request learns nothing, not even that the input exists.
     if (priv && !(opts.signingSecret && verifyFileSignature(opts.signingSecret, key, req.query.exp, req.query.sig))) return notFound(res);
+    if (!(await visible(key))) return notFound(res);
     const info = await storage.stat(key);
     if (!info) return notFound(res);
     res.setHeader('Accept-Ranges', 'bytes');

@@ -3,6 +3,7 @@
 //   POST /ch/<id>/v1/jobs                  -> {id, status}            (Idempotency-Key honoured)
 //   GET  /ch/<id>/v1/jobs/<job>            -> {id, status, progress, outputs, error}
 //   GET  /ch/<id>/v1/jobs/<job>/output/<n> -> the file (the URL is the credential, as with signed links)
+// #sim:lost answers 404 for the task's first render, as a provider that restarted and forgot it.
 import type { IncomingMessage } from 'node:http';
 import { parseDirectives } from '../directives';
 import { mediaFile } from '../media-route';
@@ -46,7 +47,9 @@ registerProtocol({
     const [v1, jobs, id, output, n] = rest;
     if (v1 !== 'v1' || jobs !== 'jobs' || !id) return fail(res, 404, 'not_found', 'No such route.');
     const render = store.get(channel.id, id);
-    if (!render) return fail(res, 404, 'not_found', 'No such render.');
+    // #sim:lost: the provider forgot the task's first render (as after its restart): 404 on its id.
+    const lost = render?.directives.lost && store.refSummary(render.ref).renders[0]?.id === render.id;
+    if (!render || lost) return fail(res, 404, 'not_found', 'No such render.');
     const refusal = store.countCall(render.ref, render.directives);
     if (refusal === 429) return fail(res, 429, 'rate_limited', 'Slow down.', { 'Retry-After': '1' });
     if (refusal === 503) return fail(res, 503, 'unavailable', 'Try again later.');

@@ -9,7 +9,6 @@
 // (#sim:violation), 429 `RateLimitExceeded.EndpointRPMExceeded` with Retry-After (#sim:rate-limit),
 // 503 (#sim:flaky), 404 `ResourceNotFound` (#sim:lost), status `expired` (#sim:expired).
 // The real protocol carries no client reference, so calls are grouped into tasks by their prompt.
-import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Channel } from '@mediagen/providers';
 import { parseDirectives } from '../directives';
@@ -17,12 +16,13 @@ import { pngFile, videoSize } from '../media-files';
 import { registerProtocol, SimContext } from '../protocol-registry';
 import type { Render } from '../render-store';
 import { readJson, requestKey, send, sleep } from '../sim-http';
+import { isLost, promptRef } from './gemini';
 
 const arkError = (res: ServerResponse, status: number, code: string, message: string, headers?: Record<string, string>) =>
   send(res, status, { error: { code, message, param: '', type: status === 429 ? 'TooManyRequests' : status >= 500 ? 'InternalServerError' : 'BadRequest' } }, headers);
 
-/** Calls of one task share a prompt (the protocols have no client reference field). */
-export const taskRef = (prompt: string) => `p_${createHash('sha256').update(prompt).digest('hex').slice(0, 24)}`;
+/** Calls of one task share a prompt (the protocols have no client reference field): one key for every protocol. */
+export const taskRef = (prompt: string) => promptRef(prompt);
 
 /** The text of a `content[]` list (ModelArk and MiniMax v2 share its shape). */
 export function contentText(content: unknown): string {
@@ -38,10 +38,7 @@ export function refusal(ctx: SimContext, render: Pick<Render, 'ref' | 'directive
   return ctx.store.countCall(render.ref, render.directives);
 }
 
-/** Whether #sim:lost hides this render: only the task's first render is forgotten. */
-export function isLost(ctx: SimContext, render: Render): boolean {
-  return render.directives.lost && ctx.store.refSummary(render.ref).renders[0]?.id === render.id;
-}
+export { isLost };
 
 /** A render's phase for protocols that distinguish queued from running: the first quarter is the queue. */
 export const isQueued = (render: Render, now = Date.now()) => !render.directives.hang && now - render.createdAt < render.renderMs / 4;

@@ -323,6 +323,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/hooks/upstream/{channelId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Callback from an upstream provider: wakes the task, which then reads the upstream state itself
+         * @description Verified with the channel's signature scheme (fal, Replicate) or a per-task token in the URL (others). Not for API clients.
+         */
+        post: operations["receiveUpstreamCallback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/metrics": {
         parameters: {
             query?: never;
@@ -526,7 +546,7 @@ export interface components {
              * @example idempotency_key_reused
              * @enum {string}
              */
-            code: "idempotency_key_reused";
+            code: "idempotency_key_reused" | "balance_limit_exceeded";
             /** @description The offending fields, for validation errors. */
             details?: components["schemas"]["ErrorDetail"][];
             /**
@@ -975,6 +995,41 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
+            /** @description The database did not answer in time; retry shortly. */
+            503: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 1
+                     */
+                    "Retry-After"?: number;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Queue unavailable; retry shortly",
+                     *       "code": "service_unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     adminGetAccount: {
@@ -1076,6 +1131,41 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description The database did not answer in time; retry shortly. */
+            503: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 1
+                     */
+                    "Retry-After"?: number;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Queue unavailable; retry shortly",
+                     *       "code": "service_unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -1230,6 +1320,41 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
+            /** @description The database did not answer in time; retry shortly. */
+            503: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 1
+                     */
+                    "Retry-After"?: number;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Queue unavailable; retry shortly",
+                     *       "code": "service_unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     adminListApiKeys: {
@@ -1327,6 +1452,41 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description The database did not answer in time; retry shortly. */
+            503: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 1
+                     */
+                    "Retry-After"?: number;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Queue unavailable; retry shortly",
+                     *       "code": "service_unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -1430,6 +1590,41 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description The database did not answer in time; retry shortly. */
+            503: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 1
+                     */
+                    "Retry-After"?: number;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Queue unavailable; retry shortly",
+                     *       "code": "service_unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -1561,6 +1756,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error413"];
                 };
             };
+            /** @description The balance would pass its maximum (`balance_limit_exceeded`, with `maxBalanceCents`). */
+            422: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Idempotency id \"batch-7\" was already used for a different request; use a new id",
+                     *       "code": "balance_limit_exceeded"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error422"];
+                };
+            };
             /** @description Internal server error */
             500: {
                 headers: {
@@ -1579,6 +1794,41 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description The database did not answer in time; retry shortly. */
+            503: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 1
+                     */
+                    "Retry-After"?: number;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Queue unavailable; retry shortly",
+                     *       "code": "service_unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -1692,6 +1942,41 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
+            /** @description The database did not answer in time; retry shortly. */
+            503: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 1
+                     */
+                    "Retry-After"?: number;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Queue unavailable; retry shortly",
+                     *       "code": "service_unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     adminRevokeApiKey: {
@@ -1780,6 +2065,41 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description The database did not answer in time; retry shortly. */
+            503: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 1
+                     */
+                    "Retry-After"?: number;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Queue unavailable; retry shortly",
+                     *       "code": "service_unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -1872,6 +2192,21 @@ export interface operations {
             503: {
                 headers: {
                     /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 1
+                     */
+                    "Retry-After"?: number;
+                    /**
                      * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
                      * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
                      */
@@ -1957,6 +2292,41 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description The database did not answer in time; retry shortly. */
+            503: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 1
+                     */
+                    "Retry-After"?: number;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Queue unavailable; retry shortly",
+                     *       "code": "service_unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -2066,6 +2436,41 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description The database did not answer in time; retry shortly. */
+            503: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 1
+                     */
+                    "Retry-After"?: number;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Queue unavailable; retry shortly",
+                     *       "code": "service_unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -2187,6 +2592,41 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description The database did not answer in time; retry shortly. */
+            503: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 1
+                     */
+                    "Retry-After"?: number;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Queue unavailable; retry shortly",
+                     *       "code": "service_unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -2486,7 +2926,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description The queue is unavailable; nothing was charged. Retry with the same idempotency id. */
+            /** @description The queue or the database is unavailable; nothing was charged. Retry with the same idempotency id. */
             503: {
                 headers: {
                     /**
@@ -2499,6 +2939,11 @@ export interface operations {
                      * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
                      */
                     "RateLimit-Policy"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 1
+                     */
+                    "Retry-After"?: number;
                     /**
                      * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
                      * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
@@ -2669,6 +3114,41 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description The database did not answer in time; retry shortly. */
+            503: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 1
+                     */
+                    "Retry-After"?: number;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Queue unavailable; retry shortly",
+                     *       "code": "service_unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -2966,7 +3446,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error500"];
                 };
             };
-            /** @description The queue is unavailable; nothing was charged. Retry with the same idempotency id. */
+            /** @description The queue or the database is unavailable; nothing was charged. Retry with the same idempotency id. */
             503: {
                 headers: {
                     /**
@@ -2979,6 +3459,11 @@ export interface operations {
                      * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
                      */
                     "RateLimit-Policy"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 1
+                     */
+                    "Retry-After"?: number;
                     /**
                      * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
                      * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
@@ -3149,6 +3634,41 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description The database did not answer in time; retry shortly. */
+            503: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 1
+                     */
+                    "Retry-After"?: number;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Queue unavailable; retry shortly",
+                     *       "code": "service_unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -3458,6 +3978,170 @@ export interface operations {
                         /** @enum {string} */
                         status: "ok";
                     };
+                };
+            };
+        };
+    };
+    receiveUpstreamCallback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                channelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "cgt-2025",
+                 *       "status": "succeeded"
+                 *     }
+                 */
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Received. */
+            200: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "received": true,
+                     *       "woken": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        received: true;
+                        woken: boolean;
+                    };
+                };
+            };
+            /** @description The signature or token does not verify. */
+            401: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid or revoked API key",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description No such channel, a channel without callbacks, or no task has this render. */
+            404: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Task tsk_01J9Z3N6K4 not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Body over 1 MB. */
+            413: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Request body exceeds the 40 MB limit",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "code": "internal_error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description The database did not answer in time; retry shortly. */
+            503: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 1
+                     */
+                    "Retry-After"?: number;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Queue unavailable; retry shortly",
+                     *       "code": "service_unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };

@@ -66,7 +66,7 @@ export function createMinimaxAdapter(channel: MinimaxChannel): ChannelAdapter {
         const task = parsed.data.task;
         const status = minimaxStatus(task, channel.reportsViolations);
         if (status !== 'succeeded') return status;
-        const usage = minimaxUsage(task);
+        const usage = minimaxUsage(task, channel.prices);
         const result = minimaxResult(task);
         let url: string | undefined;
         if (result && 'url' in result) url = result.url;
@@ -77,9 +77,9 @@ export function createMinimaxAdapter(channel: MinimaxChannel): ChannelAdapter {
           checkBaseResp(f.data.base_resp, 'status', channel.reportsViolations);
           url = f.data.file?.download_url ?? undefined;
         }
-        if (!url) return { state: 'failed', error: new UpstreamError('unusable', 'status: the task succeeded without a video') };
+        // Without a URL there are no outputs, which the worker settles as no_result (unusable).
         // The link is time-limited: the worker downloads it at once (a new query would refresh it).
-        const outputs = [{ kind: 'url' as const, url, contentType: 'video/mp4' }];
+        const outputs = url ? [{ kind: 'url' as const, url, contentType: 'video/mp4' }] : [];
         return usage ? { state: 'succeeded', outputs, usage } : { state: 'succeeded', outputs };
       }),
 

@@ -38,6 +38,12 @@ export const minimaxChannelSchema = channelBaseSchema.extend({
    * (unverified), so a channel can turn it off; a 404/405 answer is ignored either way.
    */
   cancel: z.boolean().default(true),
+  /**
+   * What the upstream charges per output second, by upstream model and upstream resolution
+   * (`{"MiniMax-H3": {"768P": 20000}}`), so each attempt's cost (and the margin per model) is known
+   * from `usage.output_seconds`. MiniMax answers seconds, never money.
+   */
+  prices: z.record(z.string().min(1), z.record(z.string().min(1), z.number().int().nonnegative())).default({}),
 });
 
 export type MinimaxChannel = z.infer<typeof minimaxChannelSchema>;

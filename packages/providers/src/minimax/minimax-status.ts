@@ -15,9 +15,11 @@ export function minimaxResult(task: MinimaxTask): MinimaxResult {
   return fileId ? { fileId } : null;
 }
 
-export function minimaxUsage(task: MinimaxTask): UpstreamUsage | undefined {
+export function minimaxUsage(task: MinimaxTask, prices?: Record<string, Record<string, number>>): UpstreamUsage | undefined {
   const s = task.usage?.output_seconds;
-  return typeof s === 'number' ? { units: 'seconds', amount: s } : undefined;
+  if (typeof s !== 'number') return undefined;
+  const perSecond = task.model && task.resolution ? prices?.[task.model]?.[task.resolution] : undefined;
+  return perSecond === undefined ? { units: 'seconds', amount: s } : { units: 'seconds', amount: s, costMicroUsd: Math.round(s * perSecond) };
 }
 
 /** The status of everything but a success, whose file the adapter may still have to look up. */

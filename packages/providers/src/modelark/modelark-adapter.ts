@@ -56,7 +56,7 @@ export function createModelarkAdapter(channel: ModelarkChannel): ChannelAdapter 
         if (req.spec.type === 'image') {
           // Seedream renders inside the call: the submit deadline is the render's deadline.
           const res = await client.post('/images/generations', seedreamBody(req, req.spec, model, channel), { timeout: channel.timeouts.submitMs });
-          const status = seedreamStatus(parse(seedreamAnswerSchema, res.data, 'submit'), channel.reportsViolations);
+          const status = seedreamStatus(parse(seedreamAnswerSchema, res.data, 'submit'), channel.reportsViolations, channel.prices, model);
           return { upstreamId: `${SEEDREAM_ID_PREFIX}${req.attemptId}`, status };
         }
         const res = await client.post('/contents/generations/tasks', seedanceBody(req, req.spec, model, channel), { timeout: channel.timeouts.submitMs });
@@ -73,7 +73,7 @@ export function createModelarkAdapter(channel: ModelarkChannel): ChannelAdapter 
           // storing it has nothing to come back to.
           throw new UpstreamError('lost', 'status: a synchronous image render cannot be polled; its answer was lost');
         const res = await client.get(`/contents/generations/tasks/${encodeURIComponent(upstreamId)}`, { timeout: channel.timeouts.pollMs });
-        return seedanceStatus(parse(seedanceTaskSchema, res.data, 'status'), channel.reportsViolations);
+        return seedanceStatus(parse(seedanceTaskSchema, res.data, 'status'), channel.reportsViolations, channel.prices);
       }),
 
     async cancel(upstreamId: string): Promise<void> {

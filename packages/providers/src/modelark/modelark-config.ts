@@ -23,6 +23,17 @@ export const modelarkChannelSchema = channelBaseSchema.extend({
    * `b64_json` (bytes inline in the answer, no second fetch; mind maxResponseBytes).
    */
   imageResponseFormat: z.enum(['url', 'b64_json']).default('url'),
+  /**
+   * What the upstream charges, by upstream model name, so each attempt's cost (and the margin per
+   * model) is known: Seedance bills tokens (`usage.completion_tokens`), Seedream images. ModelArk
+   * answers usage, never money; without an entry the attempt records usage only.
+   */
+  prices: z
+    .record(z.string().min(1), z.object({
+      microUsdPerMillionTokens: z.number().int().nonnegative().optional(),
+      microUsdPerImage: z.number().int().nonnegative().optional(),
+    }))
+    .default({}),
 });
 
 export type ModelarkChannel = z.infer<typeof modelarkChannelSchema>;

@@ -4,9 +4,21 @@
 import type { RenderStatus, ResultRef, UpstreamUsage } from '../channel-adapter';
 import { UpstreamError } from '../upstream-error';
 import { classifyModelarkCode } from './modelark-errors';
+import type { ModelarkChannel } from './modelark-config';
 import type { SeedanceTask, SeedreamAnswer } from './modelark-schemas';
 
-export function seedanceStatus(task: SeedanceTask, reportsViolations: boolean): RenderStatus {
+type Prices = ModelarkChannel['prices'];
+
+/** Usage with its cost when the channel knows the upstream model's price. */
+function priced(usage: UpstreamUsage, model: string | null | undefined, prices: Prices | undefined, images?: number): UpstreamUsage {
+  const price = model ? prices?.[model] : undefined;
+  if (price?.microUsdPerImage !== undefined && images !== undefined) return { ...usage, costMicroUsd: images * price.microUsdPerImage };
+  if (price?.microUsdPerMillionTokens !== undefined && usage.units === 'tokens')
+    return { ...usage, costMicroUsd: Math.round((usage.amount * price.microUsdPerMillionTokens) / 1_000_000) };
+  return usage;
+}
+
+export function seedanceStatus(task: SeedanceTask, reportsViolations: boolean, prices?: Prices): RenderStatus {
   const status = task.status.toLowerCase();
   switch (status) {
     case 'queued':
@@ -18,11 +30,11 @@ export function seedanceStatus(task: SeedanceTask, reportsViolations: boolean): 
       return { state: 'running', progress: 50 };
     case 'succeeded': {
       const url = task.content?.video_url;
-      if (!url) return { state: 'failed', error: new UpstreamError('unusable', 'status: the task succeeded without a video_url') };
+      // Success without a video_url: no outputs, which the worker settles as no_result (unusable).
       // The signed link is passed on exactly as given: re-encoding its query breaks the signature.
-      const outputs: ResultRef[] = [{ kind: 'url', url, contentType: 'video/mp4' }];
+      const outputs: ResultRef[] = url ? [{ kind: 'url', url, contentType: 'video/mp4' }] : [];
       const tokens = task.usage?.completion_tokens ?? task.usage?.total_tokens;
-      const usage: UpstreamUsage | undefined = typeof tokens === 'number' ? { units: 'tokens', amount: tokens } : undefined;
+      const usage: UpstreamUsage | undefined = typeof tokens === 'number' ? priced({ units: 'tokens', amount: tokens }, task.model, prices) : undefined;
       return usage ? { state: 'succeeded', outputs, usage } : { state: 'succeeded', outputs };
     }
     case 'failed': {
@@ -55,7 +67,7 @@ export function sniffImageType(b: Buffer): string {
   return 'application/octet-stream';
 }
 
-export function seedreamStatus(answer: SeedreamAnswer, reportsViolations: boolean): RenderStatus {
+export function seedreamStatus(answer: SeedreamAnswer, reportsViolations: boolean, prices?: Prices, model?: string): RenderStatus {
   if (answer.error?.code) return { state: 'failed', error: classifyModelarkCode(answer.error.code, answer.error.message ?? '', { reportsViolations, action: 'submit' }) };
   const items = answer.data ?? [];
   const outputs: ResultRef[] = [];
@@ -73,11 +85,14 @@ export function seedreamStatus(answer: SeedreamAnswer, reportsViolations: boolea
       const error = classifyModelarkCode(failed.error.code, failed.error.message ?? '', { reportsViolations, action: 'submit' });
       return { state: 'failed', error: error.kind === 'transient' ? new UpstreamError('failed', error.message) : error };
     }
-    return { state: 'failed', error: new UpstreamError('unusable', 'the upstream answered without an image') };
+    // Success without an image: no outputs, which the worker settles as no_result (unusable).
+    return { state: 'succeeded', outputs: [] };
   }
   const tokens = answer.usage?.output_tokens ?? answer.usage?.total_tokens;
-  const usage: UpstreamUsage | undefined =
+  const images = answer.usage?.generated_images ?? outputs.length;
+  const raw: UpstreamUsage | undefined =
     typeof tokens === 'number' ? { units: 'tokens', amount: tokens }
       : typeof answer.usage?.generated_images === 'number' ? { units: 'images', amount: answer.usage.generated_images } : undefined;
+  const usage = raw && priced(raw, answer.model ?? model, prices, images);
   return usage ? { state: 'succeeded', outputs, usage } : { state: 'succeeded', outputs };
 }

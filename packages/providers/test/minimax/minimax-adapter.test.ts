@@ -126,6 +126,12 @@ describe('MiniMax v2 task', () => {
     await expect(adapter().poll('t1')).resolves.toEqual({ state: 'succeeded', outputs: [{ kind: 'url', url, contentType: 'video/mp4' }], usage: { units: 'seconds', amount: 5 } });
   });
 
+  it('prices the output seconds when the channel knows the model\'s price at that resolution', async () => {
+    server.on('GET', '/v2/query/video_generation/t1', fx('query-succeeded'));
+    const s = await adapter({ prices: { 'MiniMax-H3': { '768P': 19_000, '2K': 40_000 } } }).poll('t1');
+    expect(s.state === 'succeeded' && s.usage).toEqual({ units: 'seconds', amount: 5, costMicroUsd: 95_000 });
+  });
+
   it('retrieves the file of an answer that gives a file id (v1 shape)', async () => {
     server.on('GET', '/v2/query/video_generation/t1', fx('query-v1-success-with-file-id'));
     server.on('GET', '/v1/files/retrieve?file_id=205258526306433', fx('file-retrieve'));
@@ -134,7 +140,6 @@ describe('MiniMax v2 task', () => {
   });
 
   it.each([
-    ['query-succeeded-without-url', 'unusable', 'unusable'],
     ['query-failed-output-sensitive', 'violation', 'failed'],
     ['query-failed-render-error', 'failed', 'failed'],
     ['query-cancelled', 'failed', 'failed'],
@@ -145,6 +150,11 @@ describe('MiniMax v2 task', () => {
     const b = await adapter({ reportsViolations: false }).poll('t1');
     expect(a.state === 'failed' && a.error.kind).toBe(reporting);
     expect(b.state === 'failed' && b.error.kind).toBe(quiet);
+  });
+
+  it('reports success without a URL as no outputs (the worker settles it as no_result)', async () => {
+    server.on('GET', '/v2/query/video_generation/t1', fx('query-succeeded-without-url'));
+    await expect(adapter().poll('t1')).resolves.toEqual({ state: 'succeeded', outputs: [] });
   });
 
   it('reads an error in an HTTP 200 query answer, and a forgotten task as lost', async () => {

@@ -106,7 +106,6 @@ describe('Seedance task', () => {
   });
 
   it.each([
-    ['seedance-task-succeeded-without-video-url', 'unusable', 'unusable'],
     ['seedance-task-failed-output-video-sensitive', 'violation', 'failed'],
     ['seedance-task-failed-output-copyright', 'violation', 'failed'],
     ['seedance-task-failed-internal', 'failed', 'failed'],
@@ -119,6 +118,21 @@ describe('Seedance task', () => {
     const b = await adapter({ reportsViolations: false }).poll('cgt-1');
     expect(a.state === 'failed' && a.error.kind).toBe(reporting);
     expect(b.state === 'failed' && b.error.kind).toBe(quiet);
+  });
+
+  it('prices the tokens when the channel knows the model\'s price (for the margin per model)', async () => {
+    server.on('GET', '/contents/generations/tasks/cgt-1', fx('seedance-task-succeeded'));
+    const s = await adapter({ prices: { 'seedance-1-0-pro-250528': { microUsdPerMillionTokens: 2_500_000 } } }).poll('cgt-1');
+    // 108,900 tokens at 2.50 USD per million tokens.
+    expect(s.state === 'succeeded' && s.usage).toEqual({ units: 'tokens', amount: 108900, costMicroUsd: 272_250 });
+    server.on('POST', '/images/generations', fx('seedream-answer-url'));
+    const img = await adapter({ prices: { 'seedream-5-0-260128': { microUsdPerImage: 35_000 } } }).submit(req(image()));
+    expect(img.status?.state === 'succeeded' && img.status.usage).toEqual({ units: 'tokens', amount: 14400, costMicroUsd: 35_000 });
+  });
+
+  it('reports success without a video as no outputs (the worker settles it as no_result)', async () => {
+    server.on('GET', '/contents/generations/tasks/cgt-1', fx('seedance-task-succeeded-without-video-url'));
+    await expect(adapter().poll('cgt-1')).resolves.toEqual({ state: 'succeeded', outputs: [], usage: { units: 'tokens', amount: 108900 } });
   });
 
   it('says "expired" in the failure of an expired task', async () => {
@@ -206,7 +220,7 @@ describe('Seedream images (synchronous)', () => {
     expect(r.status?.state === 'succeeded' && r.status.outputs[0]).toMatchObject({ kind: 'inline', contentType: 'image/png' });
   });
 
-  it('reports a refused image as a violation on reporting channels, and an empty answer as unusable', async () => {
+  it('reports a refused image as a violation on reporting channels, and an empty answer as no outputs', async () => {
     server.on('POST', '/images/generations', fx('seedream-answer-output-image-sensitive'));
     const flagged = await adapter({ reportsViolations: true }).submit(req(image()));
     expect(flagged.status?.state === 'failed' && flagged.status.error.kind).toBe('violation');
@@ -214,7 +228,7 @@ describe('Seedream images (synchronous)', () => {
     expect(quiet.status?.state === 'failed' && quiet.status.error.kind).toBe('failed');
     server.on('POST', '/images/generations', fx('seedream-answer-empty'));
     const empty = await adapter().submit(req(image()));
-    expect(empty.status?.state === 'failed' && empty.status.error.kind).toBe('unusable');
+    expect(empty.status).toEqual({ state: 'succeeded', outputs: [] });
   });
 
   it('has nothing to poll after a lost synchronous answer', async () => {

@@ -1,12 +1,11 @@
 // End to end for shared storage: a result stored through the S3 driver is served by the gateway's
-// own /files router with its content type and byte ranges. The test lives with the storage work
-// (only a test reaches into apps/; packages' code never does).
+// own /files router with its content type and byte ranges.
 import { Readable } from 'node:stream';
 import express from 'express';
 import request from 'supertest';
-import { createFilesRouter } from '../../../apps/gateway/src/routes/files.routes';
-import { createStorage, resultKey } from '../src';
-import { LocalS3, startLocalS3 } from './local-s3';
+import { createStorage, resultKey } from '@mediagen/storage';
+import { LocalS3, startLocalS3 } from '@mediagen/storage/testing';
+import { createFilesRouter } from '../src/routes/files.routes';
 
 describe('GET /files/<key> from S3 storage', () => {
   let s3: LocalS3;

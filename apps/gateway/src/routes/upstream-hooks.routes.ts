@@ -1,0 +1,22 @@
+// Callbacks from upstream providers (design.md section 4): POST /hooks/upstream/{channelId}.
+// The raw body is kept: signatures are over the exact bytes.
+import express, { Router } from 'express';
+import type { GatewayDeps } from '../deps';
+import { acceptUpstreamCallback } from '../services/upstream-callback';
+
+/** Upstream callbacks are small JSON documents; anything larger is not one. */
+const MAX_CALLBACK_BYTES = 1024 * 1024;
+
+export function upstreamHooksRouter(deps: GatewayDeps): Router {
+  const r = Router();
+  r.post('/hooks/upstream/:channelId', express.raw({ type: () => true, limit: MAX_CALLBACK_BYTES }), async (req, res) => {
+    const headers: Record<string, string | undefined> = {};
+    for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+    const query: Record<string, string> = {};
+    for (const [k, v] of Object.entries(req.query)) if (typeof v === 'string') query[k] = v;
+    const rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    const outcome = await acceptUpstreamCallback(deps, String(req.params.channelId), { headers, rawBody, query });
+    res.status(200).json({ received: true, woken: outcome.woken });
+  });
+  return r;
+}

@@ -1,0 +1,109 @@
+// POST /hooks/upstream/{channelId}: a verified upstream callback wakes the task's waiting job at
+// once; an unsigned (ModelArk) one only with the per-task token we put in its URL; anything
+// unverifiable or unknown is a 4xx with the error body and moves nothing.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import request from 'supertest';
+import { Webhook } from 'standardwebhooks';
+import { createTaskWithCharge, newId } from '@mediagen/db';
+import { callbackSecret, callbackUrl } from '@mediagen/providers';
+import { Harness, startHarness } from './harness';
+
+const SECRET = `whsec_${Buffer.from('replicate-test-secret-0123456789').toString('base64')}`;
+let h: Harness;
+let dir: string;
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mg-hooks-'));
+  const base = { apiKey: 'k', costOrder: 1, models: { 'video-b-2.5': 'dreamina-seedance-2-5-260628' } };
+  const file = path.join(dir, 'channels.json');
+  fs.writeFileSync(
+    file,
+    JSON.stringify({
+      channels: [
+        { ...base, id: 'ark', protocol: 'modelark', baseUrl: 'https://ark.example/api/v3' },
+        { ...base, id: 'rep', protocol: 'replicate', baseUrl: 'https://api.replicate.example/v1', webhookSecret: SECRET, models: { 'video-b-2.5': 'bytedance/seedance-2.5' } },
+        { ...base, id: 'plain', baseUrl: 'https://plain.example' },
+      ],
+    }),
+  );
+  h = await startHarness('hooks', { PROVIDER_CONFIG: file });
+});
+afterAll(async () => {
+  await h?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** A task with an attempt on `channel` whose job sits delayed, as between two polls. */
+async function waitingTask(channel: string, upstreamId: string): Promise<string> {
+  const acc = await h.newAccount();
+  const taskId = newId();
+  await createTaskWithCharge(h.deps.db, { taskId, accountId: acc.id, type: 'video', model: 'video-b-2.5', params: { type: 'video', model: 'video-b-2.5' },
+    costCents: 10, costMicros: 100_000n, billedSeconds: 5, deadlineAt: new Date(Date.now() + 3_600_000) });
+  await h.deps.db.taskAttempt.create({ data: { id: newId('att'), taskId, attemptNo: 1, channelId: channel, upstreamId, status: 'running' } });
+  await h.deps.queue.add('run-task', { taskId, step: 'poll', transientErrors: 0 }, { jobId: taskId, delay: 3_600_000 });
+  return taskId;
+}
+const jobState = (taskId: string) => h.deps.queue.getJob(taskId).then((j) => j!.getState());
+
+describe('ModelArk (unsigned): the per-task token', () => {
+  it('wakes the task when the token in the URL verifies', async () => {
+    const taskId = await waitingTask('ark', 'cgt-1');
+    const url = new URL(callbackUrl('http://x', callbackSecret(h.deps.config), 'ark', taskId));
+    const res = await request(h.app).post(`${url.pathname}${url.search}`).send({ id: 'cgt-1', status: 'succeeded' });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ received: true, woken: true });
+    expect(await jobState(taskId)).toBe('waiting');
+  });
+
+  it('refuses a wrong or missing token with 401 and leaves the job waiting', async () => {
+    const taskId = await waitingTask('ark', 'cgt-2');
+    for (const q of [`?task=${taskId}&token=forged`, `?task=${taskId}`, '']) {
+      const res = await request(h.app).post(`/hooks/upstream/ark${q}`).send({ id: 'cgt-2', status: 'succeeded' });
+      expect(res.status).toBe(401);
+      expect(res.body).toMatchObject({ code: 'unauthorized', error: expect.any(String) });
+    }
+    // A token for another channel does not verify here either.
+    const other = new URL(callbackUrl('http://x', callbackSecret(h.deps.config), 'rep', taskId));
+    expect((await request(h.app).post(`/hooks/upstream/ark${other.search}`).send({})).status).toBe(401);
+    expect(await jobState(taskId)).toBe('delayed');
+  });
+});
+
+describe('Replicate (signed, Standard Webhooks)', () => {
+  const signed = (body: object, secret = SECRET) => {
+    const raw = JSON.stringify(body);
+    const id = `msg_${Math.random()}`;
+    const ts = new Date();
+    return { raw, headers: { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(ts.getTime() / 1000)), 'webhook-signature': new Webhook(secret).sign(id, ts, raw) } };
+  };
+
+  it('wakes the task of the render a verified callback names (no token needed)', async () => {
+    const taskId = await waitingTask('rep', 'pred-1');
+    const { raw, headers } = signed({ id: 'pred-1', status: 'succeeded' });
+    const res = await request(h.app).post('/hooks/upstream/rep').set(headers).set('content-type', 'application/json').send(raw);
+    expect(res.status).toBe(200);
+    expect(await jobState(taskId)).toBe('waiting');
+  });
+
+  it('refuses a bad signature (401), and a verified callback for a render we do not have (404)', async () => {
+    const taskId = await waitingTask('rep', 'pred-2');
+    const forged = signed({ id: 'pred-2', status: 'succeeded' }, `whsec_${Buffer.from('someone-else-secret-0123456789').toString('base64')}`);
+    const bad = await request(h.app).post('/hooks/upstream/rep').set(forged.headers).set('content-type', 'application/json').send(forged.raw);
+    expect(bad.status).toBe(401);
+    expect(await jobState(taskId)).toBe('delayed');
+    const unknown = signed({ id: 'pred-unknown', status: 'succeeded' });
+    const res = await request(h.app).post('/hooks/upstream/rep').set(unknown.headers).set('content-type', 'application/json').send(unknown.raw);
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ code: 'not_found' });
+  });
+});
+
+it('answers 404 for an unknown channel and for a channel that takes no callbacks', async () => {
+  for (const ch of ['nope', 'plain']) {
+    const res = await request(h.app).post(`/hooks/upstream/${ch}`).send({ id: 'x' });
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ code: 'not_found' });
+  }
+});

@@ -1,0 +1,100 @@
+// The parts of an attempt that depend on what its upstream can do (adapter capabilities): the
+// request with its references and callback URL, what to do before submitting again, cancelling a
+// render we gave up on, and recording what a render cost.
+import { Attempt, markSubmitSent, recordUsage, sql } from '@mediagen/db';
+import { callbackSecret, callbackUrl, ChannelAdapter, RenderRequest, renderReferences, UpstreamUsage } from '@mediagen/providers';
+import type { WorkerContext } from './context';
+import { referenceLoader } from './reference-bytes';
+import type { TaskRun } from './task-run';
+
+/** The adapter's view of this attempt's render. */
+export function renderRequest(run: TaskRun, attempt: Attempt, adapter: ChannelAdapter): RenderRequest {
+  const { ctx, task } = run;
+  return {
+    taskId: task.id,
+    attemptId: attempt.id,
+    spec: run.spec,
+    outputSeconds: run.outputSeconds,
+    references: renderReferences(run.spec, referenceLoader(ctx)),
+    callbackUrl:
+      adapter.capabilities.callbacks === 'none' ? undefined : callbackUrl(ctx.config.PUBLIC_BASE_URL, callbackSecret(ctx.config), attempt.channelId, task.id),
+  };
+}
+
+/**
+ * Before a submit on a channel that does not deduplicate submits. The first time, the attempt is
+ * marked as sent (durably, before the request leaves). When it was sent before (a crash, or a
+ * timeout whose answer never came), the upstream may already render it: the adapter looks for that
+ * render where its protocol allows (metadata / client reference) and the attempt adopts it.
+ * Without such a search the submit goes out again, counted as `blind` (a possible double render;
+ * the window is the time between the upstream's answer and our write of its id, docs/providers.md).
+ * Returns the adopted upstream id, or the attempt ready to submit.
+ */
+export async function beforeSubmit(
+  ctx: WorkerContext,
+  attempt: Attempt,
+  adapter: ChannelAdapter,
+  req: RenderRequest,
+): Promise<{ adopted: string } | { attempt: Attempt }> {
+  const channel = attempt.channelId;
+  if (adapter.capabilities.idempotentSubmit) {
+    return { attempt };
+  }
+  if (attempt.submitSentAt) {
+    if (adapter.capabilities.findOrphan && adapter.findOrphan) {
+      // A failed search is not proof of absence: let the step retry later rather than risk a double.
+      const found = await adapter.findOrphan(req);
+      if (found) {
+        ctx.metrics.upstream.resubmits.inc({ channel, how: 'orphan_found' });
+        ctx.log.info({ taskId: attempt.taskId, channel, attemptNo: attempt.attemptNo, upstreamId: found }, 'earlier submit found upstream; adopted');
+        return { adopted: found };
+      }
+      ctx.metrics.upstream.resubmits.inc({ channel, how: 'orphan_none' });
+    } else {
+      ctx.metrics.upstream.resubmits.inc({ channel, how: 'blind' });
+      ctx.log.warn(
+        { taskId: attempt.taskId, channel, attemptNo: attempt.attemptNo, sentAt: attempt.submitSentAt },
+        'submitting again on a channel without idempotent submits: the earlier submit may have started a render (possible double render)',
+      );
+    }
+  }
+  return { attempt: await markSubmitSent(ctx.db, attempt) };
+}
+
+/** Asks the upstream to stop a render we gave up on; best effort, never fails the step. */
+export async function cancelUpstream(ctx: WorkerContext, attempt: Attempt, why: string): Promise<void> {
+  const adapter = ctx.adapters.get(attempt.channelId);
+  if (!adapter?.capabilities.cancel || !adapter.cancel || !attempt.upstreamId || attempt.status !== 'running') return;
+  try {
+    await adapter.cancel(attempt.upstreamId);
+    ctx.metrics.upstream.cancels.inc({ channel: attempt.channelId, result: 'sent' });
+    ctx.log.info({ taskId: attempt.taskId, channel: attempt.channelId, upstreamId: attempt.upstreamId, why }, 'upstream render cancelled');
+  } catch (err) {
+    ctx.metrics.upstream.cancels.inc({ channel: attempt.channelId, result: 'failed' });
+    ctx.log.warn({ taskId: attempt.taskId, channel: attempt.channelId, err: (err as Error).message }, 'upstream cancel failed');
+  }
+}
+
+/** Stores what the upstream reported the render used (on the attempt) and counts it. */
+export async function recordRenderUsage(ctx: WorkerContext, attempt: Attempt, usage: UpstreamUsage | undefined): Promise<void> {
+  if (!usage) return;
+  await recordUsage(ctx.db, attempt, usage);
+  ctx.metrics.upstream.usage.inc({ channel: attempt.channelId, units: usage.units }, usage.amount);
+}
+
+/** After a completion this worker won: revenue, upstream cost and margin of the model, when the cost is known. */
+export async function countMargin(ctx: WorkerContext, taskId: string, channel: string, usage: UpstreamUsage | undefined): Promise<void> {
+  if (usage?.costMicroUsd === undefined) return;
+  try {
+    const { rows } = await sql<{ model: string; costCents: number }>(ctx.db, `SELECT "model", "costCents" FROM "Task" WHERE "id" = $1`, [taskId]);
+    const t = rows[0];
+    if (!t) return;
+    const revenue = t.costCents * 10_000;
+    ctx.metrics.upstream.revenueMicros.inc({ model: t.model }, revenue);
+    ctx.metrics.upstream.costMicros.inc({ model: t.model, channel }, usage.costMicroUsd);
+    // A gauge, so a loss shows as a negative margin.
+    ctx.metrics.upstream.marginMicros.inc({ model: t.model }, revenue - usage.costMicroUsd);
+  } catch (err) {
+    ctx.log.warn({ taskId, err: (err as Error).message }, 'margin not counted');
+  }
+}

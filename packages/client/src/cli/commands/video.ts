@@ -1,0 +1,51 @@
+// mediagen video "<prompt>" [--model video-a-h3] [--duration 5] [--ratio 16:9] [--resolution 768p]
+//   [--wait] [-o fox.mp4] [--timeout S] [--idempotency-key K] [--json]
+// Without --wait it prints the task id and returns; -o implies --wait.
+import { parseArgs } from 'node:util';
+import type { VideoGenerateParams } from '../../types';
+import type { Context } from '../context';
+import { positive } from '../context';
+import { UsageError } from '../exit-codes';
+import { finishTask } from '../finish-task';
+
+export const usage = 'mediagen video "<prompt>" [--model video-a-h3] [--duration <s>] [--ratio 16:9] [--resolution 768p] [--wait] [-o file.mp4] [--timeout <s>] [--json]';
+
+export async function run(ctx: Context, args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      model: { type: 'string', default: 'video-a-h3' },
+      duration: { type: 'string' },
+      ratio: { type: 'string' },
+      resolution: { type: 'string' },
+      wait: { type: 'boolean', default: false },
+      output: { type: 'string', short: 'o' },
+      timeout: { type: 'string' },
+      'idempotency-key': { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  if (positionals.length !== 1) throw new UsageError(`Give the prompt as one quoted argument: ${usage}`);
+  const duration = positive('duration', values.duration);
+  if (duration !== undefined && !Number.isInteger(duration)) throw new UsageError('--duration must be a whole number of seconds');
+  const mg = ctx.client();
+  const params = {
+    model: values.model,
+    prompt: positionals[0],
+    ...(duration !== undefined ? { duration } : {}),
+    ...(values.ratio ? { ratio: values.ratio } : {}),
+    ...(values.resolution ? { resolution: values.resolution } : {}),
+  } as VideoGenerateParams;
+  const sub = await mg.videos.generate(params, { idempotencyKey: values['idempotency-key'], signal: ctx.signal() });
+  return finishTask(ctx, mg, {
+    taskId: sub.taskId,
+    type: 'video',
+    task: values.wait || values.output ? undefined : { status: sub.status, type: 'video' },
+    wait: values.wait || Boolean(values.output),
+    output: values.output,
+    json: values.json,
+    timeoutSeconds: positive('timeout', values.timeout),
+    extra: sub.idempotentReplay ? { idempotentReplay: true } : undefined,
+  });
+}

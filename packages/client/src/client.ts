@@ -1,0 +1,30 @@
+// The SDK's entry point: `new MediaGen({ apiKey, baseUrl })` with one object per resource.
+import { ClientOptions, HttpClient } from './http';
+import { Images, Videos } from './resources/generate';
+import { Tasks } from './resources/tasks';
+import { Webhooks } from './resources/webhooks';
+import type { Balance } from './types';
+
+export class MediaGen {
+  readonly videos: Videos;
+  readonly images: Images;
+  readonly tasks: Tasks;
+  readonly webhooks = new Webhooks();
+  private readonly http: HttpClient;
+
+  constructor(opts: ClientOptions = {}) {
+    this.http = new HttpClient(opts);
+    this.tasks = new Tasks(this.http);
+    this.videos = new Videos(this.http, this.tasks.remember);
+    this.images = new Images(this.http, this.tasks.remember);
+  }
+
+  get baseUrl(): string {
+    return this.http.baseUrl;
+  }
+
+  /** The account's balance in cents and where to top it up (GET /api/balance). */
+  balance(opts: { signal?: AbortSignal } = {}): Promise<Balance> {
+    return this.http.request<Balance>({ method: 'GET', path: '/api/balance', signal: opts.signal });
+  }
+}

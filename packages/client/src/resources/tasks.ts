@@ -1,0 +1,99 @@
+// tasks.get / list / cancel / wait. A task id alone does not say whether it is a video or an image
+// task, and the poll paths differ: the kind is remembered from generate and list calls, taken from
+// `opts.type`, or found by trying the video path and then the image path.
+import type { HttpClient } from '../http';
+import { sleep } from '../http';
+import { NotFoundError } from '../errors';
+import type { Task, TaskListParams, TaskPage, TaskType } from '../types';
+
+export interface TaskOptions {
+  type?: TaskType;
+  signal?: AbortSignal;
+}
+
+export interface WaitOptions extends TaskOptions {
+  /** Called with each poll whose status or progress changed. */
+  onProgress?: (task: Task) => void;
+  /** Poll interval in ms, kept within the service's advice of 5-10 s (default 5000). */
+  intervalMs?: number;
+}
+
+export const MIN_POLL_MS = 5_000;
+export const MAX_POLL_MS = 10_000;
+const isTerminal = (t: Task) => t.status === 'completed' || t.status === 'failed';
+
+export class Tasks {
+  private readonly kinds = new Map<string, TaskType>();
+
+  constructor(private readonly http: HttpClient) {}
+
+  /** @internal Called by generate and list so later calls know the task's kind. */
+  remember = (taskId: string, type: TaskType): void => {
+    if (this.kinds.size >= 10_000) this.kinds.clear();
+    this.kinds.set(taskId, type);
+  };
+
+  /** Polls a task once (GET /api/{type}/tasks/{taskId}). */
+  async get(taskId: string, opts: TaskOptions = {}): Promise<Task> {
+    return this.withType(taskId, opts, (type) =>
+      this.http.request<Task>({ method: 'GET', path: `/api/${type}/tasks/${encodeURIComponent(taskId)}`, signal: opts.signal }),
+    );
+  }
+
+  /** Cancels a task (extension: POST /api/{type}/tasks/{taskId}/cancel); answers the task as it is now. */
+  async cancel(taskId: string, opts: TaskOptions = {}): Promise<Task> {
+    return this.withType(taskId, opts, (type) =>
+      this.http.request<Task>({ method: 'POST', path: `/api/${type}/tasks/${encodeURIComponent(taskId)}/cancel`, signal: opts.signal }),
+    );
+  }
+
+  /**
+   * The account's tasks, newest first, one page per iteration (extension: GET /api/tasks):
+   * `for await (const page of mg.tasks.list({ status: 'failed' })) for (const t of page.data) ...`
+   */
+  async *list(params: TaskListParams = {}, opts: { signal?: AbortSignal } = {}): AsyncGenerator<TaskPage, void, undefined> {
+    let cursor = params.cursor;
+    for (;;) {
+      const page = await this.http.request<TaskPage>({ method: 'GET', path: '/api/tasks', query: { ...params, cursor }, signal: opts.signal });
+      for (const t of page.data) this.remember(t.taskId, t.type);
+      yield page;
+      if (!page.nextCursor) return;
+      cursor = page.nextCursor;
+    }
+  }
+
+  /**
+   * Polls until the task is completed or failed and returns it (a failed task is returned, not
+   * thrown: branch on `errorCode` and `retryable`). Stops with the signal's reason when `signal`
+   * aborts, e.g. `AbortSignal.timeout(600_000)`. 429s are waited out as their Retry-After says.
+   */
+  async wait(taskId: string, opts: WaitOptions = {}): Promise<Task> {
+    const interval = Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, opts.intervalMs ?? MIN_POLL_MS));
+    let seen = '';
+    for (;;) {
+      const task = await this.get(taskId, opts);
+      const key = `${task.status}:${task.progress ?? ''}`;
+      if (key !== seen) {
+        seen = key;
+        opts.onProgress?.(task);
+      }
+      if (isTerminal(task)) return task;
+      await sleep(interval, opts.signal);
+    }
+  }
+
+  private async withType<T>(taskId: string, opts: TaskOptions, call: (type: TaskType) => Promise<T>): Promise<T> {
+    const known = opts.type ?? this.kinds.get(taskId);
+    if (known) return call(known);
+    try {
+      const out = await call('video');
+      this.remember(taskId, 'video');
+      return out;
+    } catch (e) {
+      if (!(e instanceof NotFoundError)) throw e;
+      const out = await call('image');
+      this.remember(taskId, 'image');
+      return out;
+    }
+  }
+}

@@ -1,0 +1,46 @@
+// config/providers.example.json loads as a production PROVIDER_CONFIG would (https only, keys from
+// the environment) and serves every model, tier and variant of the catalog with channels that can
+// serve them; a config that maps a model to a channel that cannot serve it, or leaves one
+// unserved, is refused at startup naming the model and the channel.
+import path from 'node:path';
+import { assertServesCatalog, ChannelConfigError, checkAgainstCatalog, createAdapters, loadChannelConfig, loadChannelConfigFile, parseChannelConfig } from '../src';
+
+const EXAMPLE = path.resolve(__dirname, '../../../config/providers.example.json');
+const env = { MINIMAX_API_KEY: 'mm', FAL_KEY: 'fal', REPLICATE_API_TOKEN: 'r8', ARK_API_KEY: 'ark', GEMINI_API_KEY: 'gem' };
+
+it('the example production config serves the whole catalog on real upstreams', () => {
+  const config = loadChannelConfigFile(EXAMPLE, env, { allowPrivate: false });
+  const adapters = createAdapters(config);
+  try {
+    expect(checkAgainstCatalog(config, adapters)).toEqual({ errors: [], unserved: [] });
+    expect(() => assertServesCatalog(config, adapters, { production: true })).not.toThrow();
+    expect(new Set(config.channels.map((c) => c.protocol))).toEqual(new Set(['modelark', 'minimax', 'gemini', 'fal', 'replicate']));
+    expect(config.channels.every((c) => c.baseUrl.startsWith('https://'))).toBe(true);
+  } finally {
+    for (const a of adapters.values()) a.close();
+  }
+});
+
+it('names the model and the channel when a channel cannot serve a model it maps', () => {
+  const config = parseChannelConfig({
+    channels: [{ id: 'first-party-h3', protocol: 'minimax', baseUrl: 'https://api.minimax.io', apiKey: 'k', costOrder: 1, models: { 'video-a-h3': 'MiniMax-H3' },
+      effortModels: { '1.5x': 'MiniMax-H3-Max', '2x': 'MiniMax-H3-Max' }, durations: { min: 5, max: 15 } }],
+  }, {});
+  const adapters = createAdapters(config);
+  expect(() => assertServesCatalog(config, adapters, { production: false })).toThrow(/channel first-party-h3 \(minimax\) cannot serve video-a-h3: .*1-15 s/);
+  for (const a of adapters.values()) a.close();
+});
+
+it('refuses unserved models in production and only reports them elsewhere', () => {
+  const config = parseChannelConfig({ channels: [{ id: 'ark', protocol: 'modelark', baseUrl: 'https://ark.example/api/v3', apiKey: 'k', costOrder: 1, models: { 'image-a-5.0': 'seedream-5-0-260128' } }] }, {});
+  const adapters = createAdapters(config);
+  expect(() => assertServesCatalog(config, adapters, { production: true })).toThrow(/no enabled channel can serve video-b-2.5 \(tier third-party\)[\s\S]*video-c-3.1 \(variant video-c-3.1-pro\)/);
+  expect(assertServesCatalog(config, adapters, { production: false })).toContain('video-a-h3');
+  for (const a of adapters.values()) a.close();
+});
+
+it('refuses to start in production without PROVIDER_CONFIG (customers would be served by the simulator)', () => {
+  expect(() => loadChannelConfig({ NODE_ENV: 'production', SIM_PORT: 4010 })).toThrow(ChannelConfigError);
+  expect(() => loadChannelConfig({ NODE_ENV: 'production', SIM_PORT: 4010 })).toThrow(/PROVIDER_CONFIG is required in production/);
+  expect(loadChannelConfig({ NODE_ENV: 'development', SIM_PORT: 4010 }).channels.length).toBeGreaterThan(0);
+});
