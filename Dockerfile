@@ -16,6 +16,7 @@ COPY apps/worker/package.json apps/worker/
 COPY apps/provider-sim/package.json apps/provider-sim/
 COPY packages/catalog/package.json packages/catalog/
 COPY packages/channel-health/package.json packages/channel-health/
+COPY packages/client/package.json packages/client/
 COPY packages/config/package.json packages/config/
 COPY packages/db/package.json packages/db/
 COPY packages/errors/package.json packages/errors/
@@ -24,17 +25,15 @@ COPY packages/media/package.json packages/media/
 COPY packages/metrics/package.json packages/metrics/
 COPY packages/providers/package.json packages/providers/
 COPY packages/queue/package.json packages/queue/
+COPY packages/settle/package.json packages/settle/
 COPY packages/storage/package.json packages/storage/
 COPY prisma ./prisma
 COPY prisma.config.ts ./
-# `npm install`, not `npm ci`: our lockfile is made where the registry serves no other-platform
-# optional packages, and npm ci's sync check refuses such a lock (.ci/run does the same). The cmp
-# proves the lock was installed as it is. --ignore-scripts: nothing may rely on a dependency's
+# `npm ci`: exactly the lockfile, or a failed build when it is out of sync with the manifests (every
+# workspace manifest must be copied above). --ignore-scripts: nothing may rely on a dependency's
 # install script, and our own postinstall (prisma generate) runs explicitly below. Prisma needs a
 # DATABASE_URL to pick its JS engine; generate never connects to it.
-RUN cp package-lock.json /tmp/package-lock.json \
- && npm install --no-audit --no-fund --ignore-scripts \
- && cmp -s package-lock.json /tmp/package-lock.json \
+RUN npm ci --no-audit --no-fund --ignore-scripts \
  && DATABASE_URL=postgresql://build@localhost/build npx prisma generate
 
 FROM deps AS prune

@@ -16,6 +16,7 @@ import { requestLog } from './middleware/request-log';
 import { httpMetrics } from './middleware/http-metrics';
 import { metricsRouter } from './routes/metrics.routes';
 import { adminChannelsRouter } from './routes/admin-channels.routes';
+import { adminWebhooksRouter } from './routes/admin-webhooks.routes';
 import { errorHandler, notFoundHandler } from './middleware/error-handler';
 import { bullBoardCsp, filesHeaders, refuseNulInUrl, securityHeaders } from './middleware/security-headers';
 import { AddressLimiter, addressRateLimit } from './middleware/ip-limits';
@@ -49,6 +50,8 @@ export function createApp(deps: GatewayDeps): Express {
   app.use('/admin/queues', bullBoardCsp, bullBoardRouter(deps));
   app.use('/admin', adminChannelsRouter(deps));
   app.use('/admin', adminRouter(deps));
+  app.use('/admin', adminWebhooksRouter(deps));
+
   app.use(notFoundHandler);
   app.use(errorHandler(deps.log));
   return app;

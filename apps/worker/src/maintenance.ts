@@ -11,6 +11,7 @@ import type { WorkerContext } from './context';
 import { reconcile } from './reconciler';
 import { sweepTimeouts } from './timeout-sweep';
 import { deleteSettledInputs } from './settled-inputs';
+import { reconcileWebhooks } from './webhook-events';
 import { keepSchedules, ScheduleKeeper } from './schedule-keeper';
 
 export interface MaintenanceJob {
@@ -35,6 +36,7 @@ export const MAINTENANCE: MaintenanceRegistry = {
       return { ...result, inputsDeleted };
     },
   },
+  'reconcile-webhooks': { everyMs: (c) => c.RECONCILE_INTERVAL_MS, run: (ctx) => reconcileWebhooks(ctx) },
 };
 
 /** Runs one maintenance job: validates its name and payload, then calls its handler. */

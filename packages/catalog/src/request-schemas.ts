@@ -34,6 +34,11 @@ const clientRequestId = z
   example: 'batch-7-item-42',
 });
 
+const callbackUrl = z.string().meta({
+  description: 'Extension: an https URL that receives the task.completed / task.failed event of this task, signed with the account\'s callback signing secret (Standard Webhooks).',
+  example: 'https://example.com/hooks/mediagen',
+});
+
 const promptDescription = `Text prompt, ${MAX_PROMPT_CHARS} characters at most, not blank.`;
 
 export const videoSubmitBodySchema = z
@@ -68,6 +73,7 @@ export const videoSubmitBodySchema = z
       example: 'video-c-3.1-fast',
     }),
     client_request_id: opt(clientRequestId),
+    callback_url: opt(callbackUrl),
   })
   .meta({ id: 'VideoSubmitBody', description: 'POST /api/video/generate body (spec 4.1).' });
 
@@ -84,6 +90,7 @@ export const imageSubmitBodySchema = z
       description: `Reference images: https URLs or base64 image data URIs (jpeg, png, webp); up to ${MAX_IMAGE_TASK_IMAGES}.`,
     }),
     client_request_id: opt(clientRequestId),
+    callback_url: opt(callbackUrl),
   })
   .meta({ id: 'ImageSubmitBody', description: 'POST /api/image/generate body (spec 4.3).' });
 

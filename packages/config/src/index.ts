@@ -84,6 +84,19 @@ const envSchema = z.object({
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().positive().default(30),
   /** HMAC key of the signed URLs of private input files; unset: derived from ADMIN_TOKEN. */
   FILE_SIGNING_SECRET: optionalText(z.string().min(32)),
+  /** Outbound webhooks (docs/api.md): steps running at once in one worker (each a single HTTP POST). */
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().positive().default(20),
+  /** Deadline of one delivery attempt (connect + answer); the receiver should answer 2xx at once. */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /** Backoff between attempts: first retry after this long, doubling up to WEBHOOK_RETRY_MAX_DELAY_MS. */
+  WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().positive().default(30_000),
+  WEBHOOK_RETRY_MAX_DELAY_MS: z.coerce.number().int().positive().default(4 * 3_600_000),
+  /** A delivery gives up once its next attempt would fall later than this after its first one (about a day). */
+  WEBHOOK_RETRY_WINDOW_MS: z.coerce.number().int().positive().default(24 * 3_600_000),
+  /** After a secret rotation, the old secret keeps signing alongside the new one for this long. */
+  WEBHOOK_SECRET_OVERLAP_MS: z.coerce.number().int().positive().default(24 * 3_600_000),
+  /** POST .../cancel of a running task waits this long for the worker's upstream cancel before answering 202. */
+  CANCEL_WAIT_MS: z.coerce.number().int().min(0).default(5_000),
   /** An idempotency claim with no task older than this (database clock) is presumed dead and may be taken over. */
   IDEMPOTENCY_STALE_MS: z.coerce.number().int().positive().default(60_000),
   /** Database waits (docs/reliability.md): getting a connection, one statement (server side), one query round trip (client side). 0 disables. */

@@ -77,7 +77,7 @@ export const referencesOf = (spec: TaskSpec): MediaRef[] =>
 export async function submitTask(deps: GatewayDeps, input: SubmitInput): Promise<Record<string, unknown>> {
   const { config, db } = deps;
   const opts = { allowPrivateMediaUrls: config.ALLOW_PRIVATE_MEDIA_URLS };
-  const { spec, clientRequestId } =
+  const { spec, clientRequestId, callbackUrl } =
     input.endpoint === 'video' ? parseVideoSubmit(input.body, opts) : parseImageSubmit(input.body, opts);
   const key = idempotencyKeyOf(input.idempotencyHeader, clientRequestId);
 
@@ -117,6 +117,7 @@ export async function submitTask(deps: GatewayDeps, input: SubmitInput): Promise
       billedSeconds: cost.billedSeconds,
       deadlineAt,
       idempotencyKey: key ?? undefined,
+      callbackUrl,
       claimToken,
     }).catch((e) => {
       if (e instanceof SubmitRefused) throw refusalError(e, cost.costCents, config.TOP_UP_URL);
