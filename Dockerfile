@@ -27,6 +27,7 @@ COPY packages/providers/package.json packages/providers/
 COPY packages/queue/package.json packages/queue/
 COPY packages/settle/package.json packages/settle/
 COPY packages/storage/package.json packages/storage/
+COPY packages/webhooks/package.json packages/webhooks/
 COPY prisma ./prisma
 COPY prisma.config.ts ./
 # `npm ci`: exactly the lockfile, or a failed build when it is out of sync with the manifests (every

@@ -56,6 +56,18 @@ export function apiClient(stack: Stack) {
       });
     },
 
+    /** POST /api/{kind}/tasks/{taskId}/cancel (extension). */
+    cancel(account: Account, kind: Kind, taskId: string) {
+      return call<Record<string, unknown>>(`${stack.gatewayUrl}/api/${kind}/tasks/${taskId}/cancel`, { method: 'POST', headers: { Authorization: `Bearer ${account.apiKey}` } });
+    },
+
+    /** GET /api/tasks (extension); `query` as a query string without the `?`. */
+    listTasks(account: Account, query = '') {
+      return call<{ data: Record<string, unknown>[]; nextCursor: string | null }>(`${stack.gatewayUrl}/api/tasks${query ? `?${query}` : ''}`, {
+        headers: { Authorization: `Bearer ${account.apiKey}` },
+      });
+    },
+
     poll(account: Account, kind: Kind, taskId: string) {
       return call<Record<string, unknown>>(`${stack.gatewayUrl}/api/${kind}/tasks/${taskId}`, {
         headers: { Authorization: `Bearer ${account.apiKey}` },
