@@ -25,7 +25,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createDb, Db } from '@mediagen/db';
-import { createTestSchema, createTimeZoneDatabase } from '@mediagen/db/src/test-schema';
+import { createTestSchema, createTimeZoneDatabase } from '@mediagen/db/testing';
 import { freePort, Proc, startProcess, waitHealthy } from './lib/processes';
 import { startTcpProxy } from '../test/e2e/support/tcp-proxy';
 import { ledgerViolations } from '../test/e2e/support/ledger';
