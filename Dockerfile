@@ -16,6 +16,7 @@ COPY apps/worker/package.json apps/worker/
 COPY apps/provider-sim/package.json apps/provider-sim/
 COPY packages/catalog/package.json packages/catalog/
 COPY packages/channel-health/package.json packages/channel-health/
+COPY packages/client/package.json packages/client/
 COPY packages/config/package.json packages/config/
 COPY packages/db/package.json packages/db/
 COPY packages/errors/package.json packages/errors/
@@ -24,17 +25,16 @@ COPY packages/media/package.json packages/media/
 COPY packages/metrics/package.json packages/metrics/
 COPY packages/providers/package.json packages/providers/
 COPY packages/queue/package.json packages/queue/
+COPY packages/settle/package.json packages/settle/
 COPY packages/storage/package.json packages/storage/
+COPY packages/webhooks/package.json packages/webhooks/
 COPY prisma ./prisma
 COPY prisma.config.ts ./
-# `npm install`, not `npm ci`: our lockfile is made where the registry serves no other-platform
-# optional packages, and npm ci's sync check refuses such a lock (.ci/run does the same). The cmp
-# proves the lock was installed as it is. --ignore-scripts: nothing may rely on a dependency's
+# `npm ci`: exactly the lockfile, or a failed build when it is out of sync with the manifests (every
+# workspace manifest must be copied above). --ignore-scripts: nothing may rely on a dependency's
 # install script, and our own postinstall (prisma generate) runs explicitly below. Prisma needs a
 # DATABASE_URL to pick its JS engine; generate never connects to it.
-RUN cp package-lock.json /tmp/package-lock.json \
- && npm install --no-audit --no-fund --ignore-scripts \
- && cmp -s package-lock.json /tmp/package-lock.json \
+RUN npm ci --no-audit --no-fund --ignore-scripts \
  && DATABASE_URL=postgresql://build@localhost/build npx prisma generate
 
 FROM deps AS prune
@@ -49,8 +49,13 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=prune /app/node_modules ./node_modules
 COPY --from=deps /app/packages/db/src/generated ./packages/db/src/generated
-# Code stays owned by root: the app user can read it, not change it.
-COPY . .
+# Code stays owned by root: the app user can read it, not change it. Named folders only (and
+# .dockerignore is an allow-list too): no tests, benches, keys or local config in the image.
+COPY package.json package-lock.json tsconfig.json tsconfig.base.json prisma.config.ts ./
+COPY prisma ./prisma
+COPY apps ./apps
+COPY packages ./packages
+COPY scripts/prepare-db.ts ./scripts/prepare-db.ts
 # A named volume mounted at /data starts with this ownership, so the non-root user can write files.
 RUN mkdir -p /data && chown node:node /data
 USER node

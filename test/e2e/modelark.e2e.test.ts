@@ -33,6 +33,8 @@ e2eSuite('modelark', {
         // Polled only after 30 s: a task on it that finishes sooner was woken by ModelArk's callback.
         { id: 'ark-hooked', protocol: 'modelark', baseUrl: base, apiKey: 'ark-key-hooked', tier: 'official', costOrder: 10,
           models: { 'video-b-2.0-mini': 'dreamina-seedance-2-0-mini-260615' }, poll: { firstMs: 30_000, minMs: 30_000, maxMs: 60_000 } },
+        { id: 'ark-inline', protocol: 'modelark', baseUrl: base, apiKey: 'ark-key-inline', costOrder: 10, imageResponseFormat: 'b64_json', poll: fast,
+          models: { 'image-b-2': 'seedream-4-0-250828' } },
         { id: 'ark-images', protocol: 'modelark', baseUrl: base, apiKey: 'ark-key-images', costOrder: 10, reportsViolations: true, poll: fast,
           models: { 'image-a-5.0': 'seedream-5-0-260128', 'image-b-2.5': 'seedream-4-5-251128' } },
       ],
@@ -90,6 +92,15 @@ describe('completion', () => {
     expect(PNG.sync.read(await fileOf(a.last))).toMatchObject({ width: 2560, height: 1440 });
     const b = await run('image', { model: 'image-b-2.5', prompt: unique('a teapot'), ratio: '4:3', resolution: '1k' });
     expect(PNG.sync.read(await fileOf(b.last))).toMatchObject({ width: 1152, height: 864 });
+  });
+});
+
+describe('inline results', () => {
+  it('a Seedream image answered as base64 is stored like a downloaded one (no resolution parameter: 2K)', async () => {
+    const r = await run('image', { model: 'image-b-2', prompt: unique('a lantern'), ratio: '3:2' });
+    expect(r.last.status).toBe('completed');
+    expect(PNG.sync.read(await fileOf(r.last))).toMatchObject({ width: 2496, height: 1664 });
+    expect(r.attempts.map((a) => [a.channel, a.status])).toEqual([['ark-inline', 'completed']]);
   });
 });
 

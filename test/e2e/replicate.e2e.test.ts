@@ -10,6 +10,7 @@ import { Account, apiClient } from './support/api';
 import { freePort } from './support/processes';
 import type { Stack } from './support/stack';
 import { e2eSuite } from './support/suite';
+import { eventually } from './support/wait';
 
 jest.setTimeout(60_000);
 
@@ -45,7 +46,7 @@ e2eSuite(
       // rep-hooks polls so rarely that only its signed callback can finish a task in time.
       const hooks = { ...channel('rep-hooks', 30), tier: null, models: { 'video-c-3.1-pro': 'google/veo-3.1' }, poll: { firstMs: 60_000, minMs: 60_000, maxMs: 60_000 } };
       fs.writeFileSync(path.join(dir, 'channels.json'), JSON.stringify({ channels: [channel('rep-main', 10), channel('rep-backup', 20), hooks] }));
-      return { env: { PROVIDER_CONFIG: path.join(dir, 'channels.json'), SIM_PORT: String(simPort), SIM_RENDER_MS: '200' } };
+      return { env: { PROVIDER_CONFIG: path.join(dir, 'channels.json'), SIM_PORT: String(simPort), SIM_RENDER_MS: '200', TASK_TIMEOUT_MS: '10000' } };
     },
   },
   (s) => ({ stack, api, account } = s),
@@ -147,4 +148,15 @@ it('a callback signed with another secret is refused', async () => {
     body,
   });
   expect(res.status).toBe(401);
+});
+
+it('a hanging render is cancelled upstream when the task times out (POST .../cancel: the prediction is canceled)', async () => {
+  const taskId = await submit('video', seedance('#sim:hang'));
+  const last = (await api.untilSettled(account, 'video', taskId, 30_000)).at(-1)!;
+  expect(last).toMatchObject({ status: 'failed', errorCode: 'timeout' });
+  const [attempt] = await stack.db.taskAttempt.findMany({ where: { taskId } });
+  await eventually('the upstream render cancelled', async () => {
+    const res = await fetch(`${stack.simUrl}/replicate/v1/predictions/${attempt.upstreamId}`, { headers: { Authorization: 'Bearer r8_rep-main' } });
+    return ((await res.json()) as { status?: string }).status === 'canceled';
+  });
 });

@@ -3,12 +3,13 @@
 import type { Redis } from 'ioredis';
 import type { Config } from '@mediagen/config';
 import { createDb, Db, dbTimeoutsFrom } from '@mediagen/db';
-import { createProducerRedis, createTaskQueue, TaskQueue } from '@mediagen/queue';
+import { createProducerRedis, createTaskQueue, createWebhookQueue, TaskQueue, WebhookQueue } from '@mediagen/queue';
 import { createStorage, StorageDriver } from '@mediagen/storage';
 import { clusterGauges, createGatewayMetrics, GatewayMetrics } from '@mediagen/metrics';
 import { TaskEvents } from './services/task-events';
 import { clusterSnapshotReader } from './services/cluster-snapshot';
 import { createLogger } from '@mediagen/logging';
+import { revokeDevelopmentKey } from './services/dev-key';
 import type { Logger } from 'pino';
 import { assertServesCatalog, ChannelAdapter, createAdapters, loadChannelConfig } from '@mediagen/providers';
 
@@ -18,6 +19,8 @@ export interface GatewayDeps {
   /** Commands (cache, rate limits): fails fast when Redis is down. */
   redis: Redis;
   queue: TaskQueue;
+  /** Outbound webhook deliveries: a cancel settles a task here, and admins re-send deliveries. */
+  webhookQueue: WebhookQueue;
   storage: StorageDriver;
   events: TaskEvents;
   log: Logger;
@@ -43,15 +46,22 @@ export async function createDeps(config: Config): Promise<GatewayDeps> {
   await waitReady(redis, 5_000);
   const queue = createTaskQueue(redis, config.REDIS_PREFIX);
   queue.on('error', () => undefined); // the connection's errors, already handled above (BullMQ prints them otherwise)
+  const webhookQueue = createWebhookQueue(redis, config.REDIS_PREFIX);
+  webhookQueue.on('error', () => undefined);
   const storage = createStorage(config);
   const events = new TaskEvents(config.REDIS_URL, config.REDIS_PREFIX);
   await events.start();
   const log = createLogger(config.LOG_LEVEL, { app: 'gateway' });
+  if (config.NODE_ENV === 'production') {
+    const n = await revokeDevelopmentKey(db).catch(() => 0);
+    if (n > 0) log.warn('revoked the public development API key found in this production database');
+  }
+  if (config.ADMIN_DISABLED) log.warn('ADMIN_TOKEN is not set: the admin API refuses every request (set NODE_ENV=development for the development token)');
   const metrics = createGatewayMetrics();
   clusterGauges(metrics.registry, clusterSnapshotReader(redis, config.REDIS_PREFIX, queue), (err) =>
     log.warn({ err: err.message }, 'metrics: cluster gauges unavailable'),
   );
-  return { config, db, redis, queue, storage, events, log, metrics, adapters };
+  return { config, db, redis, queue, webhookQueue, storage, events, log, metrics, adapters };
 }
 
 /** Start-up waits briefly for Redis, but a gateway may also start while Redis is down. */
@@ -68,7 +78,7 @@ function waitReady(redis: Redis, ms: number): Promise<void> {
 
 /** Closes in dependency order: queue and subscriber first, then the connections under them. */
 export async function closeDeps(d: GatewayDeps): Promise<void> {
-  await Promise.allSettled([d.queue.close(), d.events.stop()]);
+  await Promise.allSettled([d.queue.close(), d.webhookQueue.close(), d.events.stop()]);
   await Promise.allSettled([d.redis.quit()]);
   await d.db.$disconnect();
   for (const a of d.adapters.values()) a.close();

@@ -127,6 +127,6 @@ describe('Bull Board', () => {
     expect(page.headers['content-type']).toMatch(/text\/html/);
     const api = await request(h.app).get('/admin/queues/api/queues').set(h.admin());
     expect(api.status).toBe(200);
-    expect(api.body.queues.map((q: { name: string }) => q.name).sort()).toEqual(['maintenance', 'tasks']);
+    expect(api.body.queues.map((q: { name: string }) => q.name).sort()).toEqual(['maintenance', 'tasks', 'webhooks']);
   });
 });

@@ -6,7 +6,7 @@ import type { Config } from '@mediagen/config';
 import type { Db } from '@mediagen/db';
 import type { WorkerMetrics } from '@mediagen/metrics';
 import type { ChannelAdapter, ChannelConfig, DownloadPolicy } from '@mediagen/providers';
-import type { TaskEventPublisher, TaskQueue } from '@mediagen/queue';
+import type { TaskEventPublisher, TaskQueue, WebhookQueue } from '@mediagen/queue';
 import type { StorageDriver } from '@mediagen/storage';
 import type { ChannelSlots } from './channel-slots';
 
@@ -25,6 +25,8 @@ export interface WorkerContext {
   /** Plain commands (slots, events, reconciler lookups); BullMQ keeps its own connections. */
   redis: Redis;
   queue: TaskQueue;
+  /** Outbound webhook deliveries (packages/webhooks), fed after each settle. */
+  webhookQueue: WebhookQueue;
   storage: StorageDriver;
   channels: ChannelConfig;
   adapters: Map<string, ChannelAdapter>;

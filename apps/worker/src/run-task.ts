@@ -13,6 +13,7 @@ import { slotLeaseUntil } from './channel-slots';
 import type { WorkerContext } from './context';
 import { backoffMs, slotWaitMs } from './schedule';
 import { settleFailed } from './settle';
+import { runCancel } from './cancel-task';
 import { currentStepScope, runInStepScope } from './step-scope';
 import { Next, StepOutcome, TaskRun } from './task-run';
 import { cancelUpstream } from './upstream-calls';
@@ -81,6 +82,7 @@ export async function advanceTask(ctx: WorkerContext, payload: RunTaskPayload): 
     if (attempt && ACTIVE_ATTEMPT.has(attempt.status)) await closeAttempt(ctx, attempt, 'abandoned');
     return null;
   }
+  if (task.cancelRequested) return runCancel(ctx, task, payload.transientErrors);
   const next = await advanceAttempts(run, attempt);
   // Wake up at the deadline at the latest, so a task times out even without the sweep.
   return next && { ...next, at: Math.min(next.at, task.deadlineAt.getTime() + 50) };

@@ -9,7 +9,7 @@ import { createDb, dbTimeoutsFrom } from '@mediagen/db';
 import { createLogger } from '@mediagen/logging';
 import { createWorkerMetrics } from '@mediagen/metrics';
 import { assertServesCatalog, ChannelAdapter, ChannelConfig, createAdapters, downloadPolicyFromConfig, loadChannelConfig } from '@mediagen/providers';
-import { createConsumerRedis, createTaskEventPublisher, createTaskQueue } from '@mediagen/queue';
+import { createConsumerRedis, createTaskEventPublisher, createTaskQueue, createWebhookQueue } from '@mediagen/queue';
 import { createStorage } from '@mediagen/storage';
 import { createChannelSlots } from './channel-slots';
 import { observeChannel } from './channel-observer';
@@ -17,6 +17,8 @@ import { newStats, WorkerContext } from './context';
 import { startHealthServer } from './health-server';
 import { Maintenance, startMaintenance } from './maintenance';
 import { createTaskWorker } from './task-worker';
+import { createWebhookWorker } from './webhook-worker';
+import { upstreamCancel } from './upstream-cancel';
 
 export interface WorkerApp {
   ctx: WorkerContext;
@@ -50,7 +52,8 @@ export async function startWorkerApp(
   const redis = createConsumerRedis(config.REDIS_URL);
   const workerRedis = createConsumerRedis(config.REDIS_URL);
   const maintenanceRedis = createConsumerRedis(config.REDIS_URL);
-  for (const r of [redis, workerRedis, maintenanceRedis]) r.on('error', (err) => log.warn({ err: err.message }, 'redis error'));
+  const webhookRedis = createConsumerRedis(config.REDIS_URL);
+  for (const r of [redis, workerRedis, maintenanceRedis, webhookRedis]) r.on('error', (err) => log.warn({ err: err.message }, 'redis error'));
   const metrics = createWorkerMetrics({ processMetrics: opts.processMetrics });
   const channelHealth = createChannelHealth(redis, config.REDIS_PREFIX, {
     failures: config.CHANNEL_BREAKER_FAILURES,
@@ -60,13 +63,19 @@ export async function startWorkerApp(
   const adapters = new Map([...rawAdapters].map(([id, a]) => [id, observeChannel(a, { metrics, health: channelHealth, log })]));
   // The gateway has no channel file: it learns the channels (for /admin/channels) from the workers.
   await channelHealth
-    .register(channels.channels.map((c) => ({ id: c.id, models: Object.keys(c.models), tier: c.tier, costOrder: c.costOrder, enabled: c.enabled, maxInFlight: c.maxInFlight })))
+    .register(
+      channels.channels.map((c) => ({
+        id: c.id, models: Object.keys(c.models), tier: c.tier, costOrder: c.costOrder, enabled: c.enabled, maxInFlight: c.maxInFlight,
+        cancel: upstreamCancel(adapters.get(c.id)) !== null,
+      })),
+    )
     .catch((err: Error) => log.warn({ err: err.message }, 'channel list not published'));
   const ctx: WorkerContext = {
     config,
     db,
     redis,
     queue: createTaskQueue(redis, config.REDIS_PREFIX),
+    webhookQueue: createWebhookQueue(redis, config.REDIS_PREFIX),
     storage: createStorage(config),
     channels,
     adapters,
@@ -79,24 +88,25 @@ export async function startWorkerApp(
     download: downloadPolicyFromConfig(config),
   };
   const taskWorker = createTaskWorker(ctx, workerRedis);
+  const webhookWorker = createWebhookWorker(ctx, webhookRedis);
   const maintenance = await startMaintenance(ctx, maintenanceRedis);
   let running = true;
-  const health = startHealthServer(ctx, config.WORKER_PORT, () => running);
+  const health = startHealthServer(ctx, config.WORKER_PORT, () => running, { token: config.ADMIN_TOKEN, required: config.NODE_ENV === 'production' });
   log.info({ channels: channels.channels.map((c) => c.id), concurrency: config.WORKER_CONCURRENCY }, 'worker started');
 
   const stop = async () => {
     running = false;
     maintenance.keeper.stop();
-    const drain = Promise.all([taskWorker.close(), maintenance.worker.close()]);
+    const drain = Promise.all([taskWorker.close(), maintenance.worker.close(), webhookWorker.close()]);
     const deadline = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), config.SHUTDOWN_TIMEOUT_MS).unref());
     if ((await Promise.race([drain, deadline])) === 'timeout') {
       // Steps still running are abandoned; their locks lapse and another worker re-runs them.
       log.warn('shutdown deadline reached; closing with steps still running');
-      await Promise.allSettled([taskWorker.close(true), maintenance.worker.close(true)]);
+      await Promise.allSettled([taskWorker.close(true), maintenance.worker.close(true), webhookWorker.close(true)]);
     }
-    await Promise.allSettled([ctx.queue.close(), maintenance.queue.close()]);
+    await Promise.allSettled([ctx.queue.close(), maintenance.queue.close(), ctx.webhookQueue.close()]);
     for (const a of ctx.adapters.values()) a.close();
-    await Promise.allSettled([redis.quit(), workerRedis.quit(), maintenanceRedis.quit()]);
+    await Promise.allSettled([redis.quit(), workerRedis.quit(), maintenanceRedis.quit(), webhookRedis.quit()]);
     await db.$disconnect();
     await new Promise<void>((r) => health.close(() => r()));
     log.info(ctx.stats, 'worker stopped');

@@ -11,6 +11,9 @@ const opt = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
 
 export const mediaKindSchema = z.enum(['image', 'video', 'audio']);
 
+/** Schema maximum: no model takes more; refused before any per-item work (issue 11.2). */
+const MAX_MEDIA_ITEMS = 64;
+
 export const mediaItemSchema = z
   .strictObject({
     type: mediaKindSchema.meta({ description: 'Kind of reference file.', example: 'image' }),
@@ -29,6 +32,11 @@ const clientRequestId = z
   .meta({
   description: 'Idempotency id, 1-255 characters; the Idempotency-Key header wins when both are sent.',
   example: 'batch-7-item-42',
+});
+
+const callbackUrl = z.string().meta({
+  description: 'Extension: an https URL that receives the task.completed / task.failed event of this task, signed with the account\'s callback signing secret (Standard Webhooks).',
+  example: 'https://example.com/hooks/mediagen',
 });
 
 const promptDescription = `Text prompt, ${MAX_PROMPT_CHARS} characters at most, not blank.`;
@@ -52,7 +60,7 @@ export const videoSubmitBodySchema = z
       description: 'video-a-h3: 480p, 768p (default), 1080p. video-b: 480p (video-b-2.5 only), 720p (default). Not a parameter of video-c-3.1.',
       example: '768p',
     }),
-    media: opt(z.array(mediaItemSchema)).meta({ description: 'Reference files; allowed kinds and counts depend on model, resolution, tier and ref_mode.' }),
+    media: opt(z.array(mediaItemSchema).max(MAX_MEDIA_ITEMS)).meta({ description: 'Reference files; allowed kinds and counts depend on model, resolution, tier and ref_mode.' }),
     ref_mode: opt(z.enum(REF_MODES)).meta({ description: 'video-a-h3 only, default omni. Ignored for video-b.', example: 'omni' }),
     first_frame: opt(z.string()).meta({ description: 'video-a-h3 modes first-last (required) and okay: https URL or base64 image data URI.' }),
     last_frame: opt(z.string()).meta({ description: 'video-a-h3 modes first-last and okay: https URL or base64 image data URI.' }),
@@ -65,6 +73,7 @@ export const videoSubmitBodySchema = z
       example: 'video-c-3.1-fast',
     }),
     client_request_id: opt(clientRequestId),
+    callback_url: opt(callbackUrl),
   })
   .meta({ id: 'VideoSubmitBody', description: 'POST /api/video/generate body (spec 4.1).' });
 
@@ -81,6 +90,7 @@ export const imageSubmitBodySchema = z
       description: `Reference images: https URLs or base64 image data URIs (jpeg, png, webp); up to ${MAX_IMAGE_TASK_IMAGES}.`,
     }),
     client_request_id: opt(clientRequestId),
+    callback_url: opt(callbackUrl),
   })
   .meta({ id: 'ImageSubmitBody', description: 'POST /api/image/generate body (spec 4.3).' });
 

@@ -17,7 +17,8 @@ export const submitResponseSchema = z
   })
   .meta({ id: 'SubmitResponse' });
 
-export const TASK_ERROR_CODES = ['content_violation', 'generation_failed', 'no_result', 'timeout'] as const;
+/** `cancelled` is an extension (POST /api/{type}/tasks/{taskId}/cancel, docs/api.md). */
+export const TASK_ERROR_CODES = ['content_violation', 'generation_failed', 'no_result', 'timeout', 'cancelled'] as const;
 
 export const pollResponseSchema = z
   .object({

@@ -5,17 +5,18 @@ import type { ValidateOptions, VideoTaskSpec } from './types';
 import { videoSubmitBodySchema } from './request-schemas';
 import { resolveVideoModel } from './model-resolution';
 import { checkInlineCount, parseStructure } from './param-checks';
+import { parseCallbackUrl } from './callback-url';
 import { videoASpec } from './video-a-rules';
 import { videoBSpec } from './video-b-rules';
 import { videoCSpec } from './video-c-rules';
 
 const RULES = { 'video-a': videoASpec, 'video-b': videoBSpec, 'video-c': videoCSpec } as const;
 
-export function parseVideoSubmit(body: unknown, opts: ValidateOptions): { spec: VideoTaskSpec; clientRequestId: string | null } {
+export function parseVideoSubmit(body: unknown, opts: ValidateOptions): { spec: VideoTaskSpec; clientRequestId: string | null; callbackUrl: string | null } {
   const parsed = parseStructure(videoSubmitBodySchema, body);
   const { model, requestedModel } = resolveVideoModel(parsed.model);
   const base = RULES[model.family](parsed, model, opts);
   checkInlineCount([...base.media, ...(base.firstFrame ? [base.firstFrame] : []), ...(base.lastFrame ? [base.lastFrame] : [])]);
   const spec: VideoTaskSpec = requestedModel === undefined ? base : { ...base, requestedModel };
-  return { spec, clientRequestId: parsed.client_request_id ?? null };
+  return { spec, clientRequestId: parsed.client_request_id ?? null, callbackUrl: parseCallbackUrl(parsed.callback_url, opts) };
 }

@@ -39,6 +39,8 @@ export interface ChannelInfo {
   costOrder: number;
   enabled: boolean;
   maxInFlight: number;
+  /** The channel's adapter can cancel a running render upstream (the gateway's cancel reads it). */
+  cancel?: boolean;
 }
 
 // KEYS: health hash, outcome bucket, accounts of the current streak (set).

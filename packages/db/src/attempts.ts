@@ -35,6 +35,9 @@ export interface TaskWithAttempt {
   params: unknown;
   progress: number;
   deadlineAt: Date;
+  /** POST .../cancel asked for an upstream cancel (extension): the next step cancels and settles. */
+  cancelRequested: boolean;
+  errorCode: string | null;
   attempt: Attempt | null;
 }
 
@@ -44,6 +47,7 @@ export async function loadTask(db: Db, taskId: string): Promise<TaskWithAttempt 
     (Omit<TaskWithAttempt, 'attempt'> & { aId: string | null; aNo: number; aChannel: string; aUpstream: string | null; aStatus: AttemptStatus; aCreated: Date; aSent: Date | null })[]
   >`
     SELECT t."id", t."accountId", t."status"::text AS "status", t."model", t."params", t."progress", t."deadlineAt",
+           (t."cancelRequestedAt" IS NOT NULL) AS "cancelRequested", t."errorCode",
            a."id" AS "aId", a."attemptNo" AS "aNo", a."channelId" AS "aChannel", a."upstreamId" AS "aUpstream",
            a."status" AS "aStatus", a."createdAt" AS "aCreated", a."submitSentAt" AS "aSent"
       FROM "Task" t
@@ -56,7 +60,10 @@ export async function loadTask(db: Db, taskId: string): Promise<TaskWithAttempt 
   const attempt: Attempt | null = r.aId
     ? { id: r.aId, taskId: r.id, attemptNo: r.aNo, channelId: r.aChannel, upstreamId: r.aUpstream, status: r.aStatus, createdAt: r.aCreated, submitSentAt: r.aSent }
     : null;
-  return { id: r.id, accountId: r.accountId, status: r.status, model: r.model, params: r.params, progress: r.progress, deadlineAt: r.deadlineAt, attempt };
+  return {
+    id: r.id, accountId: r.accountId, status: r.status, model: r.model, params: r.params, progress: r.progress, deadlineAt: r.deadlineAt,
+    cancelRequested: r.cancelRequested, errorCode: r.errorCode, attempt,
+  };
 }
 
 export async function latestAttempt(db: Db, taskId: string): Promise<Attempt | null> {

@@ -28,6 +28,8 @@ export interface NewTask {
   idempotencyKey?: string;
   /** ...with this token (claimIdempotencyKey): the link is made only while the claim is still ours. */
   claimToken?: string;
+  /** `callback_url` of the submit (extension): where the task's event is delivered. */
+  callbackUrl?: string | null;
 }
 
 /** Why a task could not be created: the gateway turns these into 402 / 429 / 404. */
@@ -77,8 +79,8 @@ WITH cur AS (
    WHERE a."id" = cur."id" AND cur."balanceCents" >= $3 AND cur."tasksInProgress" < cur."maxConcurrentTasks"
   RETURNING a."balanceCents"
 ), task AS (
-  INSERT INTO "Task" ("id", "accountId", "type", "model", "params", "costCents", "costMicros", "billedSeconds", "deadlineAt", "createdAt", "updatedAt")
-  SELECT $1, $2, $4::"TaskType", $5, $6::jsonb, $3, $7::bigint, $8::int, $9::timestamptz, now(), now() FROM acc
+  INSERT INTO "Task" ("id", "accountId", "type", "model", "params", "costCents", "costMicros", "billedSeconds", "deadlineAt", "createdAt", "updatedAt", "callbackUrl")
+  SELECT $1, $2, $4::"TaskType", $5, $6::jsonb, $3, $7::bigint, $8::int, $9::timestamptz, now(), now(), $14::text FROM acc
   RETURNING "id"
 ), charge AS (
   INSERT INTO "LedgerEntry" ("id", "accountId", "taskId", "kind", "amountCents", "reason", "createdAt")
@@ -97,7 +99,7 @@ type GateRow = { before: string; tasksInProgress: number; maxConcurrentTasks: nu
 export async function createTaskWithCharge(db: Db, t: NewTask): Promise<{ balanceCents: number }> {
   const values = [
     t.taskId, t.accountId, t.costCents, t.type, t.model, JSON.stringify(t.params), t.costMicros.toString(), t.billedSeconds,
-    utc(t.deadlineAt), newId('led'), `task ${t.model}`, t.idempotencyKey ?? null, t.claimToken ?? null,
+    utc(t.deadlineAt), newId('led'), `task ${t.model}`, t.idempotencyKey ?? null, t.claimToken ?? null, t.callbackUrl ?? null,
   ];
   const rows =
     t.idempotencyKey === undefined

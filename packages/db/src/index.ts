@@ -12,3 +12,6 @@ export * from './admin-queries';
 export * from './maintenance-queries';
 export * from './inline-files';
 export * from './db-errors';
+export * from './keyset';
+export * from './task-list';
+export * from './cancel-queries';

@@ -7,7 +7,7 @@ import type { Db } from './client';
 import { newId } from './ids';
 import { sql, sqlTransaction } from './sql';
 
-export type FailureCode = 'content_violation' | 'generation_failed' | 'no_result' | 'timeout';
+export type FailureCode = 'content_violation' | 'generation_failed' | 'no_result' | 'timeout' | 'cancelled';
 
 export interface TaskFailure {
   errorCode: FailureCode;
@@ -22,6 +22,8 @@ export const RETRYABLE: Readonly<Record<FailureCode, boolean>> = {
   generation_failed: true,
   no_result: true,
   timeout: true,
+  /** The client asked for it (POST .../cancel); retrying would only repeat what they stopped. */
+  cancelled: false,
 };
 
 /** pending -> processing. False when the task had already moved on (or does not exist). */

@@ -4,6 +4,8 @@
 
 export const ERROR_STATUS = {
   invalid_json: 400,
+  /** A listing cursor that this service did not issue (or that was altered). */
+  invalid_cursor: 400,
   validation_error: 400,
   unknown_field: 400,
   invalid_model: 400,
@@ -16,6 +18,8 @@ export const ERROR_STATUS = {
   forbidden: 403,
   not_found: 404,
   idempotency_in_progress: 409,
+  /** POST .../cancel on a finished task, or a running one whose channel cannot cancel upstream. */
+  not_cancellable: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   idempotency_key_reused: 422,

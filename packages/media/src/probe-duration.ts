@@ -41,6 +41,7 @@ export async function measureMedia(source: ByteSource, kind: 'video' | 'audio', 
 async function probeWithMusicMetadata(source: ByteSource, mime: string, signal: AbortSignal): Promise<ProbeResult> {
   // music-metadata's Matroska parser needs the file size before it starts. A server that sends
   // neither Content-Range nor Content-Length leaves reading to the end (within budget) as the way.
+  // The read is capped by the source's byte budget (byte-source.ts): a file larger than that is refused.
   if (source.size === undefined && isMatroska(mime)) await source.read(0, Number.MAX_SAFE_INTEGER);
   const tokenizer = new SourceTokenizer(source, signal, { mimeType: mime });
   // duration: true lets the parser count MP3 frames when there is no Xing/VBRI header; the

@@ -7,6 +7,8 @@ export const QUEUES = {
   tasks: 'tasks',
   /** Repeatable housekeeping: timeout sweep and reconciliation of pending tasks without a job. */
   maintenance: 'maintenance',
+  /** Outbound webhook deliveries: one job per delivery, jobId = deliveryId; state in Postgres. */
+  webhooks: 'webhooks',
 } as const;
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
@@ -14,6 +16,9 @@ export const JOBS = {
   runTask: 'run-task',
   sweepTimeouts: 'sweep-timeouts',
   reconcile: 'reconcile',
+  deliverWebhook: 'deliver-webhook',
+  /** Maintenance: create the events of settled tasks whose outbox mark is missing, revive lost deliveries. */
+  reconcileWebhooks: 'reconcile-webhooks',
 } as const;
 
 /**
@@ -34,7 +39,7 @@ export const runTaskPayloadSchema = z.object({
 export type RunTaskPayload = z.infer<typeof runTaskPayloadSchema>;
 
 /** The jobs of the maintenance queue. A worker keeps one handler per name (a missing one does not compile). */
-export const MAINTENANCE_JOBS = [JOBS.sweepTimeouts, JOBS.reconcile] as const;
+export const MAINTENANCE_JOBS = [JOBS.sweepTimeouts, JOBS.reconcile, JOBS.reconcileWebhooks] as const;
 export type MaintenanceJobName = (typeof MAINTENANCE_JOBS)[number];
 
 export const isMaintenanceJobName = (name: string): name is MaintenanceJobName => (MAINTENANCE_JOBS as readonly string[]).includes(name);
@@ -45,3 +50,10 @@ export const isMaintenanceJobName = (name: string): name is MaintenanceJobName =
  */
 export const maintenancePayloadSchema = z.looseObject({});
 export type MaintenancePayload = z.infer<typeof maintenancePayloadSchema>;
+
+/**
+ * A webhook delivery job carries only the delivery id: the body, the target, the attempt count and
+ * the next attempt time live in the WebhookDelivery row, so a lost or repeated job changes nothing.
+ */
+export const deliverWebhookPayloadSchema = z.object({ deliveryId: z.string().min(1).max(100) });
+export type DeliverWebhookPayload = z.infer<typeof deliverWebhookPayloadSchema>;

@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { JOBS, QUEUES, RunTaskPayload } from './contracts';
+import { DeliverWebhookPayload, JOBS, QUEUES, RunTaskPayload } from './contracts';
 
 export type TaskQueue = Queue<RunTaskPayload>;
 
@@ -32,4 +32,23 @@ export async function wakeTask(queue: TaskQueue, taskId: string): Promise<boolea
     // Not delayed any more (running, or finished): nothing to wake.
     return false;
   }
+}
+
+export type WebhookQueue = Queue<DeliverWebhookPayload>;
+
+export function createWebhookQueue(connection: Redis, prefix: string): WebhookQueue {
+  // Finished jobs are removed at once: a re-sent delivery gets a new job under the same jobId.
+  return new Queue<DeliverWebhookPayload>(QUEUES.webhooks, {
+    connection,
+    prefix,
+    defaultJobOptions: { removeOnComplete: true, removeOnFail: { age: 7 * 86400 } },
+  });
+}
+
+/**
+ * jobId = deliveryId: enqueueing a delivery that already has a live job is a no-op, so the settle
+ * path, the reconciler and a resend may all call it. `delayMs` defers the first run.
+ */
+export async function enqueueDelivery(queue: WebhookQueue, deliveryId: string, delayMs = 0): Promise<void> {
+  await queue.add(JOBS.deliverWebhook, { deliveryId }, { jobId: deliveryId, delay: Math.max(0, delayMs) });
 }

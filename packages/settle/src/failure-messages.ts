@@ -17,6 +17,8 @@ export function failureMessage(code: FailureCode, opts: { channelsTried?: number
         : 'The provider could not generate this result. You were refunded; please try again.';
     case 'no_result':
       return 'The provider reported success but no usable result file could be retrieved and saved. You were refunded; please try again.';
+    case 'cancelled':
+      return 'The task was cancelled at your request. You were refunded.';
     case 'timeout': {
       const h = (opts.timeoutMs ?? 21_600_000) / 3_600_000;
       const limit = Number.isInteger(h) ? `${h} hour${h === 1 ? '' : 's'}` : `${Math.round((opts.timeoutMs ?? 0) / 1000)} seconds`;

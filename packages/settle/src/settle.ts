@@ -6,7 +6,8 @@
 import type { Logger } from 'pino';
 import { completeTask, Db, failTask, FailureCode, RETRYABLE, sql } from '@mediagen/db';
 import type { SettlementMetrics } from '@mediagen/metrics';
-import type { TaskEventPublisher } from '@mediagen/queue';
+import type { TaskEventPublisher, WebhookQueue } from '@mediagen/queue';
+import { emitTaskWebhooks } from '@mediagen/webhooks';
 import { failureMessage, FailureReason } from './failure-messages';
 
 /** What settling needs; the worker's context and the gateway's settle context both fit it. */
@@ -16,6 +17,8 @@ export interface SettleContext {
   log: Logger;
   metrics: { tasks: SettlementMetrics };
   config: { TASK_TIMEOUT_MS: number };
+  /** Outbound webhooks: the settled task's deliveries are created and queued right after the commit. */
+  webhookQueue?: WebhookQueue;
 }
 
 export interface FailureDetail {
@@ -53,6 +56,7 @@ export async function settleCompleted(ctx: SettleContext, taskId: string, result
     return false;
   }
   await ctx.events.publish(taskId, 'completed');
+  if (ctx.webhookQueue) await emitTaskWebhooks({ ...ctx, webhookQueue: ctx.webhookQueue }, taskId);
   const t = await settledTask(ctx, taskId);
   ctx.metrics.tasks.completed.inc({ model: t.model });
   ctx.log.info({ taskId, accountId: t.accountId, model: t.model, channel, files: resultUrls.length }, 'task completed');
@@ -70,6 +74,7 @@ export async function settleFailed(ctx: SettleContext, taskId: string, code: Fai
     return false;
   }
   await ctx.events.publish(taskId, 'failed');
+  if (ctx.webhookQueue) await emitTaskWebhooks({ ...ctx, webhookQueue: ctx.webhookQueue }, taskId);
   const t = await settledTask(ctx, taskId);
   // failTask refunds the whole charge in the same transaction that won the move to failed.
   ctx.metrics.tasks.failed.inc({ model: t.model, error_code: code });

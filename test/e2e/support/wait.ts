@@ -8,3 +8,8 @@ export async function eventually<T>(what: string, check: () => Promise<T | undef
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/** `eventually` for a check that may be synchronous, with the arguments in the order (check, ms, what). */
+export async function waitFor(check: () => unknown | Promise<unknown>, timeoutMs: number, what: string): Promise<void> {
+  await eventually(what, async () => Boolean(await check()), timeoutMs);
+}

@@ -2,7 +2,8 @@
 // Request bodies are the schemas admin.routes.ts validates with.
 import { z } from 'zod';
 import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-openapi';
-import { createAccountSchema, creditSchema, updateAccountSchema } from '../routes/admin.routes';
+import { createAccountSchema, creditSchema, ledgerQuerySchema, updateAccountSchema } from '../routes/admin.routes';
+import { nextCursorSchema } from '@mediagen/catalog';
 import { baseHeaders, errorResponse, internalError, ok, unauthorized, unavailable } from './responses';
 
 const ts = z.string().meta({ description: 'ISO 8601 time.', example: '2026-01-01T12:00:00.000Z' });
@@ -102,10 +103,11 @@ export function registerAdminPaths(reg: OpenAPIRegistry, security: Record<string
     },
   });
   op({
-    method: 'get', path: '/admin/accounts/{id}/ledger', operationId: 'adminListLedger', summary: 'Ledger entries, newest first',
-    request: { params: idParam('id', 'acc_01J9Z3N6K4'), query: z.object({ limit: z.coerce.number().int().min(1).max(1000).optional().meta({ description: 'At most this many entries (default 100).', example: 100 }) }) },
+    method: 'get', path: '/admin/accounts/{id}/ledger', operationId: 'adminListLedger', summary: 'Ledger entries, newest first (cursor-paginated)',
+    request: { params: idParam('id', 'acc_01J9Z3N6K4'), query: ledgerQuerySchema },
     responses: {
-      200: ok('Entries.', z.object({ entries: z.array(ledgerEntry) }), { entries: [{ id: 'led_1', kind: 'charge', amountCents: -4, taskId: 'tsk_01J9Z3N6K4', reason: null, createdAt: '2026-01-01T12:00:00.000Z' }] }),
+      200: ok('Entries; pass nextCursor as cursor for older ones.', z.object({ entries: z.array(ledgerEntry), nextCursor: nextCursorSchema }), { entries: [{ id: 'led_1', kind: 'charge', amountCents: -4, taskId: 'tsk_01J9Z3N6K4', reason: null, createdAt: '2026-01-01T12:00:00.000Z' }], nextCursor: null }),
+      400: errorResponse(400, 'Bad limit or cursor.', {}, 'invalid_cursor'),
       ...notFound('Account'),
       ...common(),
     },

@@ -7,6 +7,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-ope
 import { registerPublicPaths } from './public-paths';
 import { registerAdminPaths } from './admin-paths';
 import { registerServicePaths } from './service-paths';
+import { registerExtensionPaths } from './extension-paths';
 
 export function buildOpenApiDocument(serverUrl: string): object {
   const reg = new OpenAPIRegistry();
@@ -15,6 +16,7 @@ export function buildOpenApiDocument(serverUrl: string): object {
   registerPublicPaths(reg, [{ [bearer.name]: [] }]);
   registerAdminPaths(reg, [{ [admin.name]: [] }]);
   registerServicePaths(reg, [{ [admin.name]: [] }]);
+  registerExtensionPaths(reg, [{ [bearer.name]: [] }], [{ [admin.name]: [] }]);
   return new OpenApiGeneratorV31(reg.definitions).generateDocument({
     openapi: '3.1.0',
     info: {

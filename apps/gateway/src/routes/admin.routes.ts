@@ -11,7 +11,8 @@ import {
   findTaskWithAttempts,
   MAX_BALANCE_CENTS,
   listApiKeys,
-  listLedger,
+  listLedgerPage,
+  listTasks,
   newId,
   revokeApiKey,
   updateAccount,
@@ -20,7 +21,9 @@ import { pubsubChannel } from '@mediagen/queue';
 import type { GatewayDeps } from '../deps';
 import { generateApiKey } from '../services/api-keys';
 import { parseAdminBody } from '../services/admin-validation';
-import { accountView, adminTaskView, apiKeyView, ledgerEntryView } from '../services/admin-views';
+import { accountView, adminTaskView, apiKeyView } from '../services/admin-views';
+import { decodeCursor, encodeCursor } from '../services/cursor';
+import { cursorParam, limitParam, parseQuery, TASK_STATUSES } from '../services/listing';
 
 /** Largest single top-up or adjustment: $10M. Balances are capped separately (MAX_BALANCE_CENTS). */
 const MAX_CENTS = 1_000_000_000;
@@ -35,6 +38,17 @@ export const updateAccountSchema = createAccountSchema.omit({ balanceCents: true
 export const creditSchema = z.strictObject({
   amountCents: z.number().int().min(-MAX_CENTS).max(MAX_CENTS).refine((v) => v !== 0, 'must not be 0'),
   reason: z.string().max(500).optional(),
+});
+
+/** Ledger pages: 100 entries by default as before, up to 1,000; nextCursor continues past them. */
+export const ledgerQuerySchema = z.strictObject({ limit: limitParam(100, 1000), cursor: cursorParam });
+export const adminTaskListQuerySchema = z.strictObject({
+  accountId: z.string().min(1).max(200).optional(),
+  status: z.enum(TASK_STATUSES).optional(),
+  type: z.enum(['video', 'image']).optional(),
+  model: z.string().min(1).max(100).optional(),
+  limit: limitParam(50, 500),
+  cursor: cursorParam,
 });
 
 export function adminRouter(deps: GatewayDeps): Router {
@@ -99,9 +113,16 @@ export function adminRouter(deps: GatewayDeps): Router {
   });
 
   r.get('/accounts/:id/ledger', async (req, res) => {
+    const q = parseQuery(ledgerQuerySchema, req.query);
     await accountOr404(req.params.id);
-    const limit = Math.min(Math.max(Number(req.query.limit) || 100, 1), 1000);
-    res.json({ entries: (await listLedger(db, req.params.id, limit)).map(ledgerEntryView) });
+    const page = await listLedgerPage(db, req.params.id, q.limit, decodeCursor('ledger', q.cursor));
+    res.json({ entries: page.rows, nextCursor: encodeCursor('ledger', page.next) });
+  });
+
+  r.get('/tasks', async (req, res) => {
+    const q = parseQuery(adminTaskListQuerySchema, req.query);
+    const page = await listTasks(db, { accountId: q.accountId, status: q.status, type: q.type, model: q.model, limit: q.limit, before: decodeCursor('tasks', q.cursor) });
+    res.json({ data: page.rows, nextCursor: encodeCursor('tasks', page.next) });
   });
 
   r.get('/tasks/:taskId', async (req, res) => {

@@ -10,6 +10,8 @@ import { requestRateLimit } from '../middleware/rate-limit';
 import { jsonBody } from '../middleware/json-body';
 import { submitTask, Endpoint } from '../services/submit.service';
 import { MAX_TASK_ID_CHARS, pollCacheKey, pollTask } from '../services/poll.service';
+import { cancelTask } from '../services/cancel.service';
+import { listTaskItems } from '../services/task-list.service';
 
 export function apiRouter(deps: GatewayDeps): Router {
   const r = Router();
@@ -51,6 +53,16 @@ export function apiRouter(deps: GatewayDeps): Router {
   r.post('/image/generate', ...json, submit('image'));
   r.get('/video/tasks/:taskId', poll('video'));
   r.get('/image/tasks/:taskId', poll('image'));
+  // Extensions (docs/api.md): listing and cancel.
+  r.get('/tasks', async (req, res) => {
+    res.json(await listTaskItems(deps, req.auth!.accountId, req.query));
+  });
+  const cancel = (type: 'video' | 'image') => async (req: express.Request<{ taskId: string }>, res: express.Response) => {
+    const out = await cancelTask(deps, req.auth!.accountId, type, req.params.taskId);
+    res.status(out.status).json(out.body);
+  };
+  r.post('/video/tasks/:taskId/cancel', cancel('video'));
+  r.post('/image/tasks/:taskId/cancel', cancel('image'));
   r.get('/balance', async (req, res) => {
     const acc = await findAccount(deps.db, req.auth!.accountId);
     if (!acc) throw new AppError('unauthorized', 'The account of this API key no longer exists');

@@ -1,5 +1,5 @@
-// The gateway settles a task itself in one case only: its inline files could not be stored after
-// the task was committed. It goes through the same path as the worker's failures
+// The gateway settles a task itself in two cases: its inline files could not be stored after the
+// task was committed, and a client cancels a task no upstream has accepted yet. It goes through the same path as the worker's failures
 // (@mediagen/settle): same wording, same counters on this gateway's /metrics, same task event.
 import { createTaskEventPublisher } from '@mediagen/queue';
 import type { SettleContext } from '@mediagen/settle';
@@ -11,7 +11,7 @@ export function settleContext(deps: GatewayDeps): SettleContext {
   let ctx = contexts.get(deps);
   if (!ctx) {
     const events = createTaskEventPublisher(deps.redis, deps.config.REDIS_PREFIX, deps.log);
-    contexts.set(deps, (ctx = { db: deps.db, log: deps.log, metrics: deps.metrics, config: deps.config, events }));
+    contexts.set(deps, (ctx = { db: deps.db, log: deps.log, metrics: deps.metrics, config: deps.config, events, webhookQueue: deps.webhookQueue }));
   }
   return ctx;
 }

@@ -24,6 +24,7 @@ import { requestFingerprint } from './fingerprint';
 import { submitBody } from './task-view';
 import { refusalError } from './refusals';
 import { planInlineFiles, storeInlineFiles } from './inline-files';
+import { precheckBeforeFetch, withInspectionSlot } from './fetch-precheck';
 import { settleContext } from './settle';
 
 export type Endpoint = 'video' | 'image';
@@ -76,7 +77,7 @@ export const referencesOf = (spec: TaskSpec): MediaRef[] =>
 export async function submitTask(deps: GatewayDeps, input: SubmitInput): Promise<Record<string, unknown>> {
   const { config, db } = deps;
   const opts = { allowPrivateMediaUrls: config.ALLOW_PRIVATE_MEDIA_URLS };
-  const { spec, clientRequestId } =
+  const { spec, clientRequestId, callbackUrl } =
     input.endpoint === 'video' ? parseVideoSubmit(input.body, opts) : parseImageSubmit(input.body, opts);
   const key = idempotencyKeyOf(input.idempotencyHeader, clientRequestId);
 
@@ -96,10 +97,15 @@ export async function submitTask(deps: GatewayDeps, input: SubmitInput): Promise
   try {
     const refs = referencesOf(spec);
     // Most submits have no reference media: nothing to fetch or measure, and no deadline to arm.
-    const inspection = refs.length === 0 ? noMedia() : await inspectReferences(refs, mediaPolicy(config));
+    let inspection = noMedia();
+    if (refs.length > 0) {
+      await precheckBeforeFetch(deps, input.accountId, spec, refs);
+      inspection = await withInspectionSlot(input.accountId, () => inspectReferences(refs, mediaPolicy(config)));
+    }
     checkMeasuredLimits(spec, inspection.measured);
     const cost = computeCost(spec, inspection.measured);
-    const inline = planInlineFiles(deps, taskId, inspection.inline);
+    const deadlineAt = new Date(Date.now() + config.TASK_TIMEOUT_MS);
+    const inline = planInlineFiles(deps, taskId, inspection.inline, deadlineAt);
     await createTaskWithCharge(db, {
       taskId,
       accountId: input.accountId,
@@ -109,8 +115,9 @@ export async function submitTask(deps: GatewayDeps, input: SubmitInput): Promise
       costCents: cost.costCents,
       costMicros: cost.costMicros,
       billedSeconds: cost.billedSeconds,
-      deadlineAt: new Date(Date.now() + config.TASK_TIMEOUT_MS),
+      deadlineAt,
       idempotencyKey: key ?? undefined,
+      callbackUrl,
       claimToken,
     }).catch((e) => {
       if (e instanceof SubmitRefused) throw refusalError(e, cost.costCents, config.TOP_UP_URL);

@@ -1,21 +1,11 @@
 // The client-facing bodies of a task (spec 2.1 and 4.2): one function per shape, from the row.
 import type { Task } from '@mediagen/db';
+import { pollBody as sharedPollBody } from '@mediagen/catalog';
 
 type TaskRow = Pick<Task, 'id' | 'type' | 'status' | 'progress' | 'resultUrls' | 'errorCode' | 'errorMessage' | 'retryable'>;
 
-/** Poll body: completed (status, resultUrls, type); processing (status, progress, type); failed (...). */
-export function pollBody(t: TaskRow): Record<string, unknown> {
-  switch (t.status) {
-    case 'completed':
-      return { status: t.status, resultUrls: t.resultUrls, type: t.type };
-    case 'processing':
-      return { status: t.status, progress: t.progress, type: t.type };
-    case 'failed':
-      return { status: t.status, errorMessage: t.errorMessage, errorCode: t.errorCode, retryable: t.retryable, type: t.type };
-    default:
-      return { status: t.status, type: t.type };
-  }
-}
+/** Poll body (spec 4.2): one definition, shared with the webhook events. */
+export const pollBody = (t: TaskRow): Record<string, unknown> => sharedPollBody(t);
 
 /**
  * Submit body. A replay carries the task's current status; when that is `failed` (spec 3: the

@@ -96,10 +96,28 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Ledger entries, newest first */
+        /** Ledger entries, newest first (cursor-paginated) */
         get: operations["adminListLedger"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/accounts/{id}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's webhook endpoints and its callback signing key (no secrets) */
+        get: operations["adminListWebhooks"];
+        put?: never;
+        /** Add a webhook endpoint (its secret is shown once) */
+        post: operations["adminCreateWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -140,6 +158,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/deliveries/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A delivery with its body and every attempt */
+        get: operations["adminGetWebhookDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/deliveries/{id}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send the same event again (same webhook-id), with a fresh retry schedule */
+        post: operations["adminResendWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/queues": {
         parameters: {
             query?: never;
@@ -149,6 +201,23 @@ export interface paths {
         };
         /** Bull Board: the job queues (HTML user interface and its assets below this path) */
         get: operations["adminQueuesUi"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/tasks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Tasks, newest first, optionally of one account (cursor-paginated) */
+        get: operations["adminListTasks"];
         put?: never;
         post?: never;
         delete?: never;
@@ -168,6 +237,57 @@ export interface paths {
         get: operations["adminGetTask"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a webhook endpoint (its pending deliveries stop) */
+        delete: operations["adminDeleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Deliveries of an endpoint, newest first (cursor-paginated) */
+        get: operations["adminListWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/webhooks/{id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** New signing secret; the old one keeps signing alongside it for 24 h */
+        post: operations["adminRotateWebhookSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -231,6 +351,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/image/tasks/{taskId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a image task (extension)
+         * @description A task no provider has accepted yet ends failed with errorCode `cancelled`, retryable false, refunded. A running render is cancelled at the provider where it can be (then the same), otherwise 409 `not_cancellable`. A finished task is 409. Cancelling a cancelled task again answers the same 200 body.
+         */
+        post: operations["cancelImageTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tasks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the account's tasks, newest first (extension)
+         * @description Cursor-paginated: pass `nextCursor` back as `cursor` until it is null. Tasks created while paging appear on a new first page, never as duplicates.
+         */
+        get: operations["listTasks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/video/generate": {
         parameters: {
             query?: never;
@@ -265,6 +425,26 @@ export interface paths {
         get: operations["getVideoTask"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/video/tasks/{taskId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a video task (extension)
+         * @description A task no provider has accepted yet ends failed with errorCode `cancelled`, retryable false, refunded. A running render is cancelled at the provider where it can be (then the same), otherwise 409 `not_cancellable`. A finished task is 409. Cancelling a cancelled task again answers the same 200 body.
+         */
+        post: operations["cancelVideoTask"];
         delete?: never;
         options?: never;
         head?: never;
@@ -395,7 +575,48 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "task.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * task.completed: a task completed (signed, Standard Webhooks)
+         * @description Sent to each account webhook subscribed to the type and to the task's callback_url, after the state is committed, at least once. Answer 2xx quickly; other answers are retried with exponential backoff for about a day.
+         */
+        post: operations["onTaskCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * task.failed: a task failed (signed, Standard Webhooks)
+         * @description Sent to each account webhook subscribed to the type and to the task's callback_url, after the state is committed, at least once. Answer 2xx quickly; other answers are retried with exponential backoff for about a day.
+         */
+        post: operations["onTaskFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         AdminAccount: {
@@ -416,6 +637,15 @@ export interface components {
             maxConcurrentTasks?: number;
             name: string;
             rateLimitPerMinute?: number | null;
+        };
+        AdminCreateWebhookBody: {
+            /** @description Event types to send; default all. */
+            events?: ("task.completed" | "task.failed")[];
+            /**
+             * @description https URL receiving the events (http and private hosts only with ALLOW_PRIVATE_MEDIA_URLS).
+             * @example https://example.com/hooks/mediagen
+             */
+            url: string;
         };
         AdminCreditBody: {
             amountCents: number;
@@ -443,10 +673,123 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        AdminTaskListItem: {
+            accountId: string;
+            costCents: number;
+            /**
+             * @description ISO 8601 time.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            createdAt: string;
+            errorCode: string | null;
+            errorMessage: string | null;
+            /**
+             * @description ISO 8601 time.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            finishedAt: string | null;
+            id: string;
+            model: string;
+            progress: number;
+            resultUrls: string[];
+            retryable: boolean | null;
+            /** @enum {string} */
+            status: "pending" | "processing" | "completed" | "failed";
+            /** @enum {string} */
+            type: "video" | "image";
+        };
         AdminUpdateAccountBody: {
             maxConcurrentTasks?: number;
             name?: string;
             rateLimitPerMinute?: number | null;
+        };
+        AdminWebhook: {
+            /**
+             * @description ISO 8601 time.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            createdAt: string;
+            events: string[];
+            id: string;
+            /**
+             * @description After a rotation: until then the previous secret signs too.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            previousSecretExpiresAt: string | null;
+            /** @description null: the account's callback signing key, which signs per-task callback_url deliveries. */
+            url: string | null;
+        };
+        AdminWebhookDelivery: {
+            attemptCount: number;
+            /**
+             * @description ISO 8601 time.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * @description ISO 8601 time.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            deliveredAt: string | null;
+            endpointId: string;
+            /** @enum {string} */
+            eventType: "task.completed" | "task.failed";
+            /** @description Also the webhook-id header: the same on every attempt of this event. */
+            id: string;
+            lastError: string | null;
+            /**
+             * @description ISO 8601 time.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            nextAttemptAt: string | null;
+            /** @enum {string} */
+            status: "pending" | "delivered" | "failed";
+            /** @enum {string} */
+            target: "endpoint" | "callback";
+            taskId: string;
+            url: string;
+        };
+        AdminWebhookDeliveryDetail: {
+            attemptCount: number;
+            attempts: {
+                attemptNo: number;
+                /**
+                 * @description ISO 8601 time.
+                 * @example 2026-01-01T12:00:00.000Z
+                 */
+                createdAt: string;
+                durationMs: number;
+                error: string | null;
+                statusCode: number | null;
+            }[];
+            body: components["schemas"]["WebhookEvent"];
+            /**
+             * @description ISO 8601 time.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * @description ISO 8601 time.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            deliveredAt: string | null;
+            endpointId: string;
+            /** @enum {string} */
+            eventType: "task.completed" | "task.failed";
+            /** @description Also the webhook-id header: the same on every attempt of this event. */
+            id: string;
+            lastError: string | null;
+            /**
+             * @description ISO 8601 time.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            nextAttemptAt: string | null;
+            /** @enum {string} */
+            status: "pending" | "delivered" | "failed";
+            /** @enum {string} */
+            target: "endpoint" | "callback";
+            taskId: string;
+            url: string;
         };
         BalanceResponse: {
             /**
@@ -460,13 +803,46 @@ export interface components {
              */
             topUpUrl: string;
         };
+        /** @description The task after the cancel: failed with errorCode cancelled (200), or still processing with cancelRequested (202). */
+        CancelResponse: {
+            /**
+             * @description Present (202 only) while the provider is cancelling the render.
+             * @enum {boolean}
+             */
+            cancelRequested?: true;
+            /**
+             * @description Present when failed; branch on this, not on errorMessage.
+             * @enum {string}
+             */
+            errorCode?: "content_violation" | "generation_failed" | "no_result" | "timeout" | "cancelled";
+            /** @description Present when failed; human text, not to be branched on. */
+            errorMessage?: string;
+            /**
+             * @description Present while processing.
+             * @example 40
+             */
+            progress?: number;
+            /** @description Present when completed; https URLs of the result files. */
+            resultUrls?: string[];
+            /** @description Present when failed. */
+            retryable?: boolean;
+            /**
+             * @example processing
+             * @enum {string}
+             */
+            status: "pending" | "processing" | "completed" | "failed";
+            /** @example tsk_01J9Z3N6K4 */
+            taskId: string;
+            /** @enum {string} */
+            type: "video" | "image";
+        };
         Error400: {
             /**
              * @description Stable machine code.
              * @example invalid_json
              * @enum {string}
              */
-            code: "invalid_json" | "validation_error" | "unknown_field" | "invalid_model" | "model_withdrawn" | "wrong_endpoint" | "unsupported_parameter" | "invalid_media";
+            code: "invalid_json" | "invalid_cursor" | "validation_error" | "unknown_field" | "invalid_model" | "model_withdrawn" | "wrong_endpoint" | "unsupported_parameter" | "invalid_media";
             /** @description The offending fields, for validation errors. */
             details?: components["schemas"]["ErrorDetail"][];
             /**
@@ -511,7 +887,7 @@ export interface components {
              * @example idempotency_in_progress
              * @enum {string}
              */
-            code: "idempotency_in_progress";
+            code: "idempotency_in_progress" | "not_cancellable";
             /** @description The offending fields, for validation errors. */
             details?: components["schemas"]["ErrorDetail"][];
             /**
@@ -622,6 +998,11 @@ export interface components {
         /** @description POST /api/image/generate body (spec 4.3). */
         ImageSubmitBody: {
             /**
+             * @description Extension: an https URL that receives the task.completed / task.failed event of this task, signed with the account's callback signing secret (Standard Webhooks).
+             * @example https://example.com/hooks/mediagen
+             */
+            callback_url?: string | null;
+            /**
              * @description Idempotency id, 1-255 characters; the Idempotency-Key header wins when both are sent.
              * @example batch-7-item-42
              */
@@ -702,7 +1083,7 @@ export interface components {
              * @description Present when failed; branch on this, not on errorMessage.
              * @enum {string}
              */
-            errorCode?: "content_violation" | "generation_failed" | "no_result" | "timeout";
+            errorCode?: "content_violation" | "generation_failed" | "no_result" | "timeout" | "cancelled";
             /** @description Present when failed; human text, not to be branched on. */
             errorMessage?: string;
             /**
@@ -758,8 +1139,56 @@ export interface components {
              */
             taskId: string;
         };
+        /** @description The task's poll body plus taskId, model and createdAt. */
+        TaskListItem: {
+            /**
+             * @description ISO 8601 time the task was created.
+             * @example 2026-01-01T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * @description Present when failed; branch on this, not on errorMessage.
+             * @enum {string}
+             */
+            errorCode?: "content_violation" | "generation_failed" | "no_result" | "timeout" | "cancelled";
+            /** @description Present when failed; human text, not to be branched on. */
+            errorMessage?: string;
+            /** @example video-a-h3 */
+            model: string;
+            /**
+             * @description Present while processing.
+             * @example 40
+             */
+            progress?: number;
+            /** @description Present when completed; https URLs of the result files. */
+            resultUrls?: string[];
+            /** @description Present when failed. */
+            retryable?: boolean;
+            /**
+             * @example processing
+             * @enum {string}
+             */
+            status: "pending" | "processing" | "completed" | "failed";
+            /** @example tsk_01J9Z3N6K4 */
+            taskId: string;
+            /** @enum {string} */
+            type: "video" | "image";
+        };
+        TaskListResponse: {
+            data: components["schemas"]["TaskListItem"][];
+            /**
+             * @description Pass as `cursor` for the next page; null on the last page. Opaque; stable while tasks are created.
+             * @example WyJ0YXNrcyIsIjIwMjYtMDEtMDFUMTI6MDA6MDAuMDAwWiIsInRza18xIl0
+             */
+            nextCursor: string | null;
+        };
         /** @description POST /api/video/generate body (spec 4.1). */
         VideoSubmitBody: {
+            /**
+             * @description Extension: an https URL that receives the task.completed / task.failed event of this task, signed with the account's callback signing secret (Standard Webhooks).
+             * @example https://example.com/hooks/mediagen
+             */
+            callback_url?: string | null;
             /**
              * @description Idempotency id, 1-255 characters; the Idempotency-Key header wins when both are sent.
              * @example batch-7-item-42
@@ -829,6 +1258,43 @@ export interface components {
              * @enum {string|null}
              */
             variant?: "video-c-3.1-fast" | "video-c-3.1-components" | "video-c-3.1-pro" | null;
+        };
+        /** @description Standard Webhooks body; verify webhook-signature before trusting it. */
+        WebhookEvent: {
+            data: {
+                /**
+                 * @description Present when failed; branch on this, not on errorMessage.
+                 * @enum {string}
+                 */
+                errorCode?: "content_violation" | "generation_failed" | "no_result" | "timeout" | "cancelled";
+                /** @description Present when failed; human text, not to be branched on. */
+                errorMessage?: string;
+                model: string;
+                /**
+                 * @description Present while processing.
+                 * @example 40
+                 */
+                progress?: number;
+                /** @description Present when completed; https URLs of the result files. */
+                resultUrls?: string[];
+                /** @description Present when failed. */
+                retryable?: boolean;
+                /**
+                 * @example processing
+                 * @enum {string}
+                 */
+                status: "pending" | "processing" | "completed" | "failed";
+                taskId: string;
+                /** @enum {string} */
+                type: "video" | "image";
+            };
+            /**
+             * @description ISO 8601 time the task settled.
+             * @example 2026-01-01T12:00:05.000Z
+             */
+            timestamp: string;
+            /** @enum {string} */
+            type: "task.completed" | "task.failed";
         };
     };
     responses: never;
@@ -1836,7 +2302,9 @@ export interface operations {
     adminListLedger: {
         parameters: {
             query?: {
-                /** @description At most this many entries (default 100). */
+                /** @description nextCursor of the previous page; omit for the first page. */
+                cursor?: string;
+                /** @description Page size, 1-1000; default 100. */
                 limit?: number;
             };
             header?: never;
@@ -1847,7 +2315,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Entries. */
+            /** @description Entries; pass nextCursor as cursor for older ones. */
             200: {
                 headers: {
                     /**
@@ -1869,11 +2337,182 @@ export interface operations {
                      *           "reason": null,
                      *           "createdAt": "2026-01-01T12:00:00.000Z"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "nextCursor": null
                      *     }
                      */
                     "application/json": {
                         entries: components["schemas"]["LedgerEntry"][];
+                        /**
+                         * @description Pass as `cursor` for the next page; null on the last page. Opaque; stable while tasks are created.
+                         * @example WyJ0YXNrcyIsIjIwMjYtMDEtMDFUMTI6MDA6MDAuMDAwWiIsInRza18xIl0
+                         */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Bad limit or cursor. */
+            400: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "duration: must be between 1 and 15 seconds at 768p",
+                     *       "code": "invalid_cursor"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Missing or wrong admin token */
+            401: {
+                headers: {
+                    /**
+                     * @description Bearer challenge (RFC 6750).
+                     * @example Bearer realm="admin"
+                     */
+                    "WWW-Authenticate": string;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid or revoked API key",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Account not found. */
+            404: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Task tsk_01J9Z3N6K4 not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "code": "internal_error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description The database did not answer in time; retry shortly. */
+            503: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 1
+                     */
+                    "Retry-After"?: number;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Queue unavailable; retry shortly",
+                     *       "code": "service_unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    adminListWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Endpoints, oldest first. */
+            200: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "webhooks": [
+                     *         {
+                     *           "id": "wh_1a2b",
+                     *           "url": null,
+                     *           "events": [
+                     *             "task.completed",
+                     *             "task.failed"
+                     *           ],
+                     *           "createdAt": "2026-01-01T12:00:00.000Z",
+                     *           "previousSecretExpiresAt": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        webhooks: components["schemas"]["AdminWebhook"][];
                     };
                 };
             };
@@ -1920,6 +2559,208 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "code": "internal_error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description The database did not answer in time; retry shortly. */
+            503: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 1
+                     */
+                    "Retry-After"?: number;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Queue unavailable; retry shortly",
+                     *       "code": "service_unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    adminCreateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://example.com/hooks/mediagen"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AdminCreateWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "wh_1a2b",
+                     *       "url": "https://example.com/hooks/mediagen",
+                     *       "events": [
+                     *         "task.completed",
+                     *         "task.failed"
+                     *       ],
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+                     *       "createdAt": "2026-01-01T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description ISO 8601 time.
+                         * @example 2026-01-01T12:00:00.000Z
+                         */
+                        createdAt: string;
+                        events: string[];
+                        id: string;
+                        /**
+                         * @description Signing secret `whsec_<base64>`; shown only in this response.
+                         * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+                         */
+                        secret: string;
+                        url: string;
+                    };
+                };
+            };
+            /** @description Invalid body or URL; `details` names the field. */
+            400: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "duration: must be between 1 and 15 seconds at 768p",
+                     *       "code": "validation_error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Missing or wrong admin token */
+            401: {
+                headers: {
+                    /**
+                     * @description Bearer challenge (RFC 6750).
+                     * @example Bearer realm="admin"
+                     */
+                    "WWW-Authenticate": string;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid or revoked API key",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Account not found. */
+            404: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Task tsk_01J9Z3N6K4 not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Body over 100 kB. */
+            413: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Request body exceeds the 40 MB limit",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
             /** @description Internal server error */
@@ -2225,6 +3066,328 @@ export interface operations {
             };
         };
     };
+    adminGetWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery. */
+            200: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "msg_5f0c",
+                     *       "endpointId": "wh_1a2b",
+                     *       "taskId": "tsk_01J9Z3N6K4",
+                     *       "target": "endpoint",
+                     *       "url": "https://example.com/hooks/mediagen",
+                     *       "eventType": "task.completed",
+                     *       "status": "delivered",
+                     *       "attemptCount": 1,
+                     *       "nextAttemptAt": null,
+                     *       "lastError": null,
+                     *       "createdAt": "2026-01-01T12:00:05.000Z",
+                     *       "deliveredAt": "2026-01-01T12:00:05.210Z",
+                     *       "body": {
+                     *         "type": "task.completed",
+                     *         "timestamp": "2026-01-01T12:00:05.000Z",
+                     *         "data": {
+                     *           "status": "completed",
+                     *           "resultUrls": [
+                     *             "https://api.example.com/files/results/tsk_01J9Z3N6K4/0.mp4"
+                     *           ],
+                     *           "type": "video",
+                     *           "taskId": "tsk_01J9Z3N6K4",
+                     *           "model": "video-a-h3"
+                     *         }
+                     *       },
+                     *       "attempts": [
+                     *         {
+                     *           "attemptNo": 1,
+                     *           "statusCode": 200,
+                     *           "error": null,
+                     *           "durationMs": 210,
+                     *           "createdAt": "2026-01-01T12:00:05.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminWebhookDeliveryDetail"];
+                };
+            };
+            /** @description Missing or wrong admin token */
+            401: {
+                headers: {
+                    /**
+                     * @description Bearer challenge (RFC 6750).
+                     * @example Bearer realm="admin"
+                     */
+                    "WWW-Authenticate": string;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid or revoked API key",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Delivery not found. */
+            404: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Task tsk_01J9Z3N6K4 not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "code": "internal_error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description The database did not answer in time; retry shortly. */
+            503: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 1
+                     */
+                    "Retry-After"?: number;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Queue unavailable; retry shortly",
+                     *       "code": "service_unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    adminResendWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued again. */
+            202: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "msg_5f0c",
+                     *       "endpointId": "wh_1a2b",
+                     *       "taskId": "tsk_01J9Z3N6K4",
+                     *       "target": "endpoint",
+                     *       "url": "https://example.com/hooks/mediagen",
+                     *       "eventType": "task.completed",
+                     *       "status": "pending",
+                     *       "attemptCount": 1,
+                     *       "nextAttemptAt": null,
+                     *       "lastError": null,
+                     *       "createdAt": "2026-01-01T12:00:05.000Z",
+                     *       "deliveredAt": "2026-01-01T12:00:05.210Z",
+                     *       "body": {
+                     *         "type": "task.completed",
+                     *         "timestamp": "2026-01-01T12:00:05.000Z",
+                     *         "data": {
+                     *           "status": "completed",
+                     *           "resultUrls": [
+                     *             "https://api.example.com/files/results/tsk_01J9Z3N6K4/0.mp4"
+                     *           ],
+                     *           "type": "video",
+                     *           "taskId": "tsk_01J9Z3N6K4",
+                     *           "model": "video-a-h3"
+                     *         }
+                     *       },
+                     *       "attempts": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminWebhookDeliveryDetail"];
+                };
+            };
+            /** @description Missing or wrong admin token */
+            401: {
+                headers: {
+                    /**
+                     * @description Bearer challenge (RFC 6750).
+                     * @example Bearer realm="admin"
+                     */
+                    "WWW-Authenticate": string;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid or revoked API key",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Delivery not found. */
+            404: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Task tsk_01J9Z3N6K4 not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "code": "internal_error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description The database did not answer in time; retry shortly. */
+            503: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 1
+                     */
+                    "Retry-After"?: number;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Queue unavailable; retry shortly",
+                     *       "code": "service_unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
     adminQueuesUi: {
         parameters: {
             query?: never;
@@ -2247,6 +3410,153 @@ export interface operations {
                 content: {
                     /** @example <!DOCTYPE html>... */
                     "text/html": string;
+                };
+            };
+            /** @description Missing or wrong admin token */
+            401: {
+                headers: {
+                    /**
+                     * @description Bearer challenge (RFC 6750).
+                     * @example Bearer realm="admin"
+                     */
+                    "WWW-Authenticate": string;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid or revoked API key",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "code": "internal_error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description The database did not answer in time; retry shortly. */
+            503: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 1
+                     */
+                    "Retry-After"?: number;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Queue unavailable; retry shortly",
+                     *       "code": "service_unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    adminListTasks: {
+        parameters: {
+            query?: {
+                accountId?: string;
+                /** @description nextCursor of the previous page; omit for the first page. */
+                cursor?: string;
+                /** @description Page size, 1-500; default 50. */
+                limit?: number;
+                model?: string;
+                status?: "pending" | "processing" | "completed" | "failed";
+                type?: "video" | "image";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tasks. */
+            200: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["AdminTaskListItem"][];
+                        /**
+                         * @description Pass as `cursor` for the next page; null on the last page. Opaque; stable while tasks are created.
+                         * @example WyJ0YXNrcyIsIjIwMjYtMDEtMDFUMTI6MDA6MDAuMDAwWiIsInRza18xIl0
+                         */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Bad query parameter or cursor. */
+            400: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "duration: must be between 1 and 15 seconds at 768p",
+                     *       "code": "invalid_cursor"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
             /** @description Missing or wrong admin token */
@@ -2399,6 +3709,465 @@ export interface operations {
                 };
             };
             /** @description Task not found. */
+            404: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Task tsk_01J9Z3N6K4 not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "code": "internal_error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description The database did not answer in time; retry shortly. */
+            503: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 1
+                     */
+                    "Retry-After"?: number;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Queue unavailable; retry shortly",
+                     *       "code": "service_unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    adminDeleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or wrong admin token */
+            401: {
+                headers: {
+                    /**
+                     * @description Bearer challenge (RFC 6750).
+                     * @example Bearer realm="admin"
+                     */
+                    "WWW-Authenticate": string;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid or revoked API key",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Webhook not found. */
+            404: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Task tsk_01J9Z3N6K4 not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "code": "internal_error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description The database did not answer in time; retry shortly. */
+            503: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 1
+                     */
+                    "Retry-After"?: number;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Queue unavailable; retry shortly",
+                     *       "code": "service_unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    adminListWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description nextCursor of the previous page; omit for the first page. */
+                cursor?: string;
+                /** @description Page size, 1-200; default 50. */
+                limit?: number;
+                status?: "pending" | "delivered" | "failed";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries. */
+            200: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "msg_5f0c",
+                     *           "endpointId": "wh_1a2b",
+                     *           "taskId": "tsk_01J9Z3N6K4",
+                     *           "target": "endpoint",
+                     *           "url": "https://example.com/hooks/mediagen",
+                     *           "eventType": "task.completed",
+                     *           "status": "delivered",
+                     *           "attemptCount": 1,
+                     *           "nextAttemptAt": null,
+                     *           "lastError": null,
+                     *           "createdAt": "2026-01-01T12:00:05.000Z",
+                     *           "deliveredAt": "2026-01-01T12:00:05.210Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["AdminWebhookDelivery"][];
+                        /**
+                         * @description Pass as `cursor` for the next page; null on the last page. Opaque; stable while tasks are created.
+                         * @example WyJ0YXNrcyIsIjIwMjYtMDEtMDFUMTI6MDA6MDAuMDAwWiIsInRza18xIl0
+                         */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Bad query parameter or cursor. */
+            400: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "duration: must be between 1 and 15 seconds at 768p",
+                     *       "code": "invalid_cursor"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Missing or wrong admin token */
+            401: {
+                headers: {
+                    /**
+                     * @description Bearer challenge (RFC 6750).
+                     * @example Bearer realm="admin"
+                     */
+                    "WWW-Authenticate": string;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid or revoked API key",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Webhook not found. */
+            404: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Task tsk_01J9Z3N6K4 not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "code": "internal_error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description The database did not answer in time; retry shortly. */
+            503: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 1
+                     */
+                    "Retry-After"?: number;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Queue unavailable; retry shortly",
+                     *       "code": "service_unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    adminRotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret (shown once). */
+            200: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "wh_1a2b",
+                     *       "url": "https://example.com/hooks/mediagen",
+                     *       "events": [
+                     *         "task.completed",
+                     *         "task.failed"
+                     *       ],
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+                     *       "previousSecretExpiresAt": "2026-01-02T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": {
+                        events: string[];
+                        id: string;
+                        /**
+                         * @description ISO 8601 time.
+                         * @example 2026-01-01T12:00:00.000Z
+                         */
+                        previousSecretExpiresAt: string | null;
+                        /**
+                         * @description Signing secret `whsec_<base64>`; shown only in this response.
+                         * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+                         */
+                        secret: string;
+                        url: string | null;
+                    };
+                };
+            };
+            /** @description Missing or wrong admin token */
+            401: {
+                headers: {
+                    /**
+                     * @description Bearer challenge (RFC 6750).
+                     * @example Bearer realm="admin"
+                     */
+                    "WWW-Authenticate": string;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid or revoked API key",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Webhook not found. */
             404: {
                 headers: {
                     /**
@@ -3153,6 +4922,465 @@ export interface operations {
             };
         };
     };
+    cancelImageTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The taskId from the submit response. */
+                taskId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cancelled and refunded. */
+            200: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "taskId": "tsk_01J9Z3N6K4",
+                     *       "status": "failed",
+                     *       "errorCode": "cancelled",
+                     *       "retryable": false,
+                     *       "errorMessage": "The task was cancelled at your request. You were refunded.",
+                     *       "type": "image"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CancelResponse"];
+                };
+            };
+            /** @description The provider is cancelling the render; poll for the outcome. */
+            202: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "taskId": "tsk_01J9Z3N6K4",
+                     *       "status": "processing",
+                     *       "progress": 40,
+                     *       "type": "image",
+                     *       "cancelRequested": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CancelResponse"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    /**
+                     * @description Bearer challenge (RFC 6750).
+                     * @example Bearer realm="api"
+                     */
+                    "WWW-Authenticate": string;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid or revoked API key",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description No task with this id belongs to the account. */
+            404: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Task tsk_01J9Z3N6K4 not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description The task has finished, or its provider cannot cancel a running render (`not_cancellable`). */
+            409: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "A request with this idempotency id is still being processed; retry shortly with the same id",
+                     *       "code": "not_cancellable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description Request rate exceeded for this API key (RATE_LIMIT_PER_MINUTE); see RateLimit and Retry-After. */
+            429: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy": string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 10
+                     */
+                    "Retry-After": number;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too many requests for this API key; retry after the time in the Retry-After header",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "code": "internal_error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description The database did not answer in time, or the task is changing state; retry shortly. */
+            503: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 1
+                     */
+                    "Retry-After"?: number;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Queue unavailable; retry shortly",
+                     *       "code": "service_unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    listTasks: {
+        parameters: {
+            query?: {
+                /** @description nextCursor of the previous page; omit for the first page. */
+                cursor?: string;
+                /** @description Page size, 1-100; default 20. */
+                limit?: number;
+                model?: string;
+                status?: "pending" | "processing" | "completed" | "failed";
+                type?: "video" | "image";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tasks. */
+            200: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "taskId": "tsk_01J9Z3N6K4",
+                     *           "status": "processing",
+                     *           "progress": 40,
+                     *           "type": "video",
+                     *           "model": "video-a-h3",
+                     *           "createdAt": "2026-01-01T12:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TaskListResponse"];
+                };
+            };
+            /** @description Bad query parameter (`validation_error`) or a cursor this listing did not issue (`invalid_cursor`). */
+            400: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "duration: must be between 1 and 15 seconds at 768p",
+                     *       "code": "invalid_cursor"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    /**
+                     * @description Bearer challenge (RFC 6750).
+                     * @example Bearer realm="api"
+                     */
+                    "WWW-Authenticate": string;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid or revoked API key",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Request rate exceeded for this API key (RATE_LIMIT_PER_MINUTE); see RateLimit and Retry-After. */
+            429: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy": string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 10
+                     */
+                    "Retry-After": number;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too many requests for this API key; retry after the time in the Retry-After header",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "code": "internal_error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description The database did not answer in time; retry shortly. */
+            503: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 1
+                     */
+                    "Retry-After"?: number;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Queue unavailable; retry shortly",
+                     *       "code": "service_unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
     generateVideo: {
         parameters: {
             query?: never;
@@ -3637,6 +5865,262 @@ export interface operations {
                 };
             };
             /** @description The database did not answer in time; retry shortly. */
+            503: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 1
+                     */
+                    "Retry-After"?: number;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Queue unavailable; retry shortly",
+                     *       "code": "service_unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    cancelVideoTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The taskId from the submit response. */
+                taskId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cancelled and refunded. */
+            200: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "taskId": "tsk_01J9Z3N6K4",
+                     *       "status": "failed",
+                     *       "errorCode": "cancelled",
+                     *       "retryable": false,
+                     *       "errorMessage": "The task was cancelled at your request. You were refunded.",
+                     *       "type": "video"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CancelResponse"];
+                };
+            };
+            /** @description The provider is cancelling the render; poll for the outcome. */
+            202: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "taskId": "tsk_01J9Z3N6K4",
+                     *       "status": "processing",
+                     *       "progress": 40,
+                     *       "type": "video",
+                     *       "cancelRequested": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CancelResponse"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    /**
+                     * @description Bearer challenge (RFC 6750).
+                     * @example Bearer realm="api"
+                     */
+                    "WWW-Authenticate": string;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid or revoked API key",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description No task with this id belongs to the account. */
+            404: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Task tsk_01J9Z3N6K4 not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description The task has finished, or its provider cannot cancel a running render (`not_cancellable`). */
+            409: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "A request with this idempotency id is still being processed; retry shortly with the same id",
+                     *       "code": "not_cancellable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description Request rate exceeded for this API key (RATE_LIMIT_PER_MINUTE); see RateLimit and Retry-After. */
+            429: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy": string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 10
+                     */
+                    "Retry-After": number;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too many requests for this API key; retry after the time in the Retry-After header",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "code": "internal_error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description The database did not answer in time, or the task is changing state; retry shortly. */
             503: {
                 headers: {
                     /**
@@ -4301,6 +6785,94 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Readiness"];
                 };
+            };
+        };
+    };
+    onTaskCompleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Event id: the same on every retry of this event; deduplicate on it. */
+                "webhook-id": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">` signatures; two during a secret rotation. Verify with any Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Unix seconds of this attempt; reject old ones (replay protection). */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "task.completed",
+                 *       "timestamp": "2026-01-01T12:00:05.000Z",
+                 *       "data": {
+                 *         "status": "completed",
+                 *         "resultUrls": [
+                 *           "https://api.example.com/files/results/tsk_01J9Z3N6K4/0.mp4"
+                 *         ],
+                 *         "type": "video",
+                 *         "taskId": "tsk_01J9Z3N6K4",
+                 *         "model": "video-a-h3"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onTaskFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Event id: the same on every retry of this event; deduplicate on it. */
+                "webhook-id": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">` signatures; two during a secret rotation. Verify with any Standard Webhooks library. */
+                "webhook-signature": string;
+                /** @description Unix seconds of this attempt; reject old ones (replay protection). */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "task.failed",
+                 *       "timestamp": "2026-01-01T12:00:05.000Z",
+                 *       "data": {
+                 *         "status": "failed",
+                 *         "errorCode": "generation_failed",
+                 *         "retryable": true,
+                 *         "errorMessage": "The provider could not generate this result. You were refunded; please try again.",
+                 *         "type": "video",
+                 *         "taskId": "tsk_01J9Z3N6K4",
+                 *         "model": "video-a-h3"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -4,6 +4,7 @@
 // does not know are refused when the config loads (falUnsupported), never guessed at render time.
 import { getModel, type TaskSpec } from '@mediagen/catalog';
 import type { RenderReference } from '../channel-adapter';
+import { seedanceShortfall } from '../replicate/hosted-seedance';
 
 export type FalFamily = 'veo' | 'seedance' | 'image';
 
@@ -26,7 +27,9 @@ export function falUnsupported(model: string, app: string | undefined): string |
   const info = getModel(model);
   if (!info) return `${model} is not in the catalog`;
   if (!app || !/^[\w.-]+\/[\w.-]+(\/[\w.-]+)*$/.test(app)) return `the channel maps ${model} to "${app ?? ''}", not a fal app (owner/app)`;
-  if (falFamily(model, app)) return null;
+  const family = falFamily(model, app);
+  if (family === 'seedance') return seedanceShortfall(model, app);
+  if (family) return null;
   return `${model} on fal app ${app}: this adapter knows the inputs of Veo 3.1 apps (video-c-3.1), Seedance apps (video-b) and image apps; ${info.type === 'video' ? `${info.family} on this app` : 'this app'} cannot be mapped`;
 }
 

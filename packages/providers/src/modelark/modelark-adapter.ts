@@ -46,7 +46,7 @@ export function createModelarkAdapter(channel: ModelarkChannel): ChannelAdapter 
   return {
     channel,
     capabilities: MODELARK_CAPABILITIES,
-    unsupported: (model) => modelarkUnsupported(model),
+    unsupported: (model) => modelarkUnsupported(model, channel.models[model]),
     classifyError,
 
     submit: (req: RenderRequest) =>

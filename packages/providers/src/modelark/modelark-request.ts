@@ -4,6 +4,7 @@
 import { getModel, type ImageTaskSpec, type VideoTaskSpec } from '@mediagen/catalog';
 import type { RenderReference, RenderRequest } from '../channel-adapter';
 import type { ModelarkChannel } from './modelark-config';
+import { seedanceShortfall } from './seedance-limits';
 
 export type ContentPart =
   | { type: 'text'; text: string }
@@ -81,14 +82,17 @@ export function seedreamBody(req: RenderRequest, spec: ImageTaskSpec, upstreamMo
   return body;
 }
 
-/** Why a ModelArk channel cannot serve this model with every mode the catalog offers, or null. */
-export function modelarkUnsupported(model: string): string | null {
+/**
+ * Why a ModelArk channel cannot serve this model with every mode the catalog offers, or null.
+ * `upstreamModel` is the channel's mapping for it, checked against the Seedance version's limits.
+ */
+export function modelarkUnsupported(model: string, upstreamModel?: string): string | null {
   const info = getModel(model);
   if (!info) return `${model} is not a model of the catalog`;
   if (info.type === 'image') return null;
   switch (info.family) {
     case 'video-b':
-      return null;
+      return upstreamModel ? seedanceShortfall(info, upstreamModel) : null;
     case 'video-a':
       return `${model} has ref_mode lip-sync, effort tiers and optimize_prompt, which Seedance has no parameter for`;
     default:

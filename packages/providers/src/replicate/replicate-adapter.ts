@@ -32,7 +32,7 @@ export function createReplicateAdapter(channel: ReplicateChannel): ChannelAdapte
     channel,
     capabilities: { idempotentSubmit: false, cancel: true, callbacks: 'signed', synchronous: !!channel.preferWaitSeconds, findOrphan: false },
     classifyError: classify,
-    unsupported: (model, variant) => replicateUnsupported(model, upstreamModelFor(channel, model, variant)),
+    unsupported: (model, variant) => replicateUnsupported(model, upstreamModelFor(channel, model, variant), variant),
 
     async submit(req: RenderRequest): Promise<SubmitResult> {
       const value = target(req.spec);

@@ -4,6 +4,7 @@
 // know are refused when the config loads (replicateUnsupported), never guessed at render time.
 import { getModel, type TaskSpec } from '@mediagen/catalog';
 import type { RenderReference } from '../channel-adapter';
+import { seedanceShortfall } from './hosted-seedance';
 
 export type ReplicateFamily = 'veo' | 'seedance' | 'image';
 
@@ -27,12 +28,17 @@ export function replicateFamily(model: string, target: ReplicateTarget): Replica
   return null;
 }
 
-export function replicateUnsupported(model: string, value: string | undefined): string | null {
+export function replicateUnsupported(model: string, value: string | undefined, variant: string | null = null): string | null {
   const info = getModel(model);
   if (!info) return `${model} is not in the catalog`;
   const target = parseReplicateModel(value);
   if (!target) return `the channel maps ${model} to "${value ?? ''}", not a Replicate model (owner/name[:version])`;
-  if (replicateFamily(model, target)) return null;
+  const family = replicateFamily(model, target);
+  if (family === 'seedance') return seedanceShortfall(model, target.name);
+  // google/veo-3.1 takes reference images only at 16:9 (and 8 s): Components cannot render 9:16 there.
+  if (family === 'veo' && variant === 'video-c-3.1-components' && info.ratios.some((r) => r !== '16:9'))
+    return `${model} (variant ${variant}) offers ratios ${info.ratios.join(', ')}, but ${value} takes reference images only at 16:9`;
+  if (family) return null;
   return `${model} on Replicate model ${value}: this adapter knows the inputs of google/veo-3.1 (video-c-3.1), bytedance/seedance-* (video-b) and image models; ${info.type === 'video' ? info.family : 'this model'} cannot be mapped there`;
 }
 

@@ -77,6 +77,12 @@ describe('request mapping: the references pick the sub-path and the input names'
     expect(a.unsupported!('video-a-h3', null)).toMatch(/video-a-h3 on fal app minimax\/h3-max/);
     expect(a.unsupported!('video-c-3.1', 'video-c-3.1-pro')).toBeNull();
     a.close();
+    // Seedance 2.0 renders at most 15 s with 9/3/3 references: it serves video-b-2.0, not video-b-2.5.
+    const s = createFalAdapter(channel({ models: { 'video-b-2.0': 'bytedance/seedance-2.0', 'video-b-2.5': 'bytedance/seedance-2.0/fast', 'video-b-2.0-mini': 'bytedance/seedance-2.5' } }));
+    expect(s.unsupported!('video-b-2.0', null)).toBeNull();
+    expect(s.unsupported!('video-b-2.5', null)).toMatch(/video-b-2.5 offers up to 30 s, bytedance\/seedance-2.0\/fast renders at most 15 s/);
+    expect(s.unsupported!('video-b-2.0-mini', null)).toBeNull();
+    s.close();
   });
 });
 

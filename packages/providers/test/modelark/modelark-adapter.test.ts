@@ -80,6 +80,16 @@ describe('request mapping', () => {
     expect(modelarkUnsupported('video-c-3.1')).toMatch(/Veo/);
     expect(adapter().unsupported!('video-a-h3', null)).toMatch(/video-a-h3/);
   });
+
+  it('refuses a video-b model mapped to a Seedance version that renders less than the catalog sells', () => {
+    const a = adapter({ models: { 'video-b-2.5': 'dreamina-seedance-2-0-260128', 'video-b-2.0': 'seedance-1-0-pro-250528', 'video-b-2.0-mini': 'dreamina-seedance-2-0-mini-260615' } });
+    expect(a.unsupported!('video-b-2.5', null)).toBe('dreamina-seedance-2-0-260128 is Seedance 2.0; video-b-2.5 sells 30 s (it renders up to 15 s), 30 reference images (it takes 9), 10 reference videos (it takes 3), 10 reference audios (it takes 3)');
+    expect(a.unsupported!('video-b-2.0', null)).toMatch(/Seedance 1\.x; video-b-2.0 sells 15 s .*3 reference videos \(it takes 0\)/);
+    expect(a.unsupported!('video-b-2.0-mini', null)).toBeNull();
+    // An id we cannot place is the operator's call.
+    expect(adapter({ models: { 'video-b-2.5': 'my-private-endpoint-ep-2026' } }).unsupported!('video-b-2.5', null)).toBeNull();
+    expect(adapter().unsupported!('video-b-2.5', null)).toBeNull();
+  });
 });
 
 describe('Seedance task', () => {

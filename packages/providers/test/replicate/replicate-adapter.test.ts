@@ -84,6 +84,12 @@ describe('request mapping', () => {
     expect(a.unsupported!('video-a-h3', null)).toMatch(/video-a-h3 on Replicate model minimax\/hailuo-02/);
     expect(a.unsupported!('video-b-2.0', null)).toMatch(/not a Replicate model/);
     a.close();
+    // google/veo-3.1 takes reference images only at 16:9; the catalog sells Components at 9:16 too.
+    const v = createReplicateAdapter(channel());
+    expect(v.unsupported!('video-c-3.1', 'video-c-3.1-pro')).toBeNull();
+    expect(v.unsupported!('video-c-3.1', 'video-c-3.1-components')).toMatch(/only at 16:9/);
+    expect(v.unsupported!('video-b-2.0', null)).toBeNull();
+    v.close();
   });
 });
 

@@ -1,0 +1,40 @@
+// Response bodies of the extensions beyond the spec (docs/api.md): task listing, cancel, and the
+// webhook event body. Like response-schemas.ts, the OpenAPI document is built from these.
+import { z } from 'zod';
+import { pollResponseSchema } from './response-schemas';
+
+export const taskListItemSchema = pollResponseSchema
+  .extend({
+    taskId: z.string().meta({ example: 'tsk_01J9Z3N6K4' }),
+    model: z.string().meta({ example: 'video-a-h3' }),
+    createdAt: z.string().meta({ description: 'ISO 8601 time the task was created.', example: '2026-01-01T12:00:00.000Z' }),
+  })
+  .meta({ id: 'TaskListItem', description: 'The task\'s poll body plus taskId, model and createdAt.' });
+
+export const nextCursorSchema = z
+  .string()
+  .nullable()
+  .meta({ description: 'Pass as `cursor` for the next page; null on the last page. Opaque; stable while tasks are created.', example: 'WyJ0YXNrcyIsIjIwMjYtMDEtMDFUMTI6MDA6MDAuMDAwWiIsInRza18xIl0' });
+
+export const taskListResponseSchema = z
+  .object({ data: z.array(taskListItemSchema), nextCursor: nextCursorSchema })
+  .meta({ id: 'TaskListResponse' });
+
+export const cancelResponseSchema = pollResponseSchema
+  .extend({
+    taskId: z.string().meta({ example: 'tsk_01J9Z3N6K4' }),
+    cancelRequested: z.literal(true).optional().meta({ description: 'Present (202 only) while the provider is cancelling the render.' }),
+  })
+  .meta({ id: 'CancelResponse', description: 'The task after the cancel: failed with errorCode cancelled (200), or still processing with cancelRequested (202).' });
+
+export const webhookEventSchema = z
+  .object({
+    type: z.enum(['task.completed', 'task.failed']),
+    timestamp: z.string().meta({ description: 'ISO 8601 time the task settled.', example: '2026-01-01T12:00:05.000Z' }),
+    data: pollResponseSchema.extend({ taskId: z.string(), model: z.string() }),
+  })
+  .meta({ id: 'WebhookEvent', description: 'Standard Webhooks body; verify webhook-signature before trusting it.' });
+
+export type TaskListResponse = z.infer<typeof taskListResponseSchema>;
+export type CancelResponse = z.infer<typeof cancelResponseSchema>;
+export type WebhookEvent = z.infer<typeof webhookEventSchema>;

@@ -1,0 +1,26 @@
+// The poll body of a task (spec 4.2), from its row. Shared by the gateway's poll and listing and by
+// the webhook events (packages/webhooks), whose `data` is this body plus taskId and model.
+
+export interface TaskBodyRow {
+  type: 'video' | 'image';
+  status: 'pending' | 'processing' | 'completed' | 'failed';
+  progress: number;
+  resultUrls: string[];
+  errorCode: string | null;
+  errorMessage: string | null;
+  retryable: boolean | null;
+}
+
+/** Poll body: completed (status, resultUrls, type); processing (status, progress, type); failed (...). */
+export function pollBody(t: TaskBodyRow): Record<string, unknown> {
+  switch (t.status) {
+    case 'completed':
+      return { status: t.status, resultUrls: t.resultUrls, type: t.type };
+    case 'processing':
+      return { status: t.status, progress: t.progress, type: t.type };
+    case 'failed':
+      return { status: t.status, errorMessage: t.errorMessage, errorCode: t.errorCode, retryable: t.retryable, type: t.type };
+    default:
+      return { status: t.status, type: t.type };
+  }
+}

@@ -1,0 +1,75 @@
+// Task and ledger listings (GET /api/tasks, GET /admin/tasks, GET /admin/accounts/{id}/ledger),
+// keyset-paginated newest first (keyset.ts); served by the (accountId[, status], createdAt, id) indexes.
+import type { Db } from './client';
+import { isoOf, Keyset, keysetWhere, pageOf } from './keyset';
+import { sql } from './sql';
+import type { TaskView } from './tasks';
+
+export interface TaskListFilter {
+  /** Required for clients; admins may list across accounts. */
+  accountId?: string;
+  status?: TaskView['status'];
+  type?: TaskView['type'];
+  model?: string;
+  before?: Keyset;
+  limit: number;
+}
+
+export interface TaskListRow extends TaskView {
+  accountId: string;
+  model: string;
+  costCents: number;
+  createdAt: string;
+  finishedAt: string | null;
+}
+
+export async function listTasks(db: Db, f: TaskListFilter): Promise<{ rows: TaskListRow[]; next: Keyset | null }> {
+  const where: string[] = [];
+  const values: unknown[] = [];
+  const eq = (col: string, v: unknown, cast = '') => {
+    if (v === undefined) return;
+    values.push(v);
+    where.push(`"${col}" = $${values.length}${cast}`);
+  };
+  eq('accountId', f.accountId);
+  eq('status', f.status, '::"TaskStatus"');
+  eq('type', f.type, '::"TaskType"');
+  eq('model', f.model);
+  keysetWhere(where, values, f.before);
+  values.push(f.limit + 1);
+  const { rows } = await sql<TaskListRow>(
+    db,
+    `SELECT "id", "accountId", "type"::text AS "type", "status"::text AS "status", "model", "progress", "resultUrls", "errorCode",
+            "errorMessage", "retryable", "costCents", ${isoOf('"createdAt"')} AS "createdAt", ${isoOf('"finishedAt"')} AS "finishedAt"
+       FROM "Task" ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+      ORDER BY "createdAt" DESC, "id" DESC LIMIT $${values.length}`,
+    values,
+  );
+  return pageOf(rows.map((r) => ({ ...r, resultUrls: r.resultUrls ?? [] })), f.limit);
+}
+
+export interface LedgerRow {
+  id: string;
+  kind: string;
+  amountCents: number;
+  taskId: string | null;
+  reason: string | null;
+  createdAt: string;
+}
+
+/** One keyset page of the account's ledger, newest first. */
+export async function listLedgerPage(db: Db, accountId: string, limit: number, before?: Keyset): Promise<{ rows: LedgerRow[]; next: Keyset | null }> {
+  const where = ['"accountId" = $1'];
+  const values: unknown[] = [accountId];
+  keysetWhere(where, values, before);
+  values.push(limit + 1);
+  const { rows } = await sql<LedgerRow>(
+    db,
+    `SELECT "id", "kind"::text AS "kind", "amountCents", "taskId", "reason", ${isoOf('"createdAt"')} AS "createdAt"
+       FROM "LedgerEntry" WHERE ${where.join(' AND ')}
+      ORDER BY "createdAt" DESC, "id" DESC LIMIT $${values.length}`,
+    values,
+  );
+  // amountCents is BIGINT (pg reads it as text); cents stay far inside Number's exact range.
+  return pageOf(rows.map((r) => ({ ...r, amountCents: Number(r.amountCents) })), limit);
+}

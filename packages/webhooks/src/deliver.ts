@@ -1,0 +1,97 @@
+// One run of a delivery job: claim an attempt, POST, record the attempt, and say when to come back.
+// The job waits between attempts in BullMQ's delayed set (the caller moves it there), so a receiver
+// that is down for hours holds no worker slot. Every fact lives in the WebhookDelivery row; a job
+// that runs twice or late reads the row and does the right thing.
+import { newId, sql, type Db } from '@mediagen/db';
+import { nextRetryDelayMs, RetrySchedule } from './schedule';
+import { sendWebhook, SendPolicy, SendResult } from './send';
+import { activeSecrets, signWebhook } from './signing';
+
+export interface DeliverOptions {
+  schedule: RetrySchedule;
+  send: SendPolicy;
+}
+
+/** What the job does next: nothing (delivered, gave up, gone) or run again at `at`. */
+export type DeliverOutcome =
+  | { kind: 'done'; status: 'delivered' | 'failed' | 'skipped' }
+  | { kind: 'retry'; at: number };
+
+interface Claimed {
+  id: string;
+  url: string;
+  body: string;
+  target: string;
+  attemptCount: number;
+  roundAttempts: number;
+  nextAttemptAt: Date | null;
+  secret: string;
+  previousSecret: string | null;
+  previousSecretExpiresAt: Date | null;
+  endpointDeleted: boolean;
+}
+
+async function load(db: Db, id: string): Promise<Claimed | null> {
+  const { rows } = await sql<Claimed>(
+    db,
+    `SELECT d."id", d."url", d."body", d."target", d."attemptCount", d."roundAttempts", d."nextAttemptAt",
+            e."secret", e."previousSecret", e."previousSecretExpiresAt", (e."deletedAt" IS NOT NULL) AS "endpointDeleted"
+       FROM "WebhookDelivery" d JOIN "WebhookEndpoint" e ON e."id" = d."endpointId"
+      WHERE d."id" = $1 AND d."status" = 'pending'`,
+    [id],
+  );
+  return rows[0] ?? null;
+}
+
+export async function deliverOnce(db: Db, deliveryId: string, opts: DeliverOptions, now = Date.now()): Promise<DeliverOutcome> {
+  const d = await load(db, deliveryId);
+  if (!d) return { kind: 'done', status: 'skipped' };
+  // A job revived early (reconciler, resend race) waits for the attempt time the row holds.
+  if (d.nextAttemptAt && d.nextAttemptAt.getTime() > now + 1_000) return { kind: 'retry', at: d.nextAttemptAt.getTime() };
+  if (d.target === 'endpoint' && d.endpointDeleted) {
+    await sql(db, `UPDATE "WebhookDelivery" SET "status" = 'failed', "lastError" = 'endpoint deleted', "nextAttemptAt" = NULL WHERE "id" = $1 AND "status" = 'pending'`, [d.id]);
+    return { kind: 'done', status: 'failed' };
+  }
+  // Claim the attempt number first: two runs of the same delivery never record the same attempt.
+  const claimed = await sql<{ attemptCount: number; roundAttempts: number }>(
+    db,
+    `UPDATE "WebhookDelivery" SET "attemptCount" = "attemptCount" + 1, "roundAttempts" = "roundAttempts" + 1
+      WHERE "id" = $1 AND "status" = 'pending' AND "attemptCount" = $2 RETURNING "attemptCount", "roundAttempts"`,
+    [d.id, d.attemptCount],
+  );
+  if (claimed.rowCount !== 1) return { kind: 'done', status: 'skipped' };
+  const { attemptCount, roundAttempts } = claimed.rows[0];
+  const at = new Date(now);
+  const headers = signWebhook(activeSecrets(d, at), d.id, at, d.body);
+  const result: SendResult = await sendWebhook(d.url, d.body, { ...headers }, opts.send);
+  await sql(
+    db,
+    `INSERT INTO "WebhookDeliveryAttempt" ("id", "deliveryId", "attemptNo", "statusCode", "error", "durationMs") VALUES ($1, $2, $3, $4, $5, $6)`,
+    [newId('wha'), d.id, attemptCount, result.statusCode, result.error?.slice(0, 500) ?? null, result.durationMs],
+  );
+  if (result.ok) {
+    await sql(db, `UPDATE "WebhookDelivery" SET "status" = 'delivered', "deliveredAt" = now(), "nextAttemptAt" = NULL, "lastError" = NULL WHERE "id" = $1`, [d.id]);
+    return { kind: 'done', status: 'delivered' };
+  }
+  const delay = nextRetryDelayMs(roundAttempts, opts.schedule);
+  if (delay === null) {
+    await sql(db, `UPDATE "WebhookDelivery" SET "status" = 'failed', "nextAttemptAt" = NULL, "lastError" = $2 WHERE "id" = $1`, [d.id, result.error]);
+    return { kind: 'done', status: 'failed' };
+  }
+  const next = now + delay;
+  await sql(db, `UPDATE "WebhookDelivery" SET "nextAttemptAt" = $2::timestamptz, "lastError" = $3 WHERE "id" = $1`, [d.id, new Date(next).toISOString(), result.error]);
+  return { kind: 'retry', at: next };
+}
+
+/**
+ * Admin resend: the same event (same webhook-id and body) goes out again with a fresh retry
+ * schedule, whether it was delivered, failed or is still pending. Returns false for an unknown id.
+ */
+export async function resetForResend(db: Db, deliveryId: string): Promise<boolean> {
+  const { rowCount } = await sql(
+    db,
+    `UPDATE "WebhookDelivery" SET "status" = 'pending', "roundAttempts" = 0, "nextAttemptAt" = now(), "deliveredAt" = NULL WHERE "id" = $1`,
+    [deliveryId],
+  );
+  return rowCount === 1;
+}

@@ -1,0 +1,20 @@
+// The task events sent to clients: `task.completed` and `task.failed`. Body (design.md section 4):
+// `{type, timestamp, data}` with data = the task's poll body plus taskId and model.
+import { pollBody, TaskBodyRow } from '@mediagen/catalog';
+
+export const WEBHOOK_EVENT_TYPES = ['task.completed', 'task.failed'] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+export interface SettledTaskRow extends TaskBodyRow {
+  id: string;
+  model: string;
+  finishedAt: Date;
+}
+
+export const eventTypeOf = (status: string): WebhookEventType | null =>
+  status === 'completed' ? 'task.completed' : status === 'failed' ? 'task.failed' : null;
+
+/** The JSON body, built once when the delivery is created; every retry sends these same bytes. */
+export function eventBody(type: WebhookEventType, t: SettledTaskRow): string {
+  return JSON.stringify({ type, timestamp: t.finishedAt.toISOString(), data: { ...pollBody(t), taskId: t.id, model: t.model } });
+}
