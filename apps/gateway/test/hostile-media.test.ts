@@ -21,6 +21,12 @@ let hits = 0;
 beforeAll(async () => {
   server = http.createServer((req, res) => {
     hits++;
+    if (req.url === '/clip.mp4') {
+      // What a recognising server shows the inspector; the provider would be shown something else.
+      const clip = fs.readFileSync(path.join(FIXTURES, 'video-3s.mp4'));
+      res.writeHead(200, { 'Content-Type': 'video/mp4', 'Content-Length': clip.length });
+      return void res.end(clip);
+    }
     const m = /bytes=(\d+)-(\d+)/.exec(req.headers.range ?? '');
     const start = m ? Number(m[1]) : 0;
     const end = m ? Number(m[2]) : 65535;
@@ -95,4 +101,24 @@ it('3: an account at its concurrency limit makes the gateway fetch nothing', asy
   expect(res.body.code).toBe('too_many_tasks');
   expect(hits).toBe(before);
   await h.deps.db.account.update({ where: { id: a.id }, data: { tasksInProgress: 0 } });
+});
+
+it('4: the provider is given our stored copy of exactly the bytes that were measured', async () => {
+  const a = await h.newAccount({ balanceCents: 10_000 });
+  const res = await request(h.app).post('/api/video/generate').set(a.auth)
+    .send({ model: 'video-b-2.5', prompt: 'p', duration: 5, media: [{ type: 'video', url: `${base}/clip.mp4` }] });
+  expect(res.status).toBe(200);
+  const task = await h.deps.db.task.findUniqueOrThrow({ where: { id: res.body.taskId }, include: { inlineFiles: true } });
+  const given = (task.params as { media: { url: string }[] }).media[0].url;
+  expect(given.startsWith(`${h.deps.config.PUBLIC_BASE_URL}/files/inputs/`)).toBe(true);
+  expect(given).not.toContain(base);
+  const url = new URL(given);
+  const copy = await request(h.app).get(url.pathname + url.search).buffer(true).parse((r, cb) => {
+    const chunks: Buffer[] = [];
+    r.on('data', (c: Buffer) => chunks.push(c));
+    r.on('end', () => cb(null, Buffer.concat(chunks)));
+  });
+  expect(copy.status).toBe(200);
+  expect(Buffer.compare(copy.body as Buffer, fs.readFileSync(path.join(FIXTURES, 'video-3s.mp4')))).toBe(0);
+  expect(task.billedSeconds).toBe(5 + 3); // duration + the measured reference's started seconds
 });

@@ -25,7 +25,9 @@ export function planInlineFiles(deps: GatewayDeps, taskId: string, inline: Decod
   const urlByPath = new Map(files.map((f) => [f.file.ref.path, signedFileUrl(deps.config, deps.config.FILE_SIGNING_SECRET, f.key, expires)]));
   const fix = (r: MediaRef): MediaRef => {
     const url = urlByPath.get(r.path);
-    return url ? { ...r, url, mime: r.mime, source: 'inline' } : r;
+    // Our copy replaces the client's URL; the reference keeps its kind and source (a snapshotted
+    // URL reference stays a URL reference, now pointing at bytes that cannot change).
+    return url ? { ...r, url } : r;
   };
   return {
     files,

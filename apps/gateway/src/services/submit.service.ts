@@ -33,7 +33,7 @@ const policies = new WeakMap<Config, MediaPolicy>();
 /** Built once per config; refuses ALLOW_PRIVATE_MEDIA_URLS in production. */
 function mediaPolicy(config: Config): MediaPolicy {
   let p = policies.get(config);
-  if (!p) policies.set(config, (p = mediaPolicyFromConfig(config, { timeoutMs: config.MEDIA_TIMEOUT_MS })));
+  if (!p) policies.set(config, (p = mediaPolicyFromConfig(config, { timeoutMs: config.MEDIA_TIMEOUT_MS, snapshot: true })));
   return p;
 }
 
