@@ -15,3 +15,4 @@ export * from './db-errors';
 export * from './keyset';
 export * from './task-list';
 export * from './cancel-queries';
+export * from './task-summary';

@@ -7,7 +7,7 @@ import { adminAuth } from '../middleware/admin-auth';
 
 export function metricsRouter(deps: GatewayDeps): Router {
   const r = Router();
-  r.get('/metrics', adminAuth(deps.config.ADMIN_TOKEN), async (_req, res) => {
+  r.get('/metrics', adminAuth(deps), async (_req, res) => {
     const { contentType, body } = await renderMetrics(deps.metrics.registry);
     res.type(contentType).send(body);
   });
