@@ -17,6 +17,8 @@ import { httpMetrics } from './middleware/http-metrics';
 import { metricsRouter } from './routes/metrics.routes';
 import { adminChannelsRouter } from './routes/admin-channels.routes';
 import { adminWebhooksRouter } from './routes/admin-webhooks.routes';
+import { adminOperatorsRouter } from './routes/admin-operators.routes';
+import { mountConsole } from './routes/console.routes';
 import { errorHandler, notFoundHandler } from './middleware/error-handler';
 import { buildOpenApiDocument } from './openapi/document';
 
@@ -38,8 +40,11 @@ export function createApp(deps: GatewayDeps): Express {
   app.get('/openapi.json', (_req, res) => res.json(openapi));
   app.use('/docs', swaggerUi.serve, swaggerUi.setup(openapi, { customSiteTitle: 'Media generation API reference' }));
   app.use('/files', createFilesRouter(deps.storage, (taskId) => isTaskCompleted(deps.db, taskId)));
-  app.use('/admin', adminAuth(deps.config.ADMIN_TOKEN));
+  // The operators' console, and Bull Board for its sessions as well as the bearer token.
+  app.use('/console', mountConsole(deps));
   app.use('/admin/queues', bullBoardRouter(deps));
+  app.use('/admin', adminAuth(deps.config.ADMIN_TOKEN));
+  app.use('/admin', adminOperatorsRouter(deps));
   app.use('/admin', adminChannelsRouter(deps));
   app.use('/admin', adminRouter(deps));
   app.use('/admin', adminWebhooksRouter(deps));
