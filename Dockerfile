@@ -28,6 +28,7 @@ COPY packages/providers/package.json packages/providers/
 COPY packages/queue/package.json packages/queue/
 COPY packages/settle/package.json packages/settle/
 COPY packages/storage/package.json packages/storage/
+COPY packages/webhooks/package.json packages/webhooks/
 COPY prisma ./prisma
 COPY prisma.config.ts ./
 # `npm ci`: exactly the lockfile, or a failed build when it is out of sync with the manifests (every
@@ -49,8 +50,13 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=prune /app/node_modules ./node_modules
 COPY --from=deps /app/packages/db/src/generated ./packages/db/src/generated
-# Code stays owned by root: the app user can read it, not change it.
-COPY . .
+# Code stays owned by root: the app user can read it, not change it. Named folders only (and
+# .dockerignore is an allow-list too): no tests, benches, keys or local config in the image.
+COPY package.json package-lock.json tsconfig.json tsconfig.base.json prisma.config.ts ./
+COPY prisma ./prisma
+COPY apps ./apps
+COPY packages ./packages
+COPY scripts/prepare-db.ts ./scripts/prepare-db.ts
 # A named volume mounted at /data starts with this ownership, so the non-root user can write files.
 RUN mkdir -p /data && chown node:node /data
 USER node

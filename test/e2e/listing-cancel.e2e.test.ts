@@ -48,11 +48,10 @@ async function submit(kind: 'video' | 'image', body: Record<string, unknown>): P
   return String(res.body.taskId);
 }
 
-const cancel = (kind: 'video' | 'image', taskId: string, who = account) =>
-  fetch(`${stack.gatewayUrl}/api/${kind}/tasks/${taskId}/cancel`, { method: 'POST', headers: { Authorization: `Bearer ${who.apiKey}` } }).then(async (r) => ({
-    status: r.status,
-    body: (await r.json()) as Record<string, unknown>,
-  }));
+const cancel = async (kind: 'video' | 'image', taskId: string, who = account) => {
+  const { status, body } = await api.cancel(who, kind, taskId);
+  return { status, body };
+};
 
 async function ledgerOf(taskId: string) {
   const rows = await stack.db.ledgerEntry.findMany({ where: { taskId }, orderBy: { createdAt: 'asc' } });
@@ -124,19 +123,18 @@ describe('GET /api/tasks', () => {
     let cursor: string | null = null;
     const created: string[] = [];
     do {
-      const q: string = `limit=2${cursor ? `&cursor=${cursor}` : ''}`;
-      const res = await fetch(`${stack.gatewayUrl}/api/tasks?${q}`, { headers: { Authorization: `Bearer ${lister.apiKey}` } });
+      const res = await api.listTasks(lister, `limit=2${cursor ? `&cursor=${cursor}` : ''}`);
       expect(res.status).toBe(200);
-      const body = (await res.json()) as { data: { taskId: string; model: string; createdAt: string; status: string }[]; nextCursor: string | null };
+      const body = res.body;
       for (const t of body.data) {
         expect(t).toMatchObject({ model: 'video-b-2.5', createdAt: expect.stringMatching(/Z$/) });
-        seen.push(t.taskId);
+        seen.push(String(t.taskId));
       }
       cursor = body.nextCursor;
       created.push(await sub()); // created between pages: newer than every cursor
     } while (cursor);
     expect(seen).toEqual([...before].reverse());
-    const first = await fetch(`${stack.gatewayUrl}/api/tasks?limit=50`, { headers: { Authorization: `Bearer ${lister.apiKey}` } }).then((r) => r.json() as Promise<{ data: { taskId: string }[] }>);
+    const first = (await api.listTasks(lister, 'limit=50')).body;
     expect(first.data.map((t) => t.taskId)).toEqual([...created.reverse(), ...[...before].reverse()]);
     for (const t of [...before, ...created]) expect((await api.untilSettled(lister, 'video', t, 30_000)).at(-1)!.status).toBe('completed');
   });

@@ -23,7 +23,7 @@ export function nextRetryDelayMs(n: number, s: RetrySchedule, random = Math.rand
   return Math.round(d * (0.9 + random() * 0.2));
 }
 
-/** With the defaults (30 s doubling to 4 h, window 24 h): 30 s, 1 m, 2 m, ... 4 h, ...: 14 retries. */
+/** With the defaults (30 s doubling to 4 h, window 24 h): 30 s, 1 m, 2 m, ... 4 h: 13 retries over about 20 h. */
 export function retryCount(s: RetrySchedule): number {
   let n = 0;
   while (nextRetryDelayMs(n + 1, s, () => 0.5) !== null) n++;

@@ -1,6 +1,8 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import { AppError } from '@mediagen/errors';
+import type { GatewayDeps } from '../deps';
+import { guardAuth } from './ip-limits';
 
 /** Does the request carry `Authorization: Bearer <one of tokens>`? Constant time (hashing first equalises the lengths). */
 export function bearerMatches(...tokens: (string | undefined)[]): (req: Request) => boolean {
@@ -14,13 +16,21 @@ export function bearerMatches(...tokens: (string | undefined)[]): (req: Request)
   };
 }
 
-/** Bearer ADMIN_TOKEN. */
-export function adminAuth(token: string): RequestHandler {
-  const matches = bearerMatches(token);
-  return (req, _res, next) => {
-    if (!matches(req)) {
-      return next(new AppError('unauthorized', 'Admin endpoints need "Authorization: Bearer <ADMIN_TOKEN>"', undefined, undefined, { 'WWW-Authenticate': 'Bearer realm="admin"' }));
-    }
-    next();
+/**
+ * Bearer ADMIN_TOKEN, compared in constant time (hashing first equalises the lengths). Failed
+ * attempts count against the client address (ip-limits.ts): guessing the token is throttled.
+ */
+export function adminAuth(deps: GatewayDeps): RequestHandler {
+  const expected = createHash('sha256').update(deps.config.ADMIN_TOKEN).digest();
+  return (req, res, next) => {
+    guardAuth(deps, req, () => {
+      const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+      const given = createHash('sha256').update(m?.[1] ?? '').digest();
+      if (!m || !timingSafeEqual(given, expected)) {
+        throw new AppError('unauthorized', 'Admin endpoints need "Authorization: Bearer <ADMIN_TOKEN>"', undefined, undefined, { 'WWW-Authenticate': 'Bearer realm="admin"' });
+      }
+      // Admin answers reveal keys and balances: never kept by a browser or a shared cache.
+      res.setHeader('Cache-Control', 'no-store');
+    }).then(() => next(), next);
   };
 }

@@ -13,6 +13,7 @@ import { QUEUES } from '@mediagen/queue';
 import { sessionOf } from '@mediagen/console';
 import type { GatewayDeps } from '../deps';
 import { bearerMatches } from '../middleware/admin-auth';
+import { guardAuth } from '../middleware/ip-limits';
 
 const BASE = '/admin/queues';
 
@@ -33,7 +34,10 @@ export function bullBoardRouter(deps: GatewayDeps): RequestHandler {
   const isBearer = bearerMatches(deps.config.ADMIN_TOKEN);
   return async (req, res, next) => {
     try {
-      if (isBearer(req)) return full(req, res, next);
+      if (isBearer(req)) {
+        res.set('Cache-Control', 'no-store');
+        return full(req, res, next);
+      }
       const session = await sessionOf(deps.db, req);
       if (session) {
         res.set({ 'X-Frame-Options': 'DENY', 'Cache-Control': 'no-store' });
@@ -46,7 +50,10 @@ export function bullBoardRouter(deps: GatewayDeps): RequestHandler {
       if (req.method === 'GET' && req.accepts(['json', 'html']) === 'html') {
         return res.redirect(303, `/console/login?next=${encodeURIComponent(BASE + '/')}`);
       }
-      next(new AppError('unauthorized', 'Bull Board needs a console session or "Authorization: Bearer <ADMIN_TOKEN>"', undefined, undefined, { 'WWW-Authenticate': 'Bearer realm="admin"' }));
+      // Counted like a wrong admin token (ip-limits.ts): guessing is throttled here too.
+      await guardAuth(deps, req, () => {
+        throw new AppError('unauthorized', 'Bull Board needs a console session or "Authorization: Bearer <ADMIN_TOKEN>"', undefined, undefined, { 'WWW-Authenticate': 'Bearer realm="admin"' });
+      });
     } catch (e) {
       next(e);
     }
