@@ -18,6 +18,7 @@ COPY packages/catalog/package.json packages/catalog/
 COPY packages/channel-health/package.json packages/channel-health/
 COPY packages/client/package.json packages/client/
 COPY packages/config/package.json packages/config/
+COPY packages/console/package.json packages/console/
 COPY packages/db/package.json packages/db/
 COPY packages/errors/package.json packages/errors/
 COPY packages/logging/package.json packages/logging/
@@ -49,8 +50,13 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=prune /app/node_modules ./node_modules
 COPY --from=deps /app/packages/db/src/generated ./packages/db/src/generated
-# Code stays owned by root: the app user can read it, not change it.
-COPY . .
+# Code stays owned by root: the app user can read it, not change it. Named folders only (and
+# .dockerignore is an allow-list too): no tests, benches, keys or local config in the image.
+COPY package.json package-lock.json tsconfig.json tsconfig.base.json prisma.config.ts ./
+COPY prisma ./prisma
+COPY apps ./apps
+COPY packages ./packages
+COPY scripts/prepare-db.ts ./scripts/prepare-db.ts
 # A named volume mounted at /data starts with this ownership, so the non-root user can write files.
 RUN mkdir -p /data && chown node:node /data
 USER node

@@ -20,9 +20,10 @@ fi
 echo "check-compose: using $("${compose[@]}" version 2>/dev/null | head -n1)"
 
 # Placeholders for the variables the file requires; nothing here is deployed.
-export ADMIN_TOKEN=check-compose-admin-token PUBLIC_BASE_URL=https://media.example.com
+export ADMIN_TOKEN=check-compose-admin-token PUBLIC_BASE_URL=https://media.example.com \
+  POSTGRES_PASSWORD=check-compose-pg REDIS_PASSWORD=check-compose-redis PROVIDER_CONFIG=/config/channels.json
 # Variables of the caller's shell must not change the outcome.
-unset STORAGE_DRIVER S3_BUCKET S3_ENDPOINT GATEWAY_PORT POSTGRES_PASSWORD PROVIDER_CONFIG || true
+unset STORAGE_DRIVER S3_BUCKET S3_ENDPOINT GATEWAY_PORT || true
 
 out="$(mktemp)"
 trap 'rm -f "$out"' EXIT
@@ -33,6 +34,14 @@ if (unset ADMIN_TOKEN; "${compose[@]}" -f "$file" config -q) >/dev/null 2>&1; th
   echo "check-compose: the file was accepted without ADMIN_TOKEN" >&2
   exit 1
 fi
+
+# So are the secrets and the channel file (issue 11.13, 11.17).
+for v in POSTGRES_PASSWORD REDIS_PASSWORD PROVIDER_CONFIG; do
+  if (unset "$v"; "${compose[@]}" -f "$file" config -q) >/dev/null 2>&1; then
+    echo "check-compose: the file was accepted without $v" >&2
+    exit 1
+  fi
+done
 
 # The S3 alternative interpolates too.
 STORAGE_DRIVER=s3 S3_BUCKET=mediagen-files S3_ENDPOINT=https://s3.example.com S3_FORCE_PATH_STYLE=true \

@@ -3,9 +3,10 @@
 import { createHash } from 'node:crypto';
 import { createDb, creditAccount } from '@mediagen/db';
 
-export const DEV_API_KEY = 'mg_dev_local_only_key_do_not_use_in_production';
+export { DEV_API_KEY } from '../apps/gateway/src/services/api-keys';
+import { DEV_API_KEY, DEV_API_KEY_ID } from '../apps/gateway/src/services/api-keys';
 const DEV_ACCOUNT = 'acc_dev';
-const DEV_KEY_ID = 'key_dev';
+const DEV_KEY_ID = DEV_API_KEY_ID;
 
 export async function bootstrapDevAccount(databaseUrl: string): Promise<{ apiKey: string; balanceCents: number }> {
   if (process.env.NODE_ENV === 'production') throw new Error('dev bootstrap refused in production');

@@ -6,6 +6,9 @@ import path from 'node:path';
 import { loadConfig } from '@mediagen/config';
 
 const root = path.resolve(__dirname, '..');
+// `npm start` is the local development runner: it says so, for itself and the processes it starts
+// (the development admin token and key exist only when development is named, issue 11.17).
+process.env.NODE_ENV ??= 'development';
 const config = loadConfig();
 const children: ChildProcess[] = [];
 

@@ -21,25 +21,29 @@ const submitVideo = async (prompt: string) => {
 const live = () => stack.workers.filter((w) => w.child.exitCode === null && w.child.signalCode === null);
 const ledgerKinds = async (taskId: string) => (await stack.db.ledgerEntry.findMany({ where: { taskId } })).map((l) => l.kind);
 
-it('SIGKILL while the upstream holds the submit: the stalled job is resumed elsewhere and the render is not submitted twice', async () => {
+it('SIGKILL while the upstream holds the submit: the stalled job is resumed elsewhere; without upstream idempotency the submit goes out again, counted as a possible double render, and the task is charged once', async () => {
   const [w1] = live();
   // The simulator starts the render at once but answers only after 3 s: the crash window between
-  // the provider accepting a render and the worker recording its id.
+  // the provider accepting a render and the worker recording its id. video-a-h3 runs on MiniMax,
+  // which takes no idempotency key and offers no way to find the render (docs/providers.md).
   const taskId = await submitVideo('a glacier #sim:slow-submit=3000 #sim:delay=300');
   await eventually('the upstream to receive the submit', async () => (await api.simTask(taskId)).submits >= 1);
   w1.child.kill('SIGKILL');
   await w1.exited;
   const orphan = await stack.db.taskAttempt.findFirstOrThrow({ where: { taskId } });
-  expect(orphan).toMatchObject({ status: 'submitting', upstreamId: null });
+  // The attempt says a submit was sent: the resumed one must not pass for a first submit.
+  expect(orphan).toMatchObject({ status: 'submitting', upstreamId: null, submitSentAt: expect.any(Date) });
 
-  await stack.startWorker();
+  const w2 = await stack.startWorker();
   const last = (await api.untilSettled(account, 'video', taskId, 30_000)).at(-1)!;
   expect(last.status).toBe('completed');
   const sim = await api.simTask(taskId);
-  expect(sim.submits).toBe(2); // the original and the resumed one, with the same idempotency key
-  expect(sim.renders).toHaveLength(1);
+  expect(sim.submits).toBe(2);
+  expect(sim.renders).toHaveLength(2); // the measured window: one extra upstream render
   expect(await stack.db.taskAttempt.count({ where: { taskId } })).toBe(1);
   expect(await ledgerKinds(taskId)).toEqual(['charge']);
+  const metrics = await (await fetch(`${stack.workerUrl(w2)}/metrics`)).text();
+  expect(metrics).toMatch(/mediagen_upstream_resubmits_total\{channel="sim-video-a",how="blind"[^}]*\} 1/);
 });
 
 it('SIGKILL mid-render: another worker polls the recorded render to the end', async () => {

@@ -62,7 +62,8 @@ describe('completed', () => {
     const file = await api.fetchFile((last.resultUrls as string[])[0]);
     expect(file.headers.get('content-type')).toBe('image/png');
     const png = PNG.sync.read(file.bytes);
-    expect([png.width, png.height]).toEqual([2048, 1152]);
+    // Seedream's own size table for 2K at 16:9 (ModelArk, the model's vendor protocol): 2560x1440.
+    expect([png.width, png.height]).toEqual([2560, 1440]);
   });
 
   it('an answers-at-once image model returns completed with resultUrls from the submit itself', async () => {

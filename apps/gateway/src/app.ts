@@ -1,6 +1,5 @@
 // The gateway's Express app. Wiring only: logic lives in services/ and packages/.
 import express, { Express } from 'express';
-import swaggerUi from 'swagger-ui-express';
 import type { GatewayDeps } from './deps';
 import { isTaskCompleted } from '@mediagen/db';
 import { apiRouter } from './routes/api.routes';
@@ -11,13 +10,18 @@ import { topUpPageRouter } from './routes/top-up.routes';
 import { frontPageRouter } from './routes/front-page.routes';
 import { createFilesRouter } from './routes/files.routes';
 import { bullBoardRouter } from './routes/bull-board.routes';
+import { docsRouter } from './routes/docs.routes';
 import { adminAuth } from './middleware/admin-auth';
 import { requestLog } from './middleware/request-log';
 import { httpMetrics } from './middleware/http-metrics';
 import { metricsRouter } from './routes/metrics.routes';
 import { adminChannelsRouter } from './routes/admin-channels.routes';
 import { adminWebhooksRouter } from './routes/admin-webhooks.routes';
+import { adminOperatorsRouter } from './routes/admin-operators.routes';
+import { mountConsole } from './routes/console.routes';
 import { errorHandler, notFoundHandler } from './middleware/error-handler';
+import { bullBoardCsp, filesHeaders, refuseNulInUrl, securityHeaders } from './middleware/security-headers';
+import { AddressLimiter, addressRateLimit } from './middleware/ip-limits';
 import { buildOpenApiDocument } from './openapi/document';
 
 export function createApp(deps: GatewayDeps): Express {
@@ -26,7 +30,8 @@ export function createApp(deps: GatewayDeps): Express {
   app.set('trust proxy', false);
   app.use(requestLog(deps.log));
   app.use(httpMetrics(deps.metrics.http));
-
+  app.use(securityHeaders(deps.config));
+  app.use(refuseNulInUrl);
   // The API first: Express tries the layers in order, and no other route lives under /api.
   app.use('/api', apiRouter(deps));
   app.use(healthRouter(deps));
@@ -36,10 +41,18 @@ export function createApp(deps: GatewayDeps): Express {
   app.use(frontPageRouter(deps.config.PUBLIC_BASE_URL));
   const openapi = buildOpenApiDocument(deps.config.PUBLIC_BASE_URL);
   app.get('/openapi.json', (_req, res) => res.json(openapi));
-  app.use('/docs', swaggerUi.serve, swaggerUi.setup(openapi, { customSiteTitle: 'Media generation API reference' }));
-  app.use('/files', createFilesRouter(deps.storage, (taskId) => isTaskCompleted(deps.db, taskId)));
-  app.use('/admin', adminAuth(deps.config.ADMIN_TOKEN));
-  app.use('/admin/queues', bullBoardRouter(deps));
+  app.use('/docs', docsRouter());
+  app.use(
+    '/files',
+    filesHeaders,
+    addressRateLimit(new AddressLimiter(deps, 'files', deps.config.FILES_RATE_LIMIT_PER_MINUTE), 'file requests'),
+    createFilesRouter(deps.storage, { signingSecret: deps.config.FILE_SIGNING_SECRET, isTaskCompleted: (taskId) => isTaskCompleted(deps.db, taskId) }),
+  );
+  // The operators' console, and Bull Board for its sessions as well as the bearer token.
+  app.use('/console', mountConsole(deps));
+  app.use('/admin/queues', bullBoardCsp, bullBoardRouter(deps));
+  app.use('/admin', adminAuth(deps));
+  app.use('/admin', adminOperatorsRouter(deps));
   app.use('/admin', adminChannelsRouter(deps));
   app.use('/admin', adminRouter(deps));
   app.use('/admin', adminWebhooksRouter(deps));

@@ -9,6 +9,7 @@ import { clusterGauges, createGatewayMetrics, GatewayMetrics } from '@mediagen/m
 import { TaskEvents } from './services/task-events';
 import { clusterSnapshotReader } from './services/cluster-snapshot';
 import { createLogger } from '@mediagen/logging';
+import { revokeDevelopmentKey } from './services/dev-key';
 import type { Logger } from 'pino';
 import { assertServesCatalog, ChannelAdapter, createAdapters, loadChannelConfig } from '@mediagen/providers';
 
@@ -51,6 +52,11 @@ export async function createDeps(config: Config): Promise<GatewayDeps> {
   const events = new TaskEvents(config.REDIS_URL, config.REDIS_PREFIX);
   await events.start();
   const log = createLogger(config.LOG_LEVEL, { app: 'gateway' });
+  if (config.NODE_ENV === 'production') {
+    const n = await revokeDevelopmentKey(db).catch(() => 0);
+    if (n > 0) log.warn('revoked the public development API key found in this production database');
+  }
+  if (config.ADMIN_DISABLED) log.warn('ADMIN_TOKEN is not set: the admin API refuses every request (set NODE_ENV=development for the development token)');
   const metrics = createGatewayMetrics();
   clusterGauges(metrics.registry, clusterSnapshotReader(redis, config.REDIS_PREFIX, queue), (err) =>
     log.warn({ err: err.message }, 'metrics: cluster gauges unavailable'),

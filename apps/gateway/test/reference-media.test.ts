@@ -54,10 +54,11 @@ describe('billing by measured length', () => {
   });
 
   it('the 402 body carries the same measured cost', async () => {
-    const a = await h.newAccount({ balanceCents: 100 });
+    // Above the cost's lower bound (so the references are read, issue 11.3), below the measured cost.
+    const a = await h.newAccount({ balanceCents: 200 });
     const res = await submit(a.auth, { model: 'video-b-2.5', duration: 5, media: [{ type: 'video', url: file('video-12.5s.mp4') }, { type: 'video', url: file('video-3s.mp4') }] });
     expect(res.status).toBe(402);
-    expect(res.body).toMatchObject({ code: 'insufficient_balance', costCents: 488, balanceCents: 100 });
+    expect(res.body).toMatchObject({ code: 'insufficient_balance', costCents: 488, balanceCents: 200 });
   });
 
   it('lip-sync bills the audio\'s length: a 2.16 s MP3 makes a 3 s video at 768p (3 x 0.043 = 13 cents)', async () => {
@@ -80,7 +81,9 @@ describe('billing by measured length', () => {
     const task = await h.deps.db.task.findUniqueOrThrow({ where: { id: res.body.taskId }, include: { inlineFiles: true } });
     expect([task.billedSeconds, task.costCents]).toEqual([2, 2]); // 2 x 0.007 = 1.4 cents -> 2
     expect(task.inlineFiles).toEqual([expect.objectContaining({ mime: 'audio/wav' })]);
-    const stored = await request(h.app).get(`/files/${task.inlineFiles[0].storageKey}`);
+    // The provider's copy: a signed URL (inputs are private, issue 11.8).
+    const url = new URL((task.params as { media: { url: string }[] }).media[1].url);
+    const stored = await request(h.app).get(url.pathname + url.search);
     expect(Buffer.compare(stored.body, fs.readFileSync(path.join(FIXTURES, 'audio-1.5s.wav')))).toBe(0);
   });
 });
@@ -115,16 +118,18 @@ describe('limits and refusals, each a 400 naming the reference', () => {
 
   it('a rejected submit leaves no file behind, and neither does a refused payment', async () => {
     const a = await h.newAccount({ balanceCents: 1 });
+    const rich = await h.newAccount({ balanceCents: 10_000 });
     const inline = { type: 'image', url: dataUri('image.png', 'image/png') };
-    const bad = await submit(a.auth, { model: 'video-b-2.5', media: [inline, { type: 'video', url: file('not-a-video.mp4') }] });
+    const bad = await submit(rich.auth, { model: 'video-b-2.5', media: [inline, { type: 'video', url: file('not-a-video.mp4') }] });
     expect(bad.status).toBe(400);
     const poor = await submit(a.auth, { model: 'video-b-2.5', media: [inline] });
     expect(poor.status).toBe(402);
     const dirs = fs.existsSync(inputsDir()) ? fs.readdirSync(inputsDir()) : [];
-    const mine = await h.deps.db.task.findMany({ where: { accountId: a.id } });
+    const mine = await h.deps.db.task.findMany({ where: { accountId: { in: [a.id, rich.id] } } });
     expect(mine).toHaveLength(0);
-    const created = await h.deps.db.task.findMany({ select: { id: true } });
-    expect(dirs.filter((d) => !created.some((t) => t.id === d))).toEqual([]);
+    // Input folders are random (issue 11.8): each one on disk belongs to a stored input of a created task.
+    const stored = await h.deps.db.inlineFile.findMany({ select: { storageKey: true } });
+    expect(dirs.filter((d) => !stored.some((f) => f.storageKey.startsWith(`inputs/${d}/`)))).toEqual([]);
   });
 });
 

@@ -101,8 +101,11 @@ it('inline files of created tasks are stored and handed on as our own URLs; the 
   expect(JSON.stringify(task!.params)).not.toContain('base64');
   expect(task!.inlineFiles).toHaveLength(1);
   const url = (task!.params as { images: { url: string }[] }).images[0].url;
-  expect(url).toBe(`${h.deps.config.PUBLIC_BASE_URL}/files/${task!.inlineFiles[0].storageKey}`);
-  const file = await request(h.app).get(`/files/${task!.inlineFiles[0].storageKey}`);
+  // A signed URL of our own copy (inputs are private, issue 11.8); unsigned, the file is not served.
+  expect(url.startsWith(`${h.deps.config.PUBLIC_BASE_URL}/files/${task!.inlineFiles[0].storageKey}?exp=`)).toBe(true);
+  expect((await request(h.app).get(`/files/${task!.inlineFiles[0].storageKey}`)).status).toBe(404);
+  const signed = new URL(url);
+  const file = await request(h.app).get(signed.pathname + signed.search);
   expect(file.status).toBe(200);
   expect(file.headers['content-type']).toBe('image/png');
   expect(Buffer.compare(file.body, Buffer.from(png1x1.split(',')[1], 'base64'))).toBe(0);

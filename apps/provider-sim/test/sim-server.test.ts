@@ -4,8 +4,27 @@ import type { AddressInfo } from 'node:net';
 import type { Readable } from 'node:stream';
 import { PNG } from 'pngjs';
 import type { ImageTaskSpec, VideoTaskSpec } from '@mediagen/catalog';
-import { ChannelAdapter, createAdapters, DEFAULT_DOWNLOAD_POLICY, defaultChannelConfig, openResult, RenderRequest, RenderStatus, ResultRef, UpstreamError } from '@mediagen/providers';
+import { ChannelAdapter, ChannelConfig, createAdapters, DEFAULT_DOWNLOAD_POLICY, openResult, parseChannelConfig, RenderRequest, RenderStatus, ResultRef, UpstreamError } from '@mediagen/providers';
 import { createSimServer } from '../src/sim-server';
+
+/**
+ * The simulator's own http-jobs protocol, one channel per former default channel (the default
+ * config now speaks the vendors' protocols; http-jobs stays for tests that need idempotent submits).
+ */
+function defaultChannelConfig(base: string): ChannelConfig {
+  const ch = (id: string, extra: Record<string, unknown>) => ({ id, baseUrl: `${base}/ch/${id}`, apiKey: 'sim-dev-key', ...extra });
+  const up = (ids: string[]) => Object.fromEntries(ids.map((id) => [id, `sim/${id}`]));
+  return parseChannelConfig({
+    channels: [
+      ch('sim-video-a', { costOrder: 10, models: up(['video-a-h3']), reportsViolations: true }),
+      ch('sim-video-b-lowcost', { tier: 'third-party', costOrder: 10, models: up(['video-b-2.5', 'video-b-2.0', 'video-b-2.0-mini']) }),
+      ch('sim-video-b-official', { tier: 'official', costOrder: 30, models: up(['video-b-2.5', 'video-b-2.0-mini']) }),
+      ch('sim-video-c', { costOrder: 10, models: up(['video-c-3.1']) }),
+      ch('sim-image-main', { costOrder: 10, models: up(['image-a-5.0', 'image-c-2.1']) }),
+      ch('sim-image-bd', { costOrder: 10, models: up(['image-b-2.5', 'image-b-2']), reportsViolations: true }),
+    ],
+  });
+}
 
 let adapters: Map<string, ChannelAdapter>;
 let close: () => Promise<void>;

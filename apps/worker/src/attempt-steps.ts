@@ -4,6 +4,7 @@ import { Attempt, AttemptStatus, finishAttempt, markProcessing, newId, recordUps
 import { capOutputs, openResult, RenderStatus, ResultRef, UpstreamError, UpstreamUsage, isUpstreamError } from '@mediagen/providers';
 import { publicFileUrl, resultKey } from '@mediagen/storage';
 import { slotLeaseUntil } from './channel-slots';
+import { observedDownload } from './channel-observer';
 import type { WorkerContext } from './context';
 import { backoffMs, pollDelayMs, slotWaitMs } from './schedule';
 import { settleCompleted, settleFailed } from './settle';
@@ -163,7 +164,8 @@ async function collect(run: TaskRun, attempt: Attempt, { adapter }: StepInput, o
   const signal = AbortSignal.timeout(adapter.channel.timeouts.downloadMs);
   try {
     for (const [i, ref] of capOutputs(outputs, spec.type).entries()) {
-      const open = await openResult(ref, spec.type, ctx.download, signal);
+      // Timed and counted per channel until the file's first bytes passed the checks.
+      const open = await observedDownload(adapter, () => openResult(ref, spec.type, ctx.download, signal));
       try {
         // Stable keys: a retried download overwrites the earlier try instead of adding files.
         const key = resultKey(task.id, i, open.contentType);

@@ -10,6 +10,15 @@ import { currentStepScope } from './step-scope';
 /** A lost render counts against the channel like a failed one (the breaker knows no 'lost'). */
 const asOutcome = (kind: UpstreamErrorKind): Outcome => (kind === 'lost' ? 'failed' : kind);
 
+/** The download timer of each observed adapter (downloads go through download.ts, not the adapter). */
+const downloadTimers = new WeakMap<ChannelAdapter, <T>(fn: () => Promise<T>) => Promise<T>>();
+
+/** Runs one result download timed and counted like the adapter's own calls (call="download"). */
+export function observedDownload<T>(adapter: ChannelAdapter, fn: () => Promise<T>): Promise<T> {
+  const timer = downloadTimers.get(adapter);
+  return timer ? timer(fn) : fn();
+}
+
 export interface ObserverDeps {
   metrics: WorkerMetrics;
   health: ChannelHealth;
@@ -58,7 +67,7 @@ export function observeChannel(inner: ChannelAdapter, deps: ObserverDeps): Chann
     return status;
   };
 
-  return {
+  const observed: ChannelAdapter = {
     channel: inner.channel,
     capabilities: inner.capabilities,
     unsupported: inner.unsupported?.bind(inner),
@@ -75,4 +84,6 @@ export function observeChannel(inner: ChannelAdapter, deps: ObserverDeps): Chann
     classifyError: (err, action) => inner.classifyError(err, action),
     close: () => inner.close(),
   };
+  downloadTimers.set(observed, (fn) => timed('download', 'download', fn));
+  return observed;
 }

@@ -1,6 +1,7 @@
 // The worker's small HTTP port: liveness and readiness for orchestrators, Prometheus metrics, and
 // counters for tests and operators.
 import http from 'node:http';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { renderMetrics } from '@mediagen/metrics';
 import type { WorkerContext } from './context';
 
@@ -22,10 +23,27 @@ async function readiness(ctx: WorkerContext): Promise<{ postgres: string; redis:
   return { postgres: text(pg), redis: text(redis) };
 }
 
-export function startHealthServer(ctx: WorkerContext, port: number, isRunning: () => boolean): http.Server {
+/**
+ * In production /metrics and /stats (counters, memory) need `Authorization: Bearer <ADMIN_TOKEN>`
+ * and /healthz says only whether the worker runs (issue 11.13): the port answers on the compose
+ * network, where nothing but the operator's scraper has business reading them.
+ */
+export function startHealthServer(ctx: WorkerContext, port: number, isRunning: () => boolean, auth?: { token: string; required: boolean }): http.Server {
+  const expected = auth ? createHash('sha256').update(auth.token).digest() : null;
+  const allowed = (req: http.IncomingMessage) => {
+    if (!auth?.required) return true;
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+    return !!m && !!expected && timingSafeEqual(createHash('sha256').update(m[1]).digest(), expected);
+  };
   const server = http.createServer((req, res) => {
     const route = req.method === 'GET' ? req.url : undefined;
-    if (route === '/healthz' || route === '/stats') {
+    if ((route === '/metrics' || route === '/stats') && !allowed(req)) {
+      return json(res, 401, { error: 'Needs "Authorization: Bearer <ADMIN_TOKEN>"', code: 'unauthorized' });
+    }
+    if (route === '/healthz' && auth?.required) {
+      const ok = isRunning();
+      json(res, ok ? 200 : 503, { ok, app: 'worker' });
+    } else if (route === '/healthz' || route === '/stats') {
       const ok = isRunning();
       json(res, ok ? 200 : 503, { ok, app: 'worker', pid: process.pid, stats: ctx.stats, memory: process.memoryUsage() });
     } else if (route === '/readyz') {

@@ -10,6 +10,7 @@ import { isMaintenanceJobName, MAINTENANCE_JOBS, MaintenanceJobName, Maintenance
 import type { WorkerContext } from './context';
 import { reconcile } from './reconciler';
 import { sweepTimeouts } from './timeout-sweep';
+import { deleteSettledInputs } from './settled-inputs';
 import { reconcileWebhooks } from './webhook-events';
 import { keepSchedules, ScheduleKeeper } from './schedule-keeper';
 
@@ -23,7 +24,18 @@ export type MaintenanceRegistry = Record<MaintenanceJobName, MaintenanceJob>;
 
 export const MAINTENANCE: MaintenanceRegistry = {
   'sweep-timeouts': { everyMs: (c) => c.SWEEP_INTERVAL_MS, run: async (ctx) => ({ timedOut: await sweepTimeouts(ctx) }) },
-  reconcile: { everyMs: (c) => c.RECONCILE_INTERVAL_MS, run: (ctx) => reconcile(ctx) },
+  // Private inputs of settled tasks are deleted on the same beat (issue 11.8, settled-inputs.ts).
+  reconcile: {
+    everyMs: (c) => c.RECONCILE_INTERVAL_MS,
+    run: async (ctx) => {
+      const result = await reconcile(ctx);
+      const inputsDeleted = await deleteSettledInputs(ctx).catch((err: Error) => {
+        ctx.log.warn({ err: err.message }, 'settled inputs not deleted; next run retries');
+        return 0;
+      });
+      return { ...result, inputsDeleted };
+    },
+  },
   'reconcile-webhooks': { everyMs: (c) => c.RECONCILE_INTERVAL_MS, run: (ctx) => reconcileWebhooks(ctx) },
 };
 

@@ -46,11 +46,13 @@ function parseDataUri(value: string, path: string, kind: MediaKind, role: MediaR
     return bad(path, `data URI type "${declared}" is not accepted for ${kind === 'image' ? 'an image' : 'audio'}; accepted: ${accepted}`);
   }
   const data = value.slice(m[0].length);
-  if (!isValidBase64(data)) return bad(path, 'data URI content is not valid base64');
+  // The size first (arithmetic on the length): an oversized file is refused before the O(n)
+  // alphabet check walks megabytes of it (issue 11.2).
   const inlineBytes = base64DecodedBytes(data);
   if (inlineBytes > MAX_INLINE_FILE_BYTES) {
     return bad(path, `inline file is ${inlineBytes} bytes; the limit is ${MAX_INLINE_FILE_BYTES} bytes (10 MiB) per file; send a URL instead`);
   }
+  if (!isValidBase64(data)) return bad(path, 'data URI content is not valid base64');
   return { kind, path, source: 'inline', url: value, mime, inlineBytes, role };
 }
 

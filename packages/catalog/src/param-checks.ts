@@ -54,9 +54,25 @@ export function checkPrompt(prompt: string | null | undefined, required: boolean
     if (required) fail('prompt', prompt == null ? 'required' : 'must not be blank');
     return null;
   }
-  const chars = [...trimmed].length;
+  // Every code point is one or two UTF-16 units: over twice the maximum in units is over the
+  // maximum in code points, refused without walking (or copying) a multi-megabyte string.
+  if (trimmed.length > 2 * MAX_PROMPT_CHARS) fail('prompt', `is over ${MAX_PROMPT_CHARS} characters; the maximum is ${MAX_PROMPT_CHARS}`);
+  const chars = codePoints(trimmed);
   if (chars > MAX_PROMPT_CHARS) fail('prompt', `is ${chars} characters; the maximum is ${MAX_PROMPT_CHARS}`);
   return trimmed;
+}
+
+function codePoints(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) i++;
+    }
+    n++;
+  }
+  return n;
 }
 
 export function parseMediaItems(items: { type: MediaKind; url: string }[] | null | undefined, opts: ValidateOptions): MediaRef[] {

@@ -11,6 +11,9 @@ const opt = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
 
 export const mediaKindSchema = z.enum(['image', 'video', 'audio']);
 
+/** Schema maximum: no model takes more; refused before any per-item work (issue 11.2). */
+const MAX_MEDIA_ITEMS = 64;
+
 export const mediaItemSchema = z
   .strictObject({
     type: mediaKindSchema.meta({ description: 'Kind of reference file.', example: 'image' }),
@@ -57,7 +60,7 @@ export const videoSubmitBodySchema = z
       description: 'video-a-h3: 480p, 768p (default), 1080p. video-b: 480p (video-b-2.5 only), 720p (default). Not a parameter of video-c-3.1.',
       example: '768p',
     }),
-    media: opt(z.array(mediaItemSchema)).meta({ description: 'Reference files; allowed kinds and counts depend on model, resolution, tier and ref_mode.' }),
+    media: opt(z.array(mediaItemSchema).max(MAX_MEDIA_ITEMS)).meta({ description: 'Reference files; allowed kinds and counts depend on model, resolution, tier and ref_mode.' }),
     ref_mode: opt(z.enum(REF_MODES)).meta({ description: 'video-a-h3 only, default omni. Ignored for video-b.', example: 'omni' }),
     first_frame: opt(z.string()).meta({ description: 'video-a-h3 modes first-last (required) and okay: https URL or base64 image data URI.' }),
     last_frame: opt(z.string()).meta({ description: 'video-a-h3 modes first-last and okay: https URL or base64 image data URI.' }),

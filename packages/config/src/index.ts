@@ -1,5 +1,6 @@
 // Environment is parsed once, at process start, into a frozen object that is passed down.
 // A bad value stops the process with a message naming the variable (design.md section 5).
+import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 
 const bool = z
@@ -19,6 +20,8 @@ const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   PUBLIC_BASE_URL: z.string().url().optional(),
   ADMIN_TOKEN: z.string().min(16).optional(),
+  /** Read-only token for GET /metrics (the Prometheus scraper), so it need not hold ADMIN_TOKEN. */
+  METRICS_TOKEN: optionalText(z.string().min(16)),
   TASK_TIMEOUT_MS: z.coerce.number().int().positive().default(21_600_000),
   POLL_CACHE_MS: z.coerce.number().int().min(0).default(5_000),
   DATA_DIR: z.string().min(1).default('./data'),
@@ -77,6 +80,12 @@ const envSchema = z.object({
   CHANNEL_BREAKER_WINDOW_MS: z.coerce.number().int().positive().default(60_000),
   /** How long an open channel is skipped before one task may probe it. */
   CHANNEL_BREAKER_COOLDOWN_MS: z.coerce.number().int().positive().default(30_000),
+  /** Requests per minute per client address to /files (public result URLs have no account to count against). */
+  FILES_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(1_200),
+  /** Failed authentications (API key or admin token) per minute per client address before 429. */
+  AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().positive().default(30),
+  /** HMAC key of the signed URLs of private input files; unset: derived from ADMIN_TOKEN. */
+  FILE_SIGNING_SECRET: optionalText(z.string().min(32)),
   /** Outbound webhooks (docs/api.md): steps running at once in one worker (each a single HTTP POST). */
   WEBHOOK_CONCURRENCY: z.coerce.number().int().positive().default(20),
   /** Deadline of one delivery attempt (connect + answer); the receiver should answer 2xx at once. */
@@ -106,9 +115,12 @@ const envSchema = z.object({
 
 type Env = z.infer<typeof envSchema>;
 export type Config = Readonly<
-  Omit<Env, 'PUBLIC_BASE_URL' | 'ADMIN_TOKEN' | 'TOP_UP_URL'> & {
+  Omit<Env, 'PUBLIC_BASE_URL' | 'ADMIN_TOKEN' | 'TOP_UP_URL' | 'FILE_SIGNING_SECRET'> & {
     PUBLIC_BASE_URL: string;
     ADMIN_TOKEN: string;
+    FILE_SIGNING_SECRET: string;
+    /** True when ADMIN_TOKEN was not set and no usable token exists: the admin API refuses everyone. */
+    ADMIN_DISABLED: boolean;
     TOP_UP_URL: string;
   }
 >;
@@ -137,11 +149,19 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (problems.length) throw new ConfigError(`Invalid environment:\n  ${problems.join('\n  ')}`);
 
   const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
+  // The public development token only when development (or test) is asked for by name: with
+  // NODE_ENV unset, a forgotten ADMIN_TOKEN must not leave the admin API open to a token printed
+  // in our README (issue 11.17). Then the token is random and unknown: the admin API answers 401
+  // to everyone until ADMIN_TOKEN is set.
+  const explicitDev = env.NODE_ENV === 'development' || env.NODE_ENV === 'test';
+  const adminToken = e.ADMIN_TOKEN ?? (explicitDev ? 'dev-admin-token-change-me' : undefined);
+  const effectiveAdmin = adminToken ?? randomBytes(32).toString('hex');
   return Object.freeze({
     ...e,
     PUBLIC_BASE_URL: publicBaseUrl,
-    // Development default only; production refuses to start without a real one (above).
-    ADMIN_TOKEN: e.ADMIN_TOKEN ?? 'dev-admin-token-change-me',
+    ADMIN_TOKEN: effectiveAdmin,
+    ADMIN_DISABLED: adminToken === undefined,
+    FILE_SIGNING_SECRET: e.FILE_SIGNING_SECRET ?? createHash('sha256').update(`file-signing\n${effectiveAdmin}`).digest('hex'),
     TOP_UP_URL: e.TOP_UP_URL ?? `${publicBaseUrl}/billing/top-up`,
   });
 }

@@ -10,6 +10,8 @@
 const DATA_URI = /data:([\w.+-]+\/[\w.+-]+)?((?:;[\w.+-]+=[^;,\s"']*)*)(;base64)?,[^\s"'<>]*/gi;
 const MAX_DEPTH = 8;
 export const CENSOR = '[redacted]';
+/** What stands in for an object nested deeper than MAX_DEPTH. */
+export const DEPTH_CENSOR = '[redacted: nested too deep]';
 
 /** Field names (lower-case) whose values are never logged, at any depth. */
 export const SECRET_FIELDS: ReadonlySet<string> = new Set([
@@ -39,7 +41,10 @@ export function redactString(s: string): string {
 /** A copy of `value` without secrets (unchanged parts are shared; a clean object is returned as is). */
 export function redactValue(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return redactString(value);
-  if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return value;
+  if (value === null || typeof value !== 'object') return value;
+  // Past the depth limit nothing is looked at, so nothing may pass: a secret nested deeper than the
+  // walk goes would otherwise be logged as is.
+  if (depth > MAX_DEPTH) return DEPTH_CENSOR;
   if (Buffer.isBuffer(value)) return `[${value.length} bytes]`;
   if (Array.isArray(value)) {
     let out: unknown[] | null = null;

@@ -58,3 +58,13 @@ it('leaves ordinary lines alone', () => {
   log.info(fields, 'request completed');
   expect(JSON.parse(out.lines())).toMatchObject({ ...fields, app: 'test', msg: 'request completed' });
 });
+
+it('censors what lies past the depth limit instead of passing it through (issue 11.14)', () => {
+  const out = capture();
+  const log = createLogger('info', { app: 'test' }, out.stream);
+  let deep: Record<string, unknown> = { note: 'plain secret-bearing value sk_live_deep_0001' };
+  for (let i = 0; i < 12; i++) deep = { level: deep };
+  log.info({ deep }, 'nested');
+  expect(out.lines()).not.toContain('sk_live_deep_0001');
+  expect(out.lines()).toContain('[redacted: nested too deep]');
+});

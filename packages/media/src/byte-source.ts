@@ -9,6 +9,7 @@ import { formatBytes } from './data-uri';
 import type { MediaPolicy } from './policy';
 import { MediaProblem } from './problem';
 import { safeFetch } from './safe-fetch';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 
 export interface ByteSource {
   /** Total size in bytes, when known. */
@@ -69,7 +70,13 @@ export class HttpSource implements ByteSource {
   }
 
   async read(pos: number, len: number): Promise<Buffer> {
+    if (!Number.isSafeInteger(pos) || pos < 0) throw new MediaProblem('the file points outside itself');
     if (this.size !== undefined) len = Math.min(len, this.size - pos);
+    // No read may ask for more than the whole budget, whatever a parser or a lying server (a size
+    // of `*`, a huge Content-Range total) made it believe: the chunk loop below is then bounded by
+    // maxBytesPerRef / chunk iterations, and a read past the budget is refused, not attempted
+    // (issue 11.1: one read(0, MAX_SAFE_INTEGER) looped ~1.4e11 times synchronously).
+    len = Math.min(len, this.policy.maxBytesPerRef);
     if (len <= 0) return Buffer.alloc(0);
     if (this.whole) return this.readWhole(pos, len);
     const c = this.chunk;
@@ -86,6 +93,7 @@ export class HttpSource implements ByteSource {
     if (from >= 0) await this.fetchChunks(from, to);
     const parts: Buffer[] = [];
     for (let i = first; i <= last; i++) {
+      if ((i - first) % 64 === 63) await nextTurn(); // lets timers (and /healthz) run between pieces
       const piece = this.chunks.get(i);
       if (!piece) break;
       parts.push(piece);

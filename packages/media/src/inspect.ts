@@ -6,7 +6,10 @@
 import { EndOfStreamError } from 'strtok3/lib/core';
 import { AppError, type ErrorDetail } from '@mediagen/errors';
 import { MAX_INLINE_FILE_BYTES, type MeasuredMedia, type MediaRef } from '@mediagen/catalog';
-import { BufferSource, HttpSource } from './byte-source';
+import { BufferSource, HttpSource, httpStatusProblem } from './byte-source';
+import { readAtMost } from './body-reader';
+import { safeFetch } from './safe-fetch';
+import { formatBytes } from './data-uri';
 import { decodeDataUri } from './data-uri';
 import { DEFAULT_MEDIA_POLICY, type MediaPolicy } from './policy';
 import { DeadlineExceeded, MediaProblem, isMediaProblem } from './problem';
@@ -99,7 +102,31 @@ async function checkInline(ref: MediaRef, signal: AbortSignal): Promise<Checked>
   return { seconds: m.seconds, inline: { ref, mime: m.mime, bytes, ext: extensionFor(m.mime) } };
 }
 
+/** The whole file behind a URL, at most `max` bytes (more is refused, not cut). */
+async function downloadWhole(url: string, p: MediaPolicy, signal: AbortSignal, max: number): Promise<Buffer> {
+  const { res } = await safeFetch(url, p, { signal });
+  if (res.statusCode !== 200) {
+    res.destroy();
+    throw new MediaProblem(httpStatusProblem(res.statusCode ?? 0));
+  }
+  const declared = Number(res.headers['content-length']);
+  if (Number.isFinite(declared) && declared > max) {
+    res.destroy();
+    throw new MediaProblem(`the file is larger than ${formatBytes(max)}`);
+  }
+  const bytes = await readAtMost(res, max + 1, signal);
+  if (bytes.length > max) throw new MediaProblem(`the file is larger than ${formatBytes(max)}`);
+  if (bytes.length === 0) throw new MediaProblem('the file is empty');
+  return bytes;
+}
+
 async function checkUrlRef(ref: MediaRef, p: MediaPolicy, signal: AbortSignal): Promise<Checked> {
+  if (p.snapshot && ref.kind !== 'image') {
+    // What the provider will get is what we measure: our stored copy of these very bytes.
+    const bytes = await downloadWhole(ref.url, p, signal, p.maxSnapshotBytes ?? DEFAULT_MEDIA_POLICY.maxSnapshotBytes!);
+    const m = await measureMedia(new BufferSource(bytes), ref.kind, signal);
+    return { seconds: m.seconds, inline: { ref, mime: m.mime, bytes, ext: extensionFor(m.mime) } };
+  }
   // Images need only their signature: ask for the first 4 KiB, not the picture.
   const source = await HttpSource.open(ref.url, p, signal, ref.kind === 'image' ? 4096 : undefined);
   try {

@@ -14,6 +14,14 @@ export interface MediaPolicy {
   resolve?: Resolver;
   /** References inspected at once; the rest wait their turn under the same deadline. */
   concurrency?: number;
+  /**
+   * Snapshot video and audio URL references (issue 11.4): download the whole file (at most
+   * maxSnapshotBytes), measure those bytes, and hand them back in `inline` so the caller stores them
+   * and gives the provider our copy: the provider receives exactly the bytes that were measured.
+   * Off by default (the library's range probing); the gateway turns it on.
+   */
+  snapshot?: boolean;
+  maxSnapshotBytes?: number;
 }
 
 export const DEFAULT_MEDIA_POLICY: Readonly<MediaPolicy> = Object.freeze({
@@ -24,6 +32,9 @@ export const DEFAULT_MEDIA_POLICY: Readonly<MediaPolicy> = Object.freeze({
   maxBytesPerRef: 8 * 1024 * 1024,
   maxRedirects: 3,
   concurrency: 8,
+  snapshot: false,
+  // Reference clips are seconds long; 50 MiB holds minutes of HD video.
+  maxSnapshotBytes: 50 * 1024 * 1024,
 });
 
 /** Spec section 8: inline (data URI) files are at most 10 MB each. */

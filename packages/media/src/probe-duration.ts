@@ -10,6 +10,7 @@ import { MediaProblem } from './problem';
 import { probeIsoBmff, type ProbeResult } from './probe-mp4';
 import { isIsoBmff, isMatroska, sniffMime } from './sniff';
 import { SourceTokenizer } from './source-tokenizer';
+import { mp3FrameSeconds } from './mp3-frames';
 
 export interface Measured {
   /** Canonical mime type of what the bytes really are (audio-only MP4/WebM become audio/*). */
@@ -18,6 +19,8 @@ export interface Measured {
   seconds: number;
 }
 
+/** Header and frames may differ by a frame or two (encoder delay, the Info frame itself). */
+const FRAME_TOLERANCE_S = 0.5;
 const VIDEO_TRACK = 1; // music-metadata's TrackType for Matroska tracks
 const AUDIO_TRACK = 2;
 
@@ -30,6 +33,11 @@ export async function measureMedia(source: ByteSource, kind: 'video' | 'audio', 
   }
 
   const probe = isIsoBmff(sniffed) ? await probeIsoBmff(source, signal) : await probeWithMusicMetadata(source, sniffed, signal);
+  if (sniffed === 'audio/mpeg') {
+    // Frames, not the Xing/Info header, decide (issue 11.4); within the byte budget.
+    const walked = await mp3FrameSeconds(await source.read(0, Number.MAX_SAFE_INTEGER), signal);
+    if (walked !== null && (probe.seconds === null || walked > probe.seconds + FRAME_TOLERANCE_S)) probe.seconds = walked;
+  }
   if (kind === 'video' && !probe.hasVideo) throw new MediaProblem('not a video: the file has no video track');
   if (kind === 'audio' && !probe.hasAudio) throw new MediaProblem('not audio: the file has no audio track');
   if (probe.seconds === null || !Number.isFinite(probe.seconds) || probe.seconds <= 0) {
@@ -41,6 +49,7 @@ export async function measureMedia(source: ByteSource, kind: 'video' | 'audio', 
 async function probeWithMusicMetadata(source: ByteSource, mime: string, signal: AbortSignal): Promise<ProbeResult> {
   // music-metadata's Matroska parser needs the file size before it starts. A server that sends
   // neither Content-Range nor Content-Length leaves reading to the end (within budget) as the way.
+  // The read is capped by the source's byte budget (byte-source.ts): a file larger than that is refused.
   if (source.size === undefined && isMatroska(mime)) await source.read(0, Number.MAX_SAFE_INTEGER);
   const tokenizer = new SourceTokenizer(source, signal, { mimeType: mime });
   // duration: true lets the parser count MP3 frames when there is no Xing/VBRI header; the

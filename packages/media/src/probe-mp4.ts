@@ -48,7 +48,34 @@ export async function probeIsoBmff(source: ByteSource, signal: AbortSignal): Pro
   if (seconds === null && info.fragment_duration && info.fragment_duration.den > 0) {
     seconds = info.fragment_duration.num / info.fragment_duration.den || null;
   }
+  // The movie header is one number anyone can edit; the sample tables are what players play. A
+  // header that claims less than the samples last is not believed (issue 11.4): the samples' length
+  // is used. Small differences are normal (edit lists cut encoder priming), hence the tolerance.
+  const played = sampleTableSeconds(file);
+  if (played !== null && (seconds === null || played > seconds + SAMPLE_TOLERANCE_S)) seconds = played;
   return { seconds, hasVideo: info.videoTracks.length > 0, hasAudio: info.audioTracks.length > 0 };
+}
+
+const SAMPLE_TOLERANCE_S = 0.5;
+
+interface TrakLike {
+  mdia?: { mdhd?: { timescale?: number }; minf?: { stbl?: { stts?: { sample_counts?: number[]; sample_deltas?: number[] } } } };
+}
+
+/** The longest track, by the sum of its sample durations (stts), in seconds; null when none says. */
+export function sampleTableSeconds(file: unknown): number | null {
+  const traks = ((file as { moov?: { traks?: TrakLike[] } }).moov?.traks ?? []) as TrakLike[];
+  let longest: number | null = null;
+  for (const t of traks) {
+    const timescale = t.mdia?.mdhd?.timescale ?? 0;
+    const stts = t.mdia?.minf?.stbl?.stts;
+    if (!timescale || !stts?.sample_counts || !stts.sample_deltas) continue;
+    let units = 0;
+    for (let i = 0; i < stts.sample_counts.length; i++) units += stts.sample_counts[i] * (stts.sample_deltas[i] ?? 0);
+    const s = units / timescale;
+    if (Number.isFinite(s) && s > 0 && (longest === null || s > longest)) longest = s;
+  }
+  return longest;
 }
 
 /**

@@ -34,11 +34,31 @@ const systemResolver: Resolver = async (hostname) => {
  * (::ffff:10.0.0.1) is unwrapped first so it is judged as the IPv4 address it reaches.
  */
 export function privateAddressReason(ip: string): string | null {
-  if (!ipaddr.isValid(ip)) return 'not an IP address';
-  const addr = ipaddr.process(ip);
+  let addr: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    addr = ipaddr.process(ip);
+  } catch {
+    return 'not an IP address'; // isValid accepts some spellings (::10.0.0.1) that parse refuses
+  }
   const range = addr.range();
-  return range === 'unicast' ? null : range;
+  if (range !== 'unicast') return range;
+  if (addr.kind() === 'ipv6') {
+    // Ranges ipaddr.js still calls unicast but that are not public internet hosts.
+    for (const [cidr, name] of EXTRA_IPV6_REFUSED) if ((addr as ipaddr.IPv6).match(cidr)) return name;
+  }
+  return null;
 }
+
+// IPv4-compatible addresses (::a.b.c.d, deprecated by RFC 4291) reach the embedded IPv4 address on
+// some stacks; the local-use NAT64 prefix (RFC 8215) translates to any IPv4 address the operator's
+// NAT64 chooses, private ones included; site-local (RFC 3879) is the old private range; 100::/64
+// discards (RFC 6666).
+const EXTRA_IPV6_REFUSED: [[ipaddr.IPv6, number], string][] = [
+  [ipaddr.IPv6.parseCIDR('::/96'), 'ipv4Compatible'],
+  [ipaddr.IPv6.parseCIDR('64:ff9b:1::/48'), 'nat64LocalUse'],
+  [ipaddr.IPv6.parseCIDR('fec0::/10'), 'siteLocal'],
+  [ipaddr.IPv6.parseCIDR('100::/64'), 'discardOnly'],
+];
 
 /** Parses and checks a reference URL and resolves its host; throws MediaProblem when refused. */
 export async function checkUrl(raw: string, policy: Pick<MediaPolicy, 'allowPrivate' | 'resolve'>): Promise<CheckedUrl> {

@@ -85,6 +85,20 @@ describe('assertPublicUrl with private URLs not allowed', () => {
     expect(privateAddressReason('64:ff9b::a00:1')).toBe('rfc6052'); // NAT64 wrapping 10.0.0.1
     expect(privateAddressReason('2002:a00:1::')).toBe('6to4');
   });
+
+  test('IPv4-compatible, local-use NAT64, site-local and discard IPv6 ranges are refused (issue 11.18)', async () => {
+    expect(privateAddressReason('::a00:1')).toBe('ipv4Compatible'); // ::10.0.0.1
+    expect(privateAddressReason('::7f00:1')).toBe('ipv4Compatible'); // ::127.0.0.1
+    expect(privateAddressReason('::10.0.0.1')).not.toBeNull();
+    expect(privateAddressReason('64:ff9b:1::a00:1')).toBe('nat64LocalUse');
+    expect(privateAddressReason('fec0::1')).toBe('siteLocal');
+    expect(privateAddressReason('feff::1')).toBe('siteLocal');
+    expect(privateAddressReason('100::1')).not.toBeNull();
+    expect(privateAddressReason('2606:4700::1')).toBeNull();
+    for (const url of ['https://[::10.0.0.1]/a.mp4', 'https://[64:ff9b:1::a00:1]/a.mp4', 'https://[fec0::1]/a.mp4']) {
+      expect(await refused(url)).toMatch(/non-public address/);
+    }
+  });
 });
 
 describe('inspectReferences refuses private targets before connecting', () => {

@@ -1,32 +1,61 @@
-// The channels used when PROVIDER_CONFIG is not set: every model is served by the provider
-// simulator, each channel under its own path so the simulator can act as several providers.
-// video-b models get two or three channels, cheapest first, so fallback really happens.
+// The channels used when PROVIDER_CONFIG is not set (development and tests only; production
+// refuses to start without a file): every model is served over the wire protocol of its real
+// vendor, pointed at the provider simulator, which speaks all of them on one port (MiniMax for
+// video-a, ModelArk for video-b and the Seedream images, Gemini for Veo and the Gemini images;
+// image-c-2.1 has no known vendor and goes to a generic host, Replicate). So `npm start`, the e2e
+// tests and the benchmark run the real adapters. Each channel has its own key: the simulator tells
+// the channels of one protocol apart by it. video-b models get two or three channels, cheapest
+// first, so fallback really happens.
 import { ChannelConfig, parseChannelConfig } from './channel-config';
 
-/** The key every default channel sends; the simulator accepts the keys of the channels it serves. */
+/** Every default channel's key is `${DEFAULT_SIM_API_KEY}-${channelId}`. */
 export const DEFAULT_SIM_API_KEY = 'sim-dev-key';
 
-const VIDEO_B = ['video-b-2.5', 'video-b-2.0', 'video-b-2.0-mini'] as const;
-const IMAGE_B_D = ['image-b-2.5', 'image-b-2', 'image-d-3-pro-image-preview', 'image-d-3.1-flash-image-preview', 'image-d-2.5-flash-image'];
-const upstream = (ids: readonly string[]): Record<string, string> => Object.fromEntries(ids.map((id) => [id, `sim/${id}`]));
+const SEEDANCE: Record<string, string> = {
+  'video-b-2.5': 'dreamina-seedance-2-5-260628',
+  'video-b-2.0': 'dreamina-seedance-2-0-260128',
+  'video-b-2.0-mini': 'dreamina-seedance-2-0-mini-260615',
+};
+const pick = (all: Record<string, string>, ids: readonly string[]) => Object.fromEntries(ids.map((id) => [id, all[id]]));
 
 export function defaultChannelConfig(simBaseUrl: string): ChannelConfig {
-  const base = simBaseUrl.replace(/\/+$/, '');
+  const sim = simBaseUrl.replace(/\/+$/, '');
   const fast = { firstMs: 250, minMs: 500, maxMs: 30_000 };
-  const ch = (id: string, extra: Record<string, unknown>) => ({ id, baseUrl: `${base}/ch/${id}`, apiKey: DEFAULT_SIM_API_KEY, poll: fast, maxInFlight: 20_000, ...extra });
+  const imagePoll = { firstMs: 100, minMs: 250, maxMs: 10_000 };
+  const ch = (id: string, protocol: string, baseUrl: string, extra: Record<string, unknown>) => ({
+    id, protocol, baseUrl, apiKey: `${DEFAULT_SIM_API_KEY}-${id}`, poll: fast, maxInFlight: 20_000, ...extra,
+  });
+  const ark = `${sim}/modelark/api/v3`;
+  const gemini = `${sim}/gemini/v1beta`;
   return parseChannelConfig({
     channels: [
       // Spec 7.2: video-a-h3 reports content violations explicitly.
-      ch('sim-video-a', { costOrder: 10, models: upstream(['video-a-h3']), reportsViolations: true }),
+      ch('sim-video-a', 'minimax', `${sim}/minimax`, {
+        costOrder: 10, models: { 'video-a-h3': 'MiniMax-H3' }, effortModels: { '1.5x': 'MiniMax-H3', '2x': 'MiniMax-H3-Max' }, reportsViolations: true,
+      }),
       // video-b: the low-cost channel serves every video-b model (for `official` it is the cheaper
       // channel tried first), a second low-cost channel backs up third-party, and the official one.
-      ch('sim-video-b-lowcost', { tier: 'third-party', costOrder: 10, models: upstream(VIDEO_B) }),
-      ch('sim-video-b-backup', { tier: 'third-party', costOrder: 20, models: upstream(['video-b-2.5', 'video-b-2.0']) }),
-      ch('sim-video-b-official', { tier: 'official', costOrder: 30, models: upstream(['video-b-2.5', 'video-b-2.0-mini']) }),
-      ch('sim-video-c', { costOrder: 10, models: upstream(['video-c-3.1']) }),
-      ch('sim-image-main', { costOrder: 10, models: upstream(['image-a-5.0', 'image-c-2.1']), poll: { firstMs: 100, minMs: 250, maxMs: 10_000 } }),
-      // Spec 7.2: "the image-b and image-d models on one image channel" report violations.
-      ch('sim-image-bd', { costOrder: 10, models: upstream(IMAGE_B_D), reportsViolations: true, poll: { firstMs: 100, minMs: 250, maxMs: 10_000 } }),
+      ch('sim-video-b-lowcost', 'modelark', ark, { tier: 'third-party', costOrder: 10, models: SEEDANCE }),
+      ch('sim-video-b-backup', 'modelark', ark, { tier: 'third-party', costOrder: 20, models: pick(SEEDANCE, ['video-b-2.5', 'video-b-2.0']) }),
+      ch('sim-video-b-official', 'modelark', ark, { tier: 'official', costOrder: 30, models: pick(SEEDANCE, ['video-b-2.5', 'video-b-2.0-mini']) }),
+      ch('sim-video-c', 'gemini', gemini, {
+        costOrder: 10,
+        models: { 'video-c-3.1-fast': 'veo-3.1-fast-generate-preview', 'video-c-3.1-pro': 'veo-3.1-generate-preview', 'video-c-3.1-components': 'veo-3.1-generate-preview' },
+      }),
+      ch('sim-image-main', 'modelark', ark, { costOrder: 10, models: { 'image-a-5.0': 'seedream-5-0-260128' }, poll: imagePoll }),
+      // Answers at once: Replicate's `Prefer: wait` holds the submit until the image is done.
+      ch('sim-image-c', 'replicate', `${sim}/replicate/v1`, { costOrder: 10, models: { 'image-c-2.1': 'black-forest-labs/flux-1.1-pro' }, preferWaitSeconds: 10, poll: imagePoll }),
+      // Spec 7.2: "the image-b and image-d models on one image channel" report violations; they
+      // are two vendors (Seedream, Gemini), so two channels here, both reporting.
+      ch('sim-image-b', 'modelark', ark, { costOrder: 10, models: { 'image-b-2.5': 'seedream-4-5-251128', 'image-b-2': 'seedream-4-0-250828' }, reportsViolations: true, poll: imagePoll }),
+      ch('sim-image-d', 'gemini', gemini, {
+        costOrder: 10, reportsViolations: true, poll: imagePoll,
+        models: {
+          'image-d-3-pro-image-preview': 'gemini-3-pro-image-preview',
+          'image-d-3.1-flash-image-preview': 'gemini-3.1-flash-image-preview',
+          'image-d-2.5-flash-image': 'gemini-2.5-flash-image',
+        },
+      }),
     ],
   });
 }

@@ -1,5 +1,5 @@
 import { AxiosError, AxiosHeaders } from 'axios';
-import { channelsFor, classifyUpstreamError, defaultChannelConfig, parseChannelConfig, parseRetryAfter, unservedModels } from '../src';
+import { channelsFor, checkAgainstCatalog, classifyUpstreamError, createAdapters, defaultChannelConfig, parseChannelConfig, parseRetryAfter, unservedModels } from '../src';
 
 const cfg = defaultChannelConfig('http://127.0.0.1:4010');
 const ids = (model: string, tier: 'official' | 'third-party' | null) => channelsFor(cfg, model, tier).map((c) => c.id);
@@ -9,7 +9,7 @@ describe('default channel config', () => {
     const models = ['video-a-h3', 'video-b-2.5', 'video-b-2.0', 'video-b-2.0-mini', 'video-c-3.1', 'image-a-5.0', 'image-b-2.5',
       'image-c-2.1', 'image-b-2', 'image-d-3-pro-image-preview', 'image-d-3.1-flash-image-preview', 'image-d-2.5-flash-image'];
     expect(unservedModels(cfg, models)).toEqual([]);
-    expect(cfg.channels.every((c) => c.baseUrl.startsWith('http://127.0.0.1:4010/ch/'))).toBe(true);
+    expect(cfg.channels.every((c) => c.baseUrl.startsWith('http://127.0.0.1:4010/'))).toBe(true);
   });
 
   it('tries the cheaper channel first for video-b official, and at least two channels for every video-b model', () => {
@@ -19,10 +19,21 @@ describe('default channel config', () => {
     expect(ids('video-b-2.0-mini', 'official')).toEqual(['sim-video-b-lowcost', 'sim-video-b-official']);
   });
 
-  it('reports violations on the video-a channel and the image-b/image-d channel only', () => {
+  it('reports violations on the video-a channel and the image-b/image-d channels only', () => {
     const reporting = cfg.channels.filter((c) => c.reportsViolations).map((c) => c.id).sort();
-    expect(reporting).toEqual(['sim-image-bd', 'sim-video-a']);
-    expect(ids('image-d-2.5-flash-image', null)).toEqual(['sim-image-bd']);
+    expect(reporting).toEqual(['sim-image-b', 'sim-image-d', 'sim-video-a']);
+    expect(ids('image-d-2.5-flash-image', null)).toEqual(['sim-image-d']);
+  });
+
+  it("serves every model over its real vendor's protocol, and the whole catalog with channels able to serve it", () => {
+    const protocolOf = (model: string) => channelsFor(cfg, model, null)[0].protocol;
+    expect(protocolOf('video-a-h3')).toBe('minimax');
+    expect(['video-b-2.5', 'video-b-2.0', 'video-b-2.0-mini', 'image-a-5.0', 'image-b-2.5', 'image-b-2'].map(protocolOf)).toEqual(Array(6).fill('modelark'));
+    expect(['video-c-3.1', 'image-d-3-pro-image-preview', 'image-d-2.5-flash-image'].map(protocolOf)).toEqual(Array(3).fill('gemini'));
+    expect(cfg.channels.some((c) => c.protocol === 'http-jobs')).toBe(false);
+    const adapters = createAdapters(cfg);
+    expect(checkAgainstCatalog(cfg, adapters)).toEqual({ errors: [], unserved: [] });
+    for (const a of adapters.values()) a.close();
   });
 });
 

@@ -37,3 +37,4 @@ export function createStorage(config: StorageSettings): StorageDriver {
   }
   return new FsStorageDriver(path.join(config.DATA_DIR, 'files'));
 }
+export * from './signed-url';

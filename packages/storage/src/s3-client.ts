@@ -22,9 +22,12 @@ export function createS3Client(s: S3Settings): S3Client {
     // or mishandle them. Against a custom endpoint, send checksums only where the API requires them.
     ...(s.S3_ENDPOINT ? { requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' } : {}),
     requestHandler: {
-      // Fail fast on an unreachable endpoint. No socket inactivity timeout: a slow client paces the
-      // gateway's read of a large video (backpressure), and that idle time is not an S3 fault.
+      // Fail fast on an unreachable endpoint, and drop a request whose socket stays silent for a
+      // minute (issue 11.7): a stalled S3 answer must not hold a pooled socket for good. A slow
+      // client pacing a download (backpressure) keeps the socket busy; one that stalls is cut by
+      // the files route's own 30 s inactivity timeout first, which releases the S3 socket.
       connectionTimeout: 5_000,
+      requestTimeout: 60_000,
       // The SDK's default pool is 50 sockets; every file the gateway is streaming holds one for the
       // whole download, so a few slow video downloads must not starve stats and uploads.
       httpAgent: { maxSockets: 256 },

@@ -1,4 +1,5 @@
 // The public and admin HTTP API as a test client uses it.
+import { createHash } from 'node:crypto';
 import type { Stack } from './stack';
 import { recordedResponses } from './openapi-check';
 
@@ -88,9 +89,19 @@ export function apiClient(stack: Stack) {
       throw new Error(`task ${taskId} not settled after ${timeoutMs} ms; last: ${JSON.stringify(seen.at(-1))}\n${stack.logs()}`);
     },
 
-    /** What the simulator saw of one task: calls, submits, renders (with their channels). */
+    /**
+     * What the simulator saw of one task: calls, submits, renders (with their channels). The
+     * simulator's own http-jobs protocol groups calls by the task id it is sent; the vendors'
+     * protocols carry no task reference, so the simulator groups their calls by prompt.
+     */
     async simTask(taskId: string): Promise<{ calls: number; submits: number; renders: { id: string; channelId: string }[] }> {
-      return (await fetch(`${stack.simUrl}/stats/refs/${taskId}`)).json() as never;
+      type Summary = { calls: number; submits: number; renders: { id: string; channelId: string }[] };
+      const byTask = (await (await fetch(`${stack.simUrl}/stats/refs/${encodeURIComponent(taskId)}`)).json()) as Summary;
+      if (byTask.calls > 0) return byTask;
+      const task = await stack.db.task.findUnique({ where: { id: taskId }, select: { params: true } });
+      const prompt = (task?.params as { prompt?: unknown } | null)?.prompt;
+      const ref = `prompt:${createHash('sha256').update(String(prompt ?? '')).digest('hex').slice(0, 32)}`;
+      return (await fetch(`${stack.simUrl}/stats/refs/${encodeURIComponent(ref)}`)).json() as never;
     },
 
     async fetchFile(url: string, headers: Record<string, string> = {}) {

@@ -1,16 +1,36 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { AppError } from '@mediagen/errors';
+import type { GatewayDeps } from '../deps';
+import { guardAuth } from './ip-limits';
 
-/** Bearer ADMIN_TOKEN, compared in constant time (hashing first equalises the lengths). */
-export function adminAuth(token: string): RequestHandler {
-  const expected = createHash('sha256').update(token).digest();
-  return (req, _res, next) => {
+/** Does the request carry `Authorization: Bearer <one of tokens>`? Constant time (hashing first equalises the lengths). */
+export function bearerMatches(...tokens: (string | undefined)[]): (req: Request) => boolean {
+  const expected = tokens.filter((t): t is string => !!t).map((t) => createHash('sha256').update(t).digest());
+  return (req) => {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
     const given = createHash('sha256').update(m?.[1] ?? '').digest();
-    if (!m || !timingSafeEqual(given, expected)) {
-      return next(new AppError('unauthorized', 'Admin endpoints need "Authorization: Bearer <ADMIN_TOKEN>"', undefined, undefined, { 'WWW-Authenticate': 'Bearer realm="admin"' }));
-    }
-    next();
+    let ok = false;
+    for (const e of expected) ok = timingSafeEqual(given, e) || ok;
+    return !!m && ok;
+  };
+}
+
+/**
+ * Bearer ADMIN_TOKEN, compared in constant time (hashing first equalises the lengths). Failed
+ * attempts count against the client address (ip-limits.ts): guessing the token is throttled.
+ */
+export function adminAuth(deps: GatewayDeps): RequestHandler {
+  const expected = createHash('sha256').update(deps.config.ADMIN_TOKEN).digest();
+  return (req, res, next) => {
+    guardAuth(deps, req, () => {
+      const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+      const given = createHash('sha256').update(m?.[1] ?? '').digest();
+      if (!m || !timingSafeEqual(given, expected)) {
+        throw new AppError('unauthorized', 'Admin endpoints need "Authorization: Bearer <ADMIN_TOKEN>"', undefined, undefined, { 'WWW-Authenticate': 'Bearer realm="admin"' });
+      }
+      // Admin answers reveal keys and balances: never kept by a browser or a shared cache.
+      res.setHeader('Cache-Control', 'no-store');
+    }).then(() => next(), next);
   };
 }

@@ -1,32 +1,28 @@
 // JSON bodies of the submit routes, up to 40 MB. Same contract as express.json({ strict: false })
-// (limits, Content-Encoding, charset, empty body -> {}, error types the error handler maps), but
-// a large body costs about twice its size in memory instead of about eight times:
-// - the body is read as bytes and decoded once (express.json joins one string per 64 KiB chunk
-//   and then flattens them into a second copy);
-// - each stage drops the previous one before the next allocates (bytes -> text -> parsed), and
-//   for bodies of LARGE_BODY_BYTES or more a full GC runs between the stages and after the
-//   response, so the copies do not pile up until V8 next feels like collecting.
+// (limits, charset, empty body -> {}, error types the error handler maps), but a large body costs
+// about twice its size in memory instead of about eight times: the body is read as bytes and
+// decoded once (express.json joins one string per 64 KiB chunk and then flattens them into a
+// second copy), and each stage drops the previous one before the next allocates.
+//
+// Hostile bodies (issue 11.2, 11.9, 11.10):
+// - Compressed bodies are refused (415) before a byte is inflated: 40 KB of gzip inflates to 40 MB,
+//   so the 40 MB limit would otherwise be bought with a thousandth of the bandwidth.
+// - Large bodies (LARGE_BODY_BYTES or more, or of unknown length) pass a per-process gate: at most
+//   LARGE_BODY_SLOTS are read and held at once, the rest wait their turn without being read (TCP
+//   backpressure holds them at the client) and give up with 503 after LARGE_BODY_WAIT_MS. Memory
+//   of large submits is then bounded by slots x size, not by how many a client opens.
+// - No forced garbage collection: a full GC on the request path stops every request of the
+//   process for tens of milliseconds, which one client could trigger at will.
 // Content types other than plain `application/json` (with at most charset=utf-8) go through
-// express.json unchanged. See docs/benchmark.md.
+// express.json unchanged (inflate off). See docs/benchmark.md and docs/security.md.
 import express, { NextFunction, Request, RequestHandler, Response } from 'express';
-import v8 from 'node:v8';
-import vm from 'node:vm';
+import { AppError } from '@mediagen/errors';
 
-/** Bodies from this size on are collected eagerly: a full GC costs ~10-20 ms, such a submit far more. */
-export const LARGE_BODY_BYTES = 8 * 1024 * 1024;
-
-let fullGc: (() => void) | null = null;
-/** A full garbage collection, without starting Node with --expose-gc. */
-function collectGarbage(): void {
-  if (!fullGc) {
-    v8.setFlagsFromString('--expose-gc');
-    fullGc = vm.runInNewContext('gc') as () => void;
-  }
-  fullGc();
-}
-
-/** Lets the callers' stack frames (the body reader's) return, so what only they held can be freed. */
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+/** Bodies from this size on (or of unknown size) are "large": gated, see above. */
+export const LARGE_BODY_BYTES = 1024 * 1024;
+export const LARGE_BODY_SLOTS = 4;
+export const LARGE_BODY_QUEUE = 64;
+export const LARGE_BODY_WAIT_MS = 10_000;
 
 const httpError = (status: number, message: string, type: string, extra: Record<string, unknown> = {}) =>
   Object.assign(new Error(message), { status, statusCode: status, expose: true, type, ...extra });
@@ -34,9 +30,70 @@ const httpError = (status: number, message: string, type: string, extra: Record<
 /** The plain forms clients send; anything else (other charsets, other parameters) takes the general path. */
 const PLAIN_JSON = /^application\/json\s*(?:;\s*charset\s*=\s*(?:utf-8|"utf-8")\s*)?$/i;
 
-export function jsonBody(limit: number): RequestHandler[] {
-  const general = express.json({ limit, strict: false });
-  const readBytes = express.raw({ type: 'application/json', limit });
+/** A counting semaphore with a bounded, time-limited wait queue. */
+export class Gate {
+  private busy = 0;
+  private readonly waiting: (() => void)[] = [];
+  constructor(readonly slots: number, readonly queue: number, readonly waitMs: number) {}
+  get inUse(): number {
+    return this.busy;
+  }
+  /** Resolves with a release function, or null when the queue is full or the wait timed out. */
+  acquire(): Promise<(() => void) | null> {
+    if (this.busy < this.slots) {
+      this.busy++;
+      return Promise.resolve(this.releaser());
+    }
+    if (this.waiting.length >= this.queue) return Promise.resolve(null);
+    return new Promise((resolve) => {
+      const go = () => {
+        clearTimeout(timer);
+        this.busy++;
+        resolve(this.releaser());
+      };
+      const timer = setTimeout(() => {
+        const i = this.waiting.indexOf(go);
+        if (i >= 0) this.waiting.splice(i, 1);
+        resolve(null);
+      }, this.waitMs);
+      this.waiting.push(go);
+    });
+  }
+  private releaser(): () => void {
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      this.busy--;
+      this.waiting.shift()?.();
+    };
+  }
+}
+
+export function jsonBody(limit: number, gate = new Gate(LARGE_BODY_SLOTS, LARGE_BODY_QUEUE, LARGE_BODY_WAIT_MS)): RequestHandler[] {
+  const general = express.json({ limit, strict: false, inflate: false });
+  const readBytes = express.raw({ type: 'application/json', limit, inflate: false });
+
+  const refuseCompressed: RequestHandler = (req, _res, next) => {
+    const enc = String(req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+    if (enc === '' || enc === 'identity') return next();
+    next(httpError(415, `Content-Encoding "${enc.slice(0, 40)}" is not accepted; send the body uncompressed`, 'encoding.unsupported'));
+  };
+
+  const admitLarge: RequestHandler = (req, res, next) => {
+    const len = Number(req.headers['content-length']);
+    const known = req.headers['content-length'] !== undefined && Number.isFinite(len);
+    if (known && (len < LARGE_BODY_BYTES || len > limit)) return next(); // small, or refused by the reader at once
+    void gate.acquire().then((release) => {
+      if (!release) {
+        return next(new AppError('service_unavailable', 'Too many large request bodies are being read; retry shortly', undefined, undefined, { 'Retry-After': '2' }));
+      }
+      // Held until the response is done: the parsed body (and what the submit decodes from it) lives that long.
+      res.once('close', release);
+      res.once('finish', release);
+      next();
+    });
+  };
 
   const pick: RequestHandler = (req, res, next) => {
     if (PLAIN_JSON.test(req.headers['content-type'] ?? '')) return readBytes(req, res, next);
@@ -44,32 +101,62 @@ export function jsonBody(limit: number): RequestHandler[] {
     return general(req, res, next);
   };
 
-  const parse = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+  const parse = async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
     // Not read as bytes: no body, or parsed by the general path already (parsed JSON is never a Buffer).
     if (!Buffer.isBuffer(req.body)) return next();
-    const large = (req.body as Buffer).length >= LARGE_BODY_BYTES;
-    // The socket chunks the body was joined from are garbage now; free them before the text.
-    if (large) collectGarbage();
-    let text: string | null = (req.body as Buffer).toString('utf8');
+    const bytes = req.body as Buffer;
     req.body = undefined;
+    let text: string | null = await decodeUtf8(bytes);
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // a leading BOM, dropped as body-parser does
-    if (large) {
-      // The bytes are still referenced from the reader's stack: free them once it has returned.
-      await nextTurn();
-      collectGarbage();
-      res.once('finish', () => setImmediate(collectGarbage));
-    }
     let body: unknown;
     try {
       body = text.length === 0 ? {} : JSON.parse(text);
     } catch (e) {
-      return next(httpError(400, (e as Error).message, 'entity.parse.failed'));
+      return next(httpError(400, (e as Error).message.slice(0, 200), 'entity.parse.failed'));
+    }
+    // Postgres text and jsonb cannot hold U+0000: refused here as the client's mistake, not a 500 later.
+    if (text.includes('\\u0000') && containsNul(body)) {
+      return next(httpError(400, 'Request body contains a NUL character (\\u0000)', 'entity.nul'));
     }
     text = null;
-    if (large) collectGarbage();
     req.body = body;
+    // Parsing a large body is one long step; the route's own checks are another. A turn of the
+    // event loop between them keeps them from adding up to one long hold.
+    if (bytes.length >= LARGE_BODY_BYTES) await new Promise<void>((resolve) => setImmediate(resolve));
     next();
   };
+  return [refuseCompressed, admitLarge, pick, parse];
+}
 
-  return [pick, parse];
+/**
+ * UTF-8 decoding of non-ASCII text costs ~15 ms per MB here (4 MB of emoji: 60 ms in one
+ * toString): large bodies are decoded in slices with a turn of the event loop between them, so
+ * one body never holds every other request (issue 11.2).
+ */
+const DECODE_SLICE = 256 * 1024;
+async function decodeUtf8(buf: Buffer): Promise<string> {
+  if (buf.length <= DECODE_SLICE) return buf.toString('utf8');
+  const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+  let out = '';
+  for (let off = 0; off < buf.length; off += DECODE_SLICE) {
+    out += decoder.decode(buf.subarray(off, off + DECODE_SLICE), { stream: true });
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  return out + decoder.decode();
+}
+
+function containsNul(v: unknown): boolean {
+  const stack: unknown[] = [v];
+  while (stack.length) {
+    const x = stack.pop();
+    if (typeof x === 'string') {
+      if (x.includes('\u0000')) return true;
+    } else if (x && typeof x === 'object') {
+      for (const [k, val] of Object.entries(x)) {
+        if (k.includes('\u0000')) return true;
+        stack.push(val);
+      }
+    }
+  }
+  return false;
 }

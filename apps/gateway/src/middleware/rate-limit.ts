@@ -1,6 +1,8 @@
-// Request-rate limit per API key (spec 7.1: "rate limit exceeded" -> 429). Counted in Redis so
+// Request-rate limit per account (spec 7.1: "rate limit exceeded" -> 429). Counted in Redis so
 // every gateway instance shares one window; headers follow the IETF RateLimit fields draft.
-// The numeric limit is not in the spec: RATE_LIMIT_PER_MINUTE, overridable per account.
+// The numeric limit is not in the spec: RATE_LIMIT_PER_MINUTE, overridable per account. It is
+// counted per account, not per API key: the limit is an account setting, and N keys of one account
+// must not buy N times the limit (issue 11.11).
 //
 // A fixed window of one minute per key, counted by one Lua script per request: the same script,
 // keys and headers express-rate-limit with rate-limit-redis used here before, without their
@@ -15,7 +17,7 @@ import type { GatewayDeps } from '../deps';
 const WINDOW_MS = 60_000;
 const WINDOW_S = WINDOW_MS / 1000;
 /** The policy name in the RateLimit headers. */
-const POLICY = 'per-key';
+const POLICY = 'per-account';
 
 // A key's first hit of a window creates the counter with the window as its expiry; later hits
 // increment it. Answers {hits, ms until the window resets}. The peeking variant also reads one
@@ -42,7 +44,7 @@ declare module 'express-serve-static-core' {
   }
 }
 
-type HitRedis = Redis & {
+export type HitRedis = Redis & {
   rateLimitHit(key: string, windowMs: number): Promise<[number, number]>;
   rateLimitHitPeek(key: string, peekKey: string, windowMs: number): Promise<[number, number, string | null]>;
 };
@@ -56,17 +58,23 @@ const partitionKey = (key: string): string =>
  * of a poll), so a cached poll costs one round trip instead of two; the handler finds it in
  * `req.peeked`. Anything it names is only read.
  */
-export function requestRateLimit(deps: GatewayDeps, opts: { peek?: (req: Request) => string | null } = {}): RequestHandler {
-  const redis = deps.redis as HitRedis;
-  if (typeof redis.rateLimitHit !== 'function') {
-    redis.defineCommand('rateLimitHit', { numberOfKeys: 1, lua: HIT });
-    redis.defineCommand('rateLimitHitPeek', { numberOfKeys: 2, lua: HIT_AND_PEEK });
+/** The Redis connection with the window-counting scripts defined (once per connection). */
+export function hitRedis(redis: Redis): HitRedis {
+  const r = redis as HitRedis;
+  if (typeof r.rateLimitHit !== 'function') {
+    r.defineCommand('rateLimitHit', { numberOfKeys: 1, lua: HIT });
+    r.defineCommand('rateLimitHitPeek', { numberOfKeys: 2, lua: HIT_AND_PEEK });
   }
+  return r;
+}
+
+export function requestRateLimit(deps: GatewayDeps, opts: { peek?: (req: Request) => string | null } = {}): RequestHandler {
+  const redis = hitRedis(deps.redis);
   const prefix = `${deps.config.REDIS_PREFIX}:rl:`;
   const partitions = new Map<string, string>();
 
   return async (req, res, next) => {
-    const key = req.auth?.apiKeyId ?? 'anonymous';
+    const key = req.auth?.accountId ?? 'anonymous';
     let hits: number;
     let ttlMs: number;
     const peekKey = opts.peek?.(req) ?? null;
@@ -95,7 +103,7 @@ export function requestRateLimit(deps: GatewayDeps, opts: { peek?: (req: Request
     if (hits <= limit) return next();
     res.setHeader('Retry-After', String(resetS));
     next(
-      new AppError('rate_limited', 'Too many requests for this API key; retry after the time in the Retry-After header', undefined, undefined, {
+      new AppError('rate_limited', 'Too many requests for this account; retry after the time in the Retry-After header', undefined, undefined, {
         'Retry-After': String(resetS),
       }),
     );

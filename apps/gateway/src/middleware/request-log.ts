@@ -6,9 +6,14 @@ import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 
+const REQUEST_ID = /^[A-Za-z0-9._:@\/+=-]{1,128}$/;
+
 export function requestLog(log: Logger): RequestHandler {
   return (req, res, next) => {
-    const id = (req.headers['x-request-id'] as string) || randomUUID();
+    // A client's id is echoed and logged only when short and plain; anything else (megabytes,
+    // control characters, log-line injection) is replaced by our own.
+    const given = req.headers['x-request-id'];
+    const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     res.setHeader('X-Request-Id', id);
     if (!log.isLevelEnabled('info')) return next();
     const start = Date.now();

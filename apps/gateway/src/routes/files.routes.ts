@@ -1,9 +1,21 @@
-// Stored files (results and inline reference files) at /files/<key>. Result URLs are handed to
-// clients and to upstream providers as plain public URLs, so this route needs no credential; keys
-// are unguessable (they contain the task id). Players seek in videos, hence Range support.
+// Stored files at /files/<key>. Who may read what (issue 11.8, docs/security.md):
+// - results (`results/<taskId>/...`) are capability URLs: whoever holds the link reads the file,
+//   as clients expect of a result URL they pass to a player or a CDN; task ids are random UUIDs
+//   (122 bits), so links cannot be guessed. Cached publicly: a result never changes.
+// - inputs (`inputs/<random>/...`, the client's inline reference files) are private: served only
+//   with an unexpired signature (storage/signed-url.ts; the URL the provider is given), with
+//   `Cache-Control: private, no-store`, and deleted when their task settles.
+// Streams are joined with pipeline(): when the client goes away (a player seeking aborts every
+// time), the stored file's stream is destroyed at once, so no descriptor or S3 socket is left
+// held (issue 11.7); a response that makes no progress for IDLE_MS is cut the same way.
+import { pipeline } from 'node:stream';
+import type { Readable } from 'node:stream';
 import express, { Request, Response } from 'express';
 import { AppError } from '@mediagen/errors';
-import { isValidKey, StorageDriver } from '@mediagen/storage';
+import { isPrivateKey, isValidKey, StorageDriver, verifyFileSignature } from '@mediagen/storage';
+
+/** A download that neither takes nor gets bytes for this long is dropped (its stream closed). */
+export const IDLE_MS = 30_000;
 
 const notFound = (res: Response): void => {
   res.status(404).json(new AppError('not_found', 'File not found').toBody());
@@ -41,24 +53,33 @@ function resultGate(isCompleted: (taskId: string) => Promise<boolean>, max = 50_
   };
 }
 
-export function createFilesRouter(storage: StorageDriver, isTaskCompleted?: (taskId: string) => Promise<boolean>): express.Router {
-  const router = express.Router();
-  const visible = isTaskCompleted ? resultGate(isTaskCompleted) : async () => true;
+export interface FilesRouterOptions {
+  /** HMAC key of signed input URLs; without it inputs are never served. */
+  signingSecret?: string;
+  /** Results of tasks not (yet) completed are not served. */
+  isTaskCompleted?: (taskId: string) => Promise<boolean>;
+  idleMs?: number;
+}
 
+export function createFilesRouter(storage: StorageDriver, opts: FilesRouterOptions = {}): express.Router {
+  const router = express.Router();
+  const idleMs = opts.idleMs ?? IDLE_MS;
+  const visible = opts.isTaskCompleted ? resultGate(opts.isTaskCompleted) : async () => true;
   const serve = async (req: Request, res: Response): Promise<void> => {
     const segments = (req.params as { key?: string | string[] }).key;
     const key = Array.isArray(segments) ? segments.join('/') : (segments ?? '');
     if (!isValidKey(key)) return notFound(res);
+    const priv = isPrivateKey(key);
+    // Not 403: an unsigned request learns nothing, not even that the input exists.
+    if (priv && !(opts.signingSecret && verifyFileSignature(opts.signingSecret, key, req.query.exp, req.query.sig))) return notFound(res);
     if (!(await visible(key))) return notFound(res);
     const info = await storage.stat(key);
     if (!info) return notFound(res);
-
     res.setHeader('Accept-Ranges', 'bytes');
     res.setHeader('Content-Type', info.contentType);
     res.setHeader('X-Content-Type-Options', 'nosniff');
-    // A key is written once per task and never changes afterwards.
-    res.setHeader('Cache-Control', 'public, max-age=86400, immutable');
-
+    // A result key is written once per task and never changes afterwards; inputs are private.
+    res.setHeader('Cache-Control', priv ? 'private, no-store' : 'public, max-age=86400, immutable');
     const range = parseRange(req, info.bytes);
     if (range === 'unsatisfiable') {
       res.status(416).setHeader('Content-Range', `bytes */${info.bytes}`);
@@ -77,11 +98,13 @@ export function createFilesRouter(storage: StorageDriver, isTaskCompleted?: (tas
       res.end();
       return;
     }
-    const stream = storage.createReadStream(key, range ?? undefined);
-    stream.on('error', () => res.destroy());
-    stream.pipe(res);
+    if (res.destroyed || req.socket.destroyed) return; // gone during the stat: open nothing
+    const stream = storage.createReadStream(key, range ?? undefined) as Readable;
+    res.setTimeout(idleMs, () => res.destroy());
+    // pipeline destroys the source when the response closes early, and the response when the
+    // source fails (headers are out: the client sees a cut transfer, as it must).
+    pipeline(stream, res, () => undefined);
   };
-
   router.get('/*key', serve); // Express answers HEAD with the GET handler; serve() sends no body then.
   return router;
 }

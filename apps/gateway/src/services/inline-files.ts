@@ -3,7 +3,7 @@
 // never holds the base64 itself.
 import type { DecodedInline } from '@mediagen/media';
 import type { MediaRef, TaskSpec } from '@mediagen/catalog';
-import { publicFileUrl } from '@mediagen/storage';
+import { newInputKey, signedFileUrl } from '@mediagen/storage';
 import { recordInlineFiles } from '@mediagen/db';
 import type { GatewayDeps } from '../deps';
 
@@ -12,12 +12,22 @@ export interface InlinePlan {
   rewrite(spec: TaskSpec): TaskSpec;
 }
 
-export function planInlineFiles(deps: GatewayDeps, taskId: string, inline: DecodedInline[]): InlinePlan {
-  const files = inline.map((file, i) => ({ key: `inputs/${taskId}/${i}.${file.ext}`, file }));
-  const urlByPath = new Map(files.map((f) => [f.file.ref.path, publicFileUrl(deps.config, f.key)]));
+/**
+ * Inputs are private (issue 11.8): unguessable keys without the task id, and the provider gets a
+ * signed URL that stops working once the task's deadline has passed (an hour of slack for clocks
+ * and the provider's own queue). Deleted when the task settles (packages/db settled-inputs).
+ */
+const SIGNED_SLACK_MS = 60 * 60_000;
+
+export function planInlineFiles(deps: GatewayDeps, taskId: string, inline: DecodedInline[], deadlineAt: Date): InlinePlan {
+  const files = inline.map((file, i) => ({ key: newInputKey(i, file.ext), file }));
+  const expires = new Date(deadlineAt.getTime() + SIGNED_SLACK_MS);
+  const urlByPath = new Map(files.map((f) => [f.file.ref.path, signedFileUrl(deps.config, deps.config.FILE_SIGNING_SECRET, f.key, expires)]));
   const fix = (r: MediaRef): MediaRef => {
     const url = urlByPath.get(r.path);
-    return url ? { ...r, url, mime: r.mime, source: 'inline' } : r;
+    // Our copy replaces the client's URL; the reference keeps its kind and source (a snapshotted
+    // URL reference stays a URL reference, now pointing at bytes that cannot change).
+    return url ? { ...r, url } : r;
   };
   return {
     files,

@@ -17,6 +17,7 @@ interface CachedPoll {
 const notFound = (taskId: string) => new AppError('not_found', `Task ${taskId} not found`);
 
 export const MAX_TASK_ID_CHARS = 200;
+const TASK_ID = /^[A-Za-z0-9_-]+$/;
 export const pollCacheKey = (redisPrefix: string, taskId: string): string => `${redisPrefix}:poll:${taskId}`;
 
 /**
@@ -30,7 +31,8 @@ export async function pollTask(
   taskId: string,
   prefetched?: { key: string; value: string | null },
 ): Promise<Record<string, unknown>> {
-  if (taskId.length > MAX_TASK_ID_CHARS) throw notFound(taskId.slice(0, 40));
+  // Ids are ours (UUIDs): anything else is not found without a cache or database look-up.
+  if (taskId.length > MAX_TASK_ID_CHARS || !TASK_ID.test(taskId)) throw notFound(taskId.slice(0, 40).replace(/[^\x20-\x7e]/g, '?'));
   const ttl = deps.config.POLL_CACHE_MS;
   const key = pollCacheKey(deps.config.REDIS_PREFIX, taskId);
   if (ttl > 0) {

@@ -24,6 +24,7 @@ import { requestFingerprint } from './fingerprint';
 import { submitBody } from './task-view';
 import { refusalError } from './refusals';
 import { planInlineFiles, storeInlineFiles } from './inline-files';
+import { precheckBeforeFetch, withInspectionSlot } from './fetch-precheck';
 import { settleContext } from './settle';
 
 export type Endpoint = 'video' | 'image';
@@ -32,7 +33,7 @@ const policies = new WeakMap<Config, MediaPolicy>();
 /** Built once per config; refuses ALLOW_PRIVATE_MEDIA_URLS in production. */
 function mediaPolicy(config: Config): MediaPolicy {
   let p = policies.get(config);
-  if (!p) policies.set(config, (p = mediaPolicyFromConfig(config, { timeoutMs: config.MEDIA_TIMEOUT_MS })));
+  if (!p) policies.set(config, (p = mediaPolicyFromConfig(config, { timeoutMs: config.MEDIA_TIMEOUT_MS, snapshot: true })));
   return p;
 }
 
@@ -96,10 +97,15 @@ export async function submitTask(deps: GatewayDeps, input: SubmitInput): Promise
   try {
     const refs = referencesOf(spec);
     // Most submits have no reference media: nothing to fetch or measure, and no deadline to arm.
-    const inspection = refs.length === 0 ? noMedia() : await inspectReferences(refs, mediaPolicy(config));
+    let inspection = noMedia();
+    if (refs.length > 0) {
+      await precheckBeforeFetch(deps, input.accountId, spec, refs);
+      inspection = await withInspectionSlot(input.accountId, () => inspectReferences(refs, mediaPolicy(config)));
+    }
     checkMeasuredLimits(spec, inspection.measured);
     const cost = computeCost(spec, inspection.measured);
-    const inline = planInlineFiles(deps, taskId, inspection.inline);
+    const deadlineAt = new Date(Date.now() + config.TASK_TIMEOUT_MS);
+    const inline = planInlineFiles(deps, taskId, inspection.inline, deadlineAt);
     await createTaskWithCharge(db, {
       taskId,
       accountId: input.accountId,
@@ -109,7 +115,7 @@ export async function submitTask(deps: GatewayDeps, input: SubmitInput): Promise
       costCents: cost.costCents,
       costMicros: cost.costMicros,
       billedSeconds: cost.billedSeconds,
-      deadlineAt: new Date(Date.now() + config.TASK_TIMEOUT_MS),
+      deadlineAt,
       idempotencyKey: key ?? undefined,
       callbackUrl,
       claimToken,

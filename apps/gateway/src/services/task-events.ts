@@ -19,16 +19,22 @@ export class TaskEvents {
   }
 
   async start(): Promise<void> {
-    this.sub = new IORedis(this.url, { maxRetriesPerRequest: null, lazyConnect: true });
+    this.sub = new IORedis(this.url, { maxRetriesPerRequest: null });
     this.sub.on('error', () => undefined); // reconnects by itself; readiness is reported elsewhere
     this.sub.on('message', (channel: string, message: string) => this.onMessage(channel, message));
-    try {
-      await this.sub.connect();
-      await this.sub.subscribe(this.taskChannel, this.revokeChannel);
-    } catch {
-      // Redis down at start: answers-at-once falls back to its DB re-check, revocation to the TTL.
-    }
+    // SUBSCRIBE is queued until the connection is ready, however long Redis stays down at start
+    // (maxRetriesPerRequest: null keeps it queued), and ioredis re-subscribes after every later
+    // reconnect. A gateway started while Redis was down thus hears revocations and task events
+    // once Redis is back (issue 11.16); until then revocation falls back to the cache TTL.
+    this.subscribed = this.sub.subscribe(this.taskChannel, this.revokeChannel).then(
+      () => true,
+      () => false,
+    );
+    await Promise.race([this.subscribed, new Promise((r) => setTimeout(r, 2_000).unref())]);
   }
+
+  /** Resolves true once the subscriptions are in place (tests). */
+  subscribed: Promise<boolean> = Promise.resolve(false);
 
   async stop(): Promise<void> {
     for (const set of this.waiters.values()) for (const l of set) l();

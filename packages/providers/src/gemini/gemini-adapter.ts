@@ -4,6 +4,7 @@
 // Auth: `x-goog-api-key`. No cancel (none documented for Veo operations: a timed-out task is only
 // abandoned locally) and no callbacks (Gemini's per-request webhooks are signed with a JWT whose key
 // set is unverified, providers.md corrections 6: we poll).
+import { sniffMime } from '@mediagen/media';
 import type { ChannelAdapter, RenderRequest, RenderStatus, SubmitResult } from '../channel-adapter';
 import { upstreamModelFor } from '../channel-config';
 import { UpstreamError } from '../upstream-error';
@@ -30,7 +31,12 @@ export function createGeminiAdapter(channel: GeminiChannel): ChannelAdapter {
     Promise.all(
       (req.references ?? [])
         .filter((r) => r.role === 'first_frame' || r.role === 'last_frame' || r.role === 'reference_image')
-        .map(async (r) => ({ role: r.role, mimeType: r.contentType, base64: (await r.data()).toString('base64') })),
+        .map(async (r) => {
+          const bytes = await r.data();
+          // A reference fetched by URL may only be known as 'image/*'; Google needs the real type.
+          const mimeType = sniffMime(bytes) ?? (/^image\/[a-z0-9.+-]+$/i.test(r.contentType) ? r.contentType : 'image/png');
+          return { role: r.role, mimeType, base64: bytes.toString('base64') };
+        }),
     );
 
   return {

@@ -95,9 +95,8 @@ describe('Veo operation status', () => {
     const quiet = veoStatus(fixture('veo-done-rai-filtered'), { ...ctx, reportsViolations: false });
     expect(quiet.state === 'failed' && quiet.error.kind).toBe('failed');
   });
-  it('done with zero samples and no filter is no usable file', () => {
-    const s = veoStatus(fixture('veo-done-zero-samples'), ctx);
-    expect(s.state === 'failed' && s.error.kind).toBe('unusable');
+  it('done with zero samples and no filter is success without a file (the worker settles no_result)', () => {
+    expect(veoStatus(fixture('veo-done-zero-samples'), ctx)).toEqual({ state: 'succeeded', outputs: [] });
   });
   it('an operation error quoting an RAI support code is a violation; an internal error a failed render', () => {
     const v = veoStatus(fixture('veo-done-error-support-code'), ctx);
@@ -140,13 +139,15 @@ describe('Gemini images (synchronous)', () => {
   it('answers the submit with the inline PNG, the usage and no poll needed', async () => {
     up.on('POST', '/v1beta/models/gemini-3-pro-image-preview:generateContent', { body: fixture('gemini-image-png') });
     const a = createGeminiAdapter(channel());
-    const res = await a.submit(req(imageSpec('image-d-3-pro-image-preview', '2k'), [reference('reference_image', 'pic1', 'image/jpeg')]));
+    // A reference known only as 'image/*' is sent with the type its bytes show.
+    const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]);
+    const res = await a.submit(req(imageSpec('image-d-3-pro-image-preview', '2k'), [reference('reference_image', 'https://m/pic1', 'image/*', jpeg)]));
     expect(res.status).toMatchObject({ state: 'succeeded', usage: { units: 'tokens', amount: 1302 } });
     const out = res.status?.state === 'succeeded' ? res.status.outputs[0] : null;
     expect(out).toMatchObject({ kind: 'inline', contentType: 'image/png' });
     expect(out?.kind === 'inline' && out.data.subarray(1, 4).toString()).toBe('PNG');
     expect(up.requests[0].body).toEqual({
-      contents: [{ role: 'user', parts: [{ text: 'a red boat <Picture 1>' }, { inlineData: { mimeType: 'image/jpeg', data: Buffer.from('pic1').toString('base64') } }] }],
+      contents: [{ role: 'user', parts: [{ text: 'a red boat <Picture 1>' }, { inlineData: { mimeType: 'image/jpeg', data: jpeg.toString('base64') } }] }],
       generationConfig: { responseModalities: ['TEXT', 'IMAGE'], imageConfig: { aspectRatio: '16:9', imageSize: '2K' } },
     });
     // The result lived only in that answer: polling the id after a crash asks for a fresh attempt.
@@ -169,9 +170,8 @@ describe('Gemini images (synchronous)', () => {
     const none = geminiImageStatus(fixture('gemini-image-no-image'), true);
     expect(none.state === 'failed' && none.error.kind).toBe('failed');
   });
-  it('STOP with no parts at all is success without a usable file', () => {
-    const s = geminiImageStatus(fixture('gemini-image-stop-without-parts'), true);
-    expect(s.state === 'failed' && s.error.kind).toBe('unusable');
+  it('STOP with no parts at all is success without a file (the worker settles no_result)', () => {
+    expect(geminiImageStatus(fixture('gemini-image-stop-without-parts'), true)).toMatchObject({ state: 'succeeded', outputs: [] });
   });
 });
 

@@ -1,0 +1,96 @@
+// Limits per client address, for what has no account to count against (issue 11.5, 11.11):
+// - /files downloads (public URLs, no credential): FILES_RATE_LIMIT_PER_MINUTE per address;
+// - failed authentication (API keys and the admin token): AUTH_FAILURES_PER_MINUTE per address.
+//   Once an address is over, every gateway that saw it refuses its requests from memory with 429
+//   before any credential check or database lookup, so guessing keys or the admin token costs the
+//   guesser, not our database.
+// Counted in Redis (the same fixed-window script as the account rate limit), so all gateways share
+// one window. The address is the TCP peer (`trust proxy` is off): behind a reverse proxy every
+// client shares the proxy's address, which docs/security.md names as this defence's limit.
+import type { Request, RequestHandler } from 'express';
+import { AppError } from '@mediagen/errors';
+import type { GatewayDeps } from '../deps';
+import { hitRedis } from './rate-limit';
+
+const WINDOW_MS = 60_000;
+const MAX_TRACKED = 10_000;
+
+export const clientAddress = (req: Request): string => req.socket.remoteAddress ?? 'unknown';
+
+export class AddressLimiter {
+  /** Addresses over the limit, with when their window ends; checked without a round trip. */
+  private readonly blocked = new Map<string, number>();
+
+  constructor(private readonly deps: GatewayDeps, private readonly name: string, readonly perMinute: number) {}
+
+  /** Seconds until `ip` may try again, or 0 when it is not blocked. */
+  blockedFor(ip: string): number {
+    const until = this.blocked.get(ip);
+    if (until === undefined) return 0;
+    const left = until - Date.now();
+    if (left <= 0) {
+      this.blocked.delete(ip);
+      return 0;
+    }
+    return Math.ceil(left / 1000);
+  }
+
+  /** Counts one event for `ip`; the seconds to wait when this one went over the limit, else 0. */
+  async hit(ip: string): Promise<number> {
+    let hits: number;
+    let ttlMs: number;
+    try {
+      [hits, ttlMs] = await hitRedis(this.deps.redis).rateLimitHit(`${this.deps.config.REDIS_PREFIX}:ip:${this.name}:${ip}`, WINDOW_MS);
+    } catch {
+      return 0; // Redis down: not limited (as the account limit), never a 500
+    }
+    if (hits <= this.perMinute) return 0;
+    if (this.blocked.size >= MAX_TRACKED) this.blocked.clear();
+    this.blocked.set(ip, Date.now() + ttlMs);
+    return Math.max(1, Math.ceil(ttlMs / 1000));
+  }
+}
+
+export const tooMany = (what: string, retryAfterS: number) =>
+  new AppError('rate_limited', `Too many ${what} from this address; retry after the time in the Retry-After header`, undefined, undefined, {
+    'Retry-After': String(retryAfterS),
+  });
+
+/** Every request counts (downloads of public files). */
+export function addressRateLimit(limiter: AddressLimiter, what: string): RequestHandler {
+  return (req, _res, next) => {
+    const ip = clientAddress(req);
+    const wait = limiter.blockedFor(ip);
+    if (wait > 0) return next(tooMany(what, wait));
+    limiter.hit(ip).then((w) => next(w > 0 ? tooMany(what, w) : undefined), next);
+  };
+}
+
+const failureLimiters = new WeakMap<GatewayDeps, AddressLimiter>();
+
+/** The failed-authentication limiter of this gateway, shared by API-key and admin authentication. */
+export function authFailures(deps: GatewayDeps): AddressLimiter {
+  let l = failureLimiters.get(deps);
+  if (!l) failureLimiters.set(deps, (l = new AddressLimiter(deps, 'authfail', deps.config.AUTH_FAILURES_PER_MINUTE)));
+  return l;
+}
+
+/**
+ * Runs `check` (which throws the 401) unless the address is already blocked; a failure is
+ * counted and turns into 429 once the address is over the limit.
+ */
+export async function guardAuth<T>(deps: GatewayDeps, req: Request, check: () => Promise<T> | T): Promise<T> {
+  const limiter = authFailures(deps);
+  const ip = clientAddress(req);
+  const wait = limiter.blockedFor(ip);
+  if (wait > 0) throw tooMany('failed authentication attempts', wait);
+  try {
+    return await check();
+  } catch (e) {
+    if (e instanceof AppError && e.code === 'unauthorized') {
+      const w = await limiter.hit(ip);
+      if (w > 0) throw tooMany('failed authentication attempts', w);
+    }
+    throw e;
+  }
+}

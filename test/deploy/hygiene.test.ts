@@ -1,0 +1,57 @@
+// Issue 11.13 and 11.17, checked on the files themselves (no Docker engine on our machines): the
+// build context is an allow-list, the image copies named folders only, production compose needs
+// its secrets and a channel file, Redis requires a password, and the worker's counters need the
+// admin token in production.
+import fs from 'node:fs';
+import path from 'node:path';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Registry } from 'prom-client';
+import { startHealthServer } from '../../apps/worker/src/health-server';
+
+const ROOT = path.resolve(__dirname, '../..');
+const read = (f: string) => fs.readFileSync(path.join(ROOT, f), 'utf8');
+
+describe('image and compose hygiene', () => {
+  it('the build context is allow-listed and nothing is copied wholesale', () => {
+    const ignore = read('.dockerignore').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+    expect(ignore[0]).toBe('*');
+    expect(ignore).not.toContain('!test/');
+    const allowed = ignore.filter((l) => l.startsWith('!'));
+    expect(allowed.filter((l) => /\btest\b|bench|\.key|\.ci\b|\.env|channels/i.test(l))).toEqual([]);
+    expect(ignore).toContain('**/*.test.ts');
+    expect(read('Dockerfile')).not.toMatch(/^COPY \. \./m);
+  });
+  it('production compose requires its secrets and the channel file, and Redis asks for a password', () => {
+    const compose = read('docker-compose.yml');
+    for (const v of ['ADMIN_TOKEN', 'POSTGRES_PASSWORD', 'REDIS_PASSWORD', 'PROVIDER_CONFIG']) expect(compose).toContain(`\${${v}:?`);
+    expect(compose).not.toMatch(/POSTGRES_PASSWORD:-/);
+    expect(compose).not.toMatch(/PROVIDER_CONFIG:-/);
+    expect(compose).toContain('--requirepass');
+    expect(compose).toMatch(/REDIS_URL: redis:\/\/:\$\{REDIS_PASSWORD/);
+  });
+});
+
+describe('worker /metrics and /stats in production', () => {
+  it('need the admin token; /healthz says only whether it runs', async () => {
+    const ctx = { stats: { secret: 1 }, metrics: { registry: new Registry() } } as never;
+    const server = startHealthServer(ctx, 0, () => true, { token: 'admin-token-0123456789', required: true });
+    await new Promise((r) => server.once('listening', r));
+    const port = (server.address() as AddressInfo).port;
+    const get = (p: string, auth?: string) =>
+      new Promise<{ status: number; body: string }>((resolve) =>
+        http.get({ port, path: p, headers: auth ? { Authorization: auth } : {} }, (res) => {
+          let body = '';
+          res.on('data', (c) => (body += c)).on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        }),
+      );
+    expect((await get('/metrics')).status).toBe(401);
+    expect((await get('/stats')).status).toBe(401);
+    expect((await get('/metrics', 'Bearer wrong')).status).toBe(401);
+    expect((await get('/metrics', 'Bearer admin-token-0123456789')).status).toBe(200);
+    const health = await get('/healthz');
+    expect(health.status).toBe(200);
+    expect(health.body).not.toContain('secret');
+    server.close();
+  });
+});
