@@ -1049,6 +1049,11 @@ export interface components {
             topUpUrl: string;
         };
         LedgerEntry: {
+            /**
+             * @description Who made the change: operator:<name> (console), admin-token (admin API); null for charges and refunds.
+             * @example operator:alice
+             */
+            actor: string | null;
             amountCents: number;
             /**
              * @description ISO 8601 time.
