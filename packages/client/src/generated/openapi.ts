@@ -2340,6 +2340,7 @@ export interface operations {
                      *           "amountCents": -4,
                      *           "taskId": "tsk_01J9Z3N6K4",
                      *           "reason": null,
+                     *           "actor": null,
                      *           "createdAt": "2026-01-01T12:00:00.000Z"
                      *         }
                      *       ],
