@@ -1,6 +1,6 @@
 // Public types of the SDK, named from the types generated out of the service's OpenAPI document
 // (generated/openapi.ts), so they follow the service whenever the document changes.
-import type { components } from './generated/openapi';
+import type { components, operations } from './generated/openapi';
 
 type Schemas = components['schemas'];
 
@@ -21,25 +21,12 @@ export type ModelId = VideoGenerateParams['model'] | ImageGenerateParams['model'
 /** A submitted task, with the kind the SDK needs to poll it. */
 export type SubmittedTask = SubmitResponse & { type: TaskType };
 
-/** One item of GET /api/tasks: the poll body plus taskId, model, createdAt (design.md section 4). */
-export type TaskListItem = Task & { taskId: string; model: string; createdAt: string };
-export interface TaskPage {
-  data: TaskListItem[];
-  nextCursor: string | null;
-}
-export interface TaskListParams {
-  status?: TaskStatus;
-  type?: TaskType;
-  model?: string;
-  /** Items per page. */
-  limit?: number;
-  /** Start after this cursor (a page's nextCursor). */
-  cursor?: string;
-}
-
-/** The webhook event body (Standard Webhooks; design.md section 4, "Webhooks to clients"). */
-export interface WebhookEvent {
-  type: 'task.completed' | 'task.failed';
-  timestamp: string;
-  data: TaskListItem | (Task & { taskId: string; model: string });
-}
+/** One item of GET /api/tasks: the poll body plus taskId, model, createdAt. */
+export type TaskListItem = Schemas['TaskListItem'];
+/** A page of GET /api/tasks; `nextCursor` is null on the last page. */
+export type TaskPage = Schemas['TaskListResponse'];
+export type TaskListParams = NonNullable<operations['listTasks']['parameters']['query']>;
+/** The task after a cancel: failed with errorCode `cancelled` (200), or processing with `cancelRequested` (202). */
+export type CancelResult = Schemas['CancelResponse'];
+/** The webhook event body (Standard Webhooks): `type`, `timestamp`, `data` = poll body + taskId + model. */
+export type WebhookEvent = Schemas['WebhookEvent'];

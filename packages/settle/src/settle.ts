@@ -4,7 +4,7 @@
 // transition log lines. Only the winner of the compare-and-set does the rest, so each task is
 // counted, announced and logged once cluster-wide.
 import type { Logger } from 'pino';
-import { completeTask, Db, failTask, FailureCode, RETRYABLE, sql } from '@mediagen/db';
+import { completeTask, Db, failTask, FailureCode, RETRYABLE, taskSummary } from '@mediagen/db';
 import type { SettlementMetrics } from '@mediagen/metrics';
 import type { TaskEventPublisher, WebhookQueue } from '@mediagen/queue';
 import { emitTaskWebhooks } from '@mediagen/webhooks';
@@ -37,12 +37,8 @@ export interface FailureDetail {
  */
 async function settledTask(ctx: SettleContext, taskId: string): Promise<{ model: string; accountId: string; costCents: number }> {
   try {
-    const { rows } = await sql<{ model: string; accountId: string; costCents: number }>(
-      ctx.db,
-      `SELECT "model", "accountId", "costCents" FROM "Task" WHERE "id" = $1`,
-      [taskId],
-    );
-    if (rows[0]) return rows[0];
+    const summary = await taskSummary(ctx.db, taskId);
+    if (summary) return summary;
   } catch (err) {
     ctx.log.warn({ taskId, err: (err as Error).message }, 'settled task not read back for metrics');
   }

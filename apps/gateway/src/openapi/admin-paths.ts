@@ -25,6 +25,7 @@ const ledgerEntry = z
     amountCents: z.number().int(),
     taskId: z.string().nullable(),
     reason: z.string().nullable(),
+    actor: z.string().nullable().meta({ description: 'Who made the change: operator:<name> (console), admin-token (admin API); null for charges and refunds.', example: 'operator:alice' }),
     createdAt: ts,
   })
   .meta({ id: 'LedgerEntry' });

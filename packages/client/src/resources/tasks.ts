@@ -4,7 +4,7 @@
 import type { HttpClient } from '../http';
 import { sleep } from '../http';
 import { NotFoundError } from '../errors';
-import type { Task, TaskListParams, TaskPage, TaskType } from '../types';
+import type { CancelResult, Task, TaskListParams, TaskPage, TaskType } from '../types';
 
 export interface TaskOptions {
   type?: TaskType;
@@ -40,10 +40,15 @@ export class Tasks {
     );
   }
 
-  /** Cancels a task (extension: POST /api/{type}/tasks/{taskId}/cancel); answers the task as it is now. */
-  async cancel(taskId: string, opts: TaskOptions = {}): Promise<Task> {
+  /**
+   * Cancels a task (extension: POST /api/{type}/tasks/{taskId}/cancel). Answers the task failed with
+   * errorCode `cancelled` (refunded), or still processing with `cancelRequested` while the provider
+   * cancels the render (wait for it). A finished task, or a render its provider cannot stop, is a
+   * ConflictError with code `not_cancellable`.
+   */
+  async cancel(taskId: string, opts: TaskOptions = {}): Promise<CancelResult> {
     return this.withType(taskId, opts, (type) =>
-      this.http.request<Task>({ method: 'POST', path: `/api/${type}/tasks/${encodeURIComponent(taskId)}/cancel`, signal: opts.signal }),
+      this.http.request<CancelResult>({ method: 'POST', path: `/api/${type}/tasks/${encodeURIComponent(taskId)}/cancel`, signal: opts.signal }),
     );
   }
 

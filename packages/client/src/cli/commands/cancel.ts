@@ -13,7 +13,7 @@ export async function run(ctx: Context, args: string[]): Promise<number> {
   if (values.type !== undefined && values.type !== 'video' && values.type !== 'image') throw new UsageError('--type must be video or image');
   const taskId = positionals[0];
   const task = await ctx.client().tasks.cancel(taskId, { type: values.type as TaskType | undefined, signal: ctx.signal() });
-  if (values.json) ctx.io.out(JSON.stringify({ taskId, ...task }));
+  if (values.json) ctx.io.out(JSON.stringify(task));
   else ctx.io.out(task.status === 'failed' ? `${taskId}  cancelled (refunded)` : `${taskId}  ${task.status}: cancelling at the provider; see mediagen task ${taskId} --wait`);
   return EXIT.ok;
 }
