@@ -83,8 +83,11 @@ it('SIGTERM on the gateway mid-request: every accepted request gets its complete
   const slowUrl = `http://127.0.0.1:${(slow.address() as AddressInfo).port}`;
   try {
     const N = 10;
+    // One account per submit: an account may have only MAX_INSPECTIONS_PER_ACCOUNT reference
+    // inspections running at once (fetch-precheck.ts), and all ten must be inside the gateway.
+    const accounts = await Promise.all(Array.from({ length: N }, () => api.newAccount(10_000)));
     const pending = Array.from({ length: N }, (_, i) =>
-      api.submit(account, 'image', { model: 'image-b-2.5', prompt: `slow reference ${i}`, images: [`${slowUrl}/ref-${i}.png`] }),
+      api.submit(accounts[i], 'image', { model: 'image-b-2.5', prompt: `slow reference ${i}`, images: [`${slowUrl}/ref-${i}.png`] }),
     );
     await eventually('every submit to be fetching its reference', async () => received >= N);
 
