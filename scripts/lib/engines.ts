@@ -136,9 +136,9 @@ function assertReachableByPostgresUser(dir: string): void {
   }
 }
 
-function onPath(bin: string): string | undefined {
+function onPath(bin: string, pathVar: string | undefined): string | undefined {
   try {
-    return execFileSync('sh', ['-c', `command -v ${bin}`], { encoding: 'utf8' }).trim() || undefined;
+    return execFileSync('/bin/sh', ['-c', `command -v ${bin}`], { encoding: 'utf8', env: { PATH: pathVar ?? '' } }).trim() || undefined;
   } catch {
     return undefined;
   }
@@ -152,10 +152,10 @@ export async function ensureRedis(env: NodeJS.ProcessEnv, dataDir: string): Prom
   if (await answers('127.0.0.1', probe)) {
     return { url: `redis://127.0.0.1:${probe}`, describe: `using Redis at 127.0.0.1:${probe}`, stop: async () => {} };
   }
-  const bin = onPath('redis-server');
+  const bin = onPath('redis-server', env.PATH);
   if (!bin)
     throw new EngineMissingError(
-      `no Redis answers on 127.0.0.1:${probe} and there is no redis-server on PATH: install one (apt-get install redis-server, brew install redis) or run \`docker compose up -d redis\`, or set REDIS_URL`,
+      `no Redis answers on 127.0.0.1:${probe} and there is no redis-server on PATH: install one (apt-get install redis-server, or brew install redis), or run one in Docker (docker run -d -p 127.0.0.1:6379:6379 redis:7), or set REDIS_URL`,
     );
   const dir = path.resolve(dataDir, 'redis');
   fs.mkdirSync(dir, { recursive: true });

@@ -7,7 +7,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { answers } from '../../scripts/lib/engines';
+import { answers, ensureRedis, EngineMissingError } from '../../scripts/lib/engines';
 import { freePort } from './support/processes';
 import { eventually } from './support/wait';
 
@@ -96,4 +96,15 @@ test('starts embedded PostgreSQL and redis-server, serves a task with the printe
   expect(await answers('127.0.0.1', Number(pgPort))).toBe(false);
   expect(await answers('127.0.0.1', Number(redisPort))).toBe(false);
   expect(fs.existsSync(path.join(pgDir, 'postmaster.pid'))).toBe(false);
+});
+
+test('without redis-server on PATH and no Redis answering, it stops with one line saying how to get one', async () => {
+  const probe = await freePort();
+  const err = await ensureRedis({ PATH: path.join(dir, 'empty-bin'), DEV_REDIS_PORT: String(probe) }, path.join(dir, 'data2')).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(EngineMissingError);
+  const message = (err as Error).message;
+  expect(message).not.toContain('\n');
+  expect(message).toMatch(/apt-get install redis-server/);
+  expect(message).toMatch(/brew install redis/);
+  expect(message).toMatch(/docker run/);
 });
