@@ -31,6 +31,15 @@ export interface FailureDetail {
 }
 
 /**
+ * The settled task's webhook deliveries (packages/webhooks), created and queued after the commit.
+ * Not awaited: the settle path's callers (closing the attempt, freeing the slot) need not wait for
+ * them, and emitTaskWebhooks never throws; if the process dies first, the reconciler creates them.
+ */
+function emitWebhooks(ctx: SettleContext, taskId: string): void {
+  if (ctx.webhookQueue) void emitTaskWebhooks({ ...ctx, webhookQueue: ctx.webhookQueue }, taskId);
+}
+
+/**
  * Model, account and cost of a task whose settlement this process won, for the counters and log
  * lines. A read after the commit (the settlement functions return only won/lost); it runs once per
  * task, and never decides anything.
@@ -52,7 +61,7 @@ export async function settleCompleted(ctx: SettleContext, taskId: string, result
     return false;
   }
   await ctx.events.publish(taskId, 'completed');
-  if (ctx.webhookQueue) await emitTaskWebhooks({ ...ctx, webhookQueue: ctx.webhookQueue }, taskId);
+  emitWebhooks(ctx, taskId);
   const t = await settledTask(ctx, taskId);
   ctx.metrics.tasks.completed.inc({ model: t.model });
   ctx.log.info({ taskId, accountId: t.accountId, model: t.model, channel, files: resultUrls.length }, 'task completed');
@@ -70,7 +79,7 @@ export async function settleFailed(ctx: SettleContext, taskId: string, code: Fai
     return false;
   }
   await ctx.events.publish(taskId, 'failed');
-  if (ctx.webhookQueue) await emitTaskWebhooks({ ...ctx, webhookQueue: ctx.webhookQueue }, taskId);
+  emitWebhooks(ctx, taskId);
   const t = await settledTask(ctx, taskId);
   // failTask refunds the whole charge in the same transaction that won the move to failed.
   ctx.metrics.tasks.failed.inc({ model: t.model, error_code: code });
