@@ -160,3 +160,9 @@ it('a hanging render is cancelled upstream when the task times out (PUT .../canc
     return ((await res.json()) as { status?: string }).status === 'COMPLETED';
   });
 });
+
+it('a COMPLETED request that made no media (422 no_media_generated) is no_result, not a fallback', async () => {
+  const taskId = await submit('video', seedance('#sim:no-file'));
+  await expectFailed('video', taskId, 'no_result');
+  expect(await attemptsOf(taskId)).toEqual([['fal-main', 'no_result']]);
+});

@@ -127,3 +127,11 @@ it('an expired Veo file (download 404) is no_result', async () => {
   const taskId = await submit('video', veo('#sim:expired'));
   await expectFailed('video', taskId, 'no_result');
 });
+
+it('success without a file (done with zero samples; STOP without parts) is no_result, not a fallback', async () => {
+  for (const [kind, body] of [['video', veo('#sim:no-file')], ['image', image('#sim:no-file')]] as const) {
+    const taskId = await submit(kind, body);
+    await expectFailed(kind, taskId, 'no_result');
+    expect(await attemptsOf(taskId)).toEqual([['gemini-main', 'no_result']]);
+  }
+});

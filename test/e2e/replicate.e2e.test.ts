@@ -160,3 +160,9 @@ it('a hanging render is cancelled upstream when the task times out (POST .../can
     return ((await res.json()) as { status?: string }).status === 'canceled';
   });
 });
+
+it('a prediction that succeeded with no output is no_result, not a fallback', async () => {
+  const taskId = await submit('video', seedance('#sim:no-file'));
+  await expectFailed('video', taskId, 'no_result');
+  expect(await attemptsOf(taskId)).toEqual([['rep-main', 'no_result']]);
+});

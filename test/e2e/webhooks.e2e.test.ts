@@ -81,6 +81,11 @@ describe('account webhooks', () => {
     // Another secret does not verify: the signature is real.
     expect(() => new Webhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`).verify(ok.body, headersOf(ok))).toThrow();
 
+    // The row says delivered just after the receiver answered.
+    await waitFor(async () => {
+      const l = await api.admin('GET', `/webhooks/${hook.id}/deliveries`);
+      return (l.body.data as { status: string }[]).every((d) => d.status === 'delivered');
+    }, 10_000, 'both deliveries recorded as delivered');
     const list = await api.admin('GET', `/webhooks/${hook.id}/deliveries`);
     expect(list.status).toBe(200);
     expect((list.body.data as { taskId: string; status: string; id: string }[]).map((d) => [d.taskId, d.status]).sort()).toEqual([[done, 'delivered'], [failed, 'delivered']].sort());
@@ -147,6 +152,7 @@ describe('delivery', () => {
     expect(accepted.size).toBe(3);
     for (const [id, got] of accepted) {
       expect(got).toHaveLength(1);
+      await waitFor(async () => (await api.admin('GET', `/deliveries/${id}`)).body.status === 'delivered', 10_000, 'recorded as delivered');
       const all = calls.filter((c) => c.id === id);
       expect(all.length).toBeGreaterThanOrEqual(3);
       // One event, one id, the same bytes every time; the timestamp is the attempt's.
@@ -171,6 +177,7 @@ describe('delivery', () => {
     await waitFor(() => (receiver.accepted('/resend').get(first.id)?.length ?? 0) === 2, 15_000, 'the resent event');
     const [a, b] = receiver.accepted('/resend').get(first.id)!;
     expect(b.body).toBe(a.body);
+    await waitFor(async () => (await api.admin('GET', `/deliveries/${first.id}`)).body.status === 'delivered', 10_000, 'the resend recorded');
     expect((await api.admin('GET', `/deliveries/${first.id}`)).body).toMatchObject({ status: 'delivered', attemptCount: 2 });
     expect((await api.admin('POST', '/deliveries/msg_nope/resend')).status).toBe(404);
   });

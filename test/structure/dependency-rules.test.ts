@@ -119,7 +119,8 @@ function checkImports(all: Workspace[]): Violation[] {
           const target = path.resolve(path.dirname(file), spec);
           if (within(target, wsDir)) continue;
           const other = all.find((o) => within(target, path.join(ROOT, o.dir)));
-          if (!isSrc && within(target, path.join(ROOT, 'test'))) continue; // shared test support (test/e2e/support)
+          // Tests may use the repository's shared test support (test/e2e/support, scripts/lib).
+          if (!isSrc && (within(target, path.join(ROOT, 'test')) || within(target, path.join(ROOT, 'scripts/lib')))) continue;
           if (other) {
             const rule = w.kind === 'package' && other.kind === 'app' ? `package ${m.name} imports app ${other.manifest.name}` : `reaches into ${other.dir}: import "${other.manifest.name}" by name`;
             violations.push({ file: rel, spec, rule });

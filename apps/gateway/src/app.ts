@@ -17,6 +17,8 @@ import { httpMetrics } from './middleware/http-metrics';
 import { metricsRouter } from './routes/metrics.routes';
 import { adminChannelsRouter } from './routes/admin-channels.routes';
 import { adminWebhooksRouter } from './routes/admin-webhooks.routes';
+import { adminOperatorsRouter } from './routes/admin-operators.routes';
+import { mountConsole } from './routes/console.routes';
 import { errorHandler, notFoundHandler } from './middleware/error-handler';
 import { bullBoardCsp, filesHeaders, refuseNulInUrl, securityHeaders } from './middleware/security-headers';
 import { AddressLimiter, addressRateLimit } from './middleware/ip-limits';
@@ -46,8 +48,11 @@ export function createApp(deps: GatewayDeps): Express {
     addressRateLimit(new AddressLimiter(deps, 'files', deps.config.FILES_RATE_LIMIT_PER_MINUTE), 'file requests'),
     createFilesRouter(deps.storage, { signingSecret: deps.config.FILE_SIGNING_SECRET, isTaskCompleted: (taskId) => isTaskCompleted(deps.db, taskId) }),
   );
-  app.use('/admin', adminAuth(deps));
+  // The operators' console, and Bull Board for its sessions as well as the bearer token.
+  app.use('/console', mountConsole(deps));
   app.use('/admin/queues', bullBoardCsp, bullBoardRouter(deps));
+  app.use('/admin', adminAuth(deps));
+  app.use('/admin', adminOperatorsRouter(deps));
   app.use('/admin', adminChannelsRouter(deps));
   app.use('/admin', adminRouter(deps));
   app.use('/admin', adminWebhooksRouter(deps));

@@ -6,7 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { startHarness, Harness } from './harness';
-import { loopWatch } from '../../../scripts/lib/hostile-stack';
+import { loopWatch } from './loop-watch';
 
 jest.setTimeout(60_000);
 
@@ -74,8 +74,7 @@ it('1: a lying-range Matroska reference gets its 400 while /healthz keeps answer
   expect(res.body.code).toBe('invalid_media');
   expect(worst.length).toBeGreaterThan(0);
   // The gateway (in this process) never held its event loop 100 ms: /healthz could always answer
-  // within that. Held time is timer lateness capped by this process's CPU time (scripts/lib/
-  // hostile-stack.ts), so a loaded shared machine does not count. Before the fix /healthz stopped
+  // within that. Held time is timer lateness capped by this process's CPU time (loop-watch.ts), so a loaded shared machine does not count. Before the fix /healthz stopped
   // answering for ~18 minutes and the submit never came back.
   expect(held.max()).toBeLessThan(100);
   expect(Math.max(...worst)).toBeLessThan(2000);

@@ -49,7 +49,8 @@ async function untilDone(a: ChannelAdapter, id: string): Promise<RenderStatus> {
     await new Promise((r) => setTimeout(r, 40));
   }
 }
-const kindOf = (s: RenderStatus) => (s.state === 'failed' ? s.error.kind : s.state);
+/** Success without a file is 'no outputs' (the worker settles it as no_result). */
+const kindOf = (s: RenderStatus) => (s.state === 'failed' ? s.error.kind : s.state === 'succeeded' && !s.outputs.length ? 'no outputs' : s.state);
 
 it('renders a video and calls back, signed with the key its JWKS publishes', async () => {
   const { upstreamId } = await fal().submit(req(seedance('a dog'), `${hooks.url}/fal-a?task=t&token=x`));
@@ -68,7 +69,7 @@ it('speaks each directive in fal signals', async () => {
   const kind = async (prompt: string) => kindOf(await untilDone(fal(), (await fal().submit(req(seedance(prompt)))).upstreamId));
   expect(await kind('#sim:violation')).toBe('violation');
   expect(await kind('#sim:fail')).toBe('failed');
-  expect(await kind('#sim:no-file')).toBe('unusable');
+  expect(await kind('#sim:no-file')).toBe('no outputs');
   const r = req(seedance('#sim:rate-limit=1 #sim:flaky=1'));
   await expect(fal().submit(r)).rejects.toMatchObject({ kind: 'transient', httpStatus: 429, retryAfterMs: 1000 });
   await expect(fal().submit(r)).rejects.toMatchObject({ kind: 'transient', httpStatus: 503 });

@@ -47,7 +47,8 @@ async function untilDone(a: ChannelAdapter, id: string): Promise<RenderStatus> {
     await new Promise((r) => setTimeout(r, 40));
   }
 }
-const kindOf = (s: RenderStatus) => (s.state === 'failed' ? s.error.kind : s.state);
+/** Success without a file is 'no outputs' (the worker settles it as no_result). */
+const kindOf = (s: RenderStatus) => (s.state === 'failed' ? s.error.kind : s.state === 'succeeded' && !s.outputs.length ? 'no outputs' : s.state);
 
 it('renders a Veo video, downloadable only with the key', async () => {
   const a = adapters.get('gem-a')!;
@@ -78,10 +79,10 @@ it('speaks each directive in Gemini signals', async () => {
   expect(await veoKind(a, '#sim:violation')).toBe('violation');
   expect(await veoKind(quiet, '#sim:violation')).toBe('failed');
   expect(await veoKind(a, '#sim:fail')).toBe('failed');
-  expect(await veoKind(a, '#sim:no-file')).toBe('unusable');
+  expect(await veoKind(a, '#sim:no-file')).toBe('no outputs');
   expect(await imageKind(a, '#sim:violation')).toBe('violation');
   expect(await imageKind(a, '#sim:fail')).toBe('failed');
-  expect(await imageKind(a, '#sim:no-file')).toBe('unusable');
+  expect(await imageKind(a, '#sim:no-file')).toBe('no outputs');
 });
 
 it('429 carries RetryInfo, 503 is overload; then the call goes through', async () => {

@@ -49,7 +49,8 @@ async function untilDone(a: ChannelAdapter, id: string): Promise<RenderStatus> {
     await new Promise((r) => setTimeout(r, 40));
   }
 }
-const kindOf = (s: RenderStatus) => (s.state === 'failed' ? s.error.kind : s.state);
+/** Success without a file is 'no outputs' (the worker settles it as no_result). */
+const kindOf = (s: RenderStatus) => (s.state === 'failed' ? s.error.kind : s.state === 'succeeded' && !s.outputs.length ? 'no outputs' : s.state);
 
 it('answers an image within Prefer: wait, at the requested ratio and size', async () => {
   const res = await rep().submit(req(image('a boat')));
@@ -71,7 +72,7 @@ it('speaks each directive in Replicate signals', async () => {
   const kind = async (prompt: string) => kindOf(await untilDone(rep(), (await rep().submit(req(seedance(prompt)))).upstreamId));
   expect(await kind('#sim:violation')).toBe('violation');
   expect(await kind('#sim:fail')).toBe('failed');
-  expect(await kind('#sim:no-file')).toBe('unusable');
+  expect(await kind('#sim:no-file')).toBe('no outputs');
   const r = req(seedance('#sim:rate-limit=1 #sim:flaky=1'));
   await expect(rep().submit(r)).rejects.toMatchObject({ kind: 'transient', httpStatus: 429, retryAfterMs: 1000 });
   await expect(rep().submit(r)).rejects.toMatchObject({ kind: 'transient', httpStatus: 503 });

@@ -1,7 +1,7 @@
 // The parts of an attempt that depend on what its upstream can do (adapter capabilities): the
 // request with its references and callback URL, what to do before submitting again, cancelling a
 // render we gave up on, and recording what a render cost.
-import { Attempt, markSubmitSent, recordUsage, sql } from '@mediagen/db';
+import { Attempt, markSubmitSent, recordUsage, taskSummary } from '@mediagen/db';
 import { callbackSecret, callbackUrl, ChannelAdapter, RenderRequest, renderReferences, UpstreamUsage } from '@mediagen/providers';
 import type { WorkerContext } from './context';
 import { referenceLoader } from './reference-bytes';
@@ -86,8 +86,7 @@ export async function recordRenderUsage(ctx: WorkerContext, attempt: Attempt, us
 export async function countMargin(ctx: WorkerContext, taskId: string, channel: string, usage: UpstreamUsage | undefined): Promise<void> {
   if (usage?.costMicroUsd === undefined) return;
   try {
-    const { rows } = await sql<{ model: string; costCents: number }>(ctx.db, `SELECT "model", "costCents" FROM "Task" WHERE "id" = $1`, [taskId]);
-    const t = rows[0];
+    const t = await taskSummary(ctx.db, taskId);
     if (!t) return;
     const revenue = t.costCents * 10_000;
     ctx.metrics.upstream.revenueMicros.inc({ model: t.model }, revenue);

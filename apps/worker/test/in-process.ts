@@ -30,7 +30,8 @@ export interface InProcess {
 export async function startInProcess(
   channels: (simBase: string) => unknown,
   env: Record<string, string> = {},
-  opts: { adapters?: (channels: ChannelConfig) => Map<string, ChannelAdapter> } = {},
+  /** `databaseUrl`: rewrites the URL the worker uses (e.g. through a proxy a test can cut); the test's own client connects directly. */
+  opts: { adapters?: (channels: ChannelConfig) => Map<string, ChannelAdapter>; databaseUrl?: (schemaUrl: string) => string } = {},
 ): Promise<InProcess> {
   const schema = await createTestSchema('worker');
   const prefix = `wt-${randomBytes(3).toString('hex')}`;
@@ -40,7 +41,7 @@ export async function startInProcess(
   await new Promise<void>((r) => sim.server.listen(0, '127.0.0.1', r));
   const simBase = `http://127.0.0.1:${(sim.server.address() as AddressInfo).port}`;
   const config = loadConfig({
-    NODE_ENV: 'test', DATABASE_URL: schema.url, REDIS_PREFIX: prefix, DATA_DIR: path.join(dataDir, 'data'), WORKER_PORT: '0',
+    NODE_ENV: 'test', DATABASE_URL: opts.databaseUrl ? opts.databaseUrl(schema.url) : schema.url, REDIS_PREFIX: prefix, DATA_DIR: path.join(dataDir, 'data'), WORKER_PORT: '0',
     PUBLIC_BASE_URL: 'http://files.test', SWEEP_INTERVAL_MS: '500', RECONCILE_INTERVAL_MS: '1000', RECONCILE_GRACE_MS: '1000', ...env,
   });
   const channelConfig: ChannelConfig = parseChannelConfig(channels(simBase));

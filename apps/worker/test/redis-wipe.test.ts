@@ -7,7 +7,7 @@ import { ledgerDiscrepancies } from '@mediagen/db';
 import { deleteKeysWithPrefix } from '@mediagen/queue';
 import { InProcess, startInProcess } from './in-process';
 
-jest.setTimeout(60_000);
+jest.setTimeout(90_000);
 
 let w: InProcess;
 beforeAll(async () => {
@@ -33,7 +33,7 @@ it('every task ends after the Redis prefix is wiped under load, without restarti
   } finally {
     redis.disconnect();
   }
-  const done = await Promise.all(ids.map((id) => w.settled(id, 30_000)));
+  const done = await Promise.all(ids.map((id) => w.settled(id, 45_000)));
   expect(done.map((t) => t.status)).toEqual(ids.map(() => 'completed'));
   // One render per task upstream: resumed from the attempt, never submitted again.
   const attempts = await w.db.taskAttempt.groupBy({ by: ['taskId'], _count: { _all: true }, where: { taskId: { in: ids } } });

@@ -17,6 +17,7 @@
 // renders count once per account. Five refusals of one tenant's prompts count as one; five
 // accounts failing count as five. Infrastructure outcomes (transient: timeouts, connection
 // errors, 429, 5xx) count every time, whoever's task met them.
+import { disabledChannels } from './operator-disable';
 import type { Redis } from 'ioredis';
 import { healthKey, minuteOf, outcomesKey, RECENT_MINUTES, registryKey, streakAccountsKey } from './keys';
 
@@ -126,6 +127,8 @@ export interface ChannelHealth {
   lastFailures(channelIds: string[]): Promise<Map<string, number>>;
   /** Publishes this worker's channel list for the gateway's /admin/channels and gauges. */
   register(channels: ChannelInfo[]): Promise<void>;
+  /** Channels an operator disabled (operator-disable.ts); optional so test doubles need not have it. */
+  disabled?(): Promise<Set<string>>;
 }
 
 export function createChannelHealth(redis: Redis, prefix: string, settings: BreakerSettings): ChannelHealth {
@@ -152,6 +155,7 @@ export function createChannelHealth(redis: Redis, prefix: string, settings: Brea
       const res = (await p.exec()) ?? [];
       return new Map(channelIds.map((id, i) => [id, Number(res[i]?.[1] ?? 0)]));
     },
+    disabled: () => disabledChannels(redis, prefix),
     async register(channels) {
       if (channels.length === 0) return;
       await redis.hset(registryKey(prefix), Object.fromEntries(channels.map((c) => [c.id, JSON.stringify(c)])));

@@ -2,7 +2,7 @@
 // list the workers registered, each with its breaker state, recent outcomes and renders in flight.
 import type { Redis } from 'ioredis';
 import type { BreakerState, ChannelInfo, Outcome } from './breaker';
-import { channelSlotsKey, healthKey, minuteOf, outcomesKey, RECENT_MINUTES, registryKey } from './keys';
+import { disabledChannelsKey, channelSlotsKey, healthKey, minuteOf, outcomesKey, RECENT_MINUTES, registryKey } from './keys';
 
 const OUTCOMES: Outcome[] = ['succeeded', 'failed', 'transient', 'violation', 'unusable'];
 
@@ -19,6 +19,8 @@ export interface ChannelView extends ChannelInfo {
   /** Outcome counts of the last RECENT_MINUTES minutes (whole minutes, the current one included). */
   recent: Record<Outcome, number> & { windowMinutes: number };
   rendersInFlight: number;
+  /** An operator disabled it in the console: no new attempt starts on it. */
+  disabledByOperator: boolean;
 }
 
 const iso = (ms: string | undefined) => (ms && Number(ms) > 0 ? new Date(Number(ms)).toISOString() : null);
@@ -36,7 +38,9 @@ export async function readChannelViews(redis: Redis, prefix: string, now = Date.
     p.zcount(channelSlotsKey(prefix, c.id), now, '+inf'); // lapsed leases do not count
     for (let m = 0; m < RECENT_MINUTES; m++) p.hgetall(outcomesKey(prefix, c.id, minute - m));
   }
+  p.smembers(disabledChannelsKey(prefix));
   const res = (await p.exec()) ?? [];
+  const disabled = new Set((res[res.length - 1]?.[1] as string[] | undefined) ?? []);
   const per = 2 + RECENT_MINUTES;
   return channels.map((c, i) => {
     const at = <T>(k: number) => res[i * per + k]?.[1] as T;
@@ -60,6 +64,7 @@ export async function readChannelViews(redis: Redis, prefix: string, now = Date.
       lastSuccessAt: iso(h.lastSuccessAt),
       recent: { ...recent, windowMinutes: RECENT_MINUTES },
       rendersInFlight: Number(at<number>(1) ?? 0),
+      disabledByOperator: disabled.has(c.id),
     };
   });
 }

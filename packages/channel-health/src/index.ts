@@ -4,3 +4,4 @@ export * from './keys';
 export * from './breaker';
 export * from './pick-channel';
 export * from './health-view';
+export * from './operator-disable';

@@ -19,3 +19,6 @@ export const channelSlotsKey = (prefix: string, channelId: string) => `${prefix}
 /** Outcome counts are kept per minute; "recent" means the current minute and the RECENT_MINUTES - 1 before it. */
 export const RECENT_MINUTES = 5;
 export const minuteOf = (ms: number) => Math.floor(ms / 60_000);
+
+/** Set: channels an operator disabled in the console; workers pick no new attempt on them. */
+export const disabledChannelsKey = (prefix: string) => `${prefix}:channels-disabled`;

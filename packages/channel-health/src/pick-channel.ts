@@ -23,7 +23,9 @@ export async function pickChannel<C extends { id: string }>(
   health: ChannelHealth,
   taskId: string,
 ): Promise<Pick<C> | null> {
-  const candidates = order.filter((c) => !tried.has(c.id));
+  // A channel an operator disabled takes no new attempt, not even as the fallback.
+  const disabled = (await health.disabled?.()) ?? new Set<string>();
+  const candidates = order.filter((c) => !tried.has(c.id) && !disabled.has(c.id));
   if (candidates.length === 0) return null;
   for (const channel of candidates) {
     const { admission, moved } = await health.admit(channel.id, taskId);

@@ -20,6 +20,8 @@ const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   PUBLIC_BASE_URL: z.string().url().optional(),
   ADMIN_TOKEN: z.string().min(16).optional(),
+  /** Read-only token for GET /metrics (the Prometheus scraper), so it need not hold ADMIN_TOKEN. */
+  METRICS_TOKEN: optionalText(z.string().min(16)),
   TASK_TIMEOUT_MS: z.coerce.number().int().positive().default(21_600_000),
   POLL_CACHE_MS: z.coerce.number().int().min(0).default(5_000),
   DATA_DIR: z.string().min(1).default('./data'),

@@ -2,6 +2,7 @@
 // the balance update and its LedgerEntry commit together or not at all, so
 // Account.balanceCents == sum(LedgerEntry.amountCents) holds for every account, always.
 // Balances are BIGINT in the database and JS numbers here: MAX_BALANCE_CENTS keeps them exact.
+import type { PoolClient } from 'pg';
 import type { Db } from './client';
 import { newId } from './ids';
 import { sql, sqlTransaction, utc } from './sql';
@@ -126,26 +127,29 @@ export type CreditOutcome = { balanceCents: number } | { refused: 'below_zero' |
  * Admin credit: positive amounts are top-ups, negative ones adjustments. An adjustment may not
  * take the balance below zero, and nothing may take it above MAX_BALANCE_CENTS.
  */
-export async function creditAccount(db: Db, accountId: string, amountCents: number, reason: string | null): Promise<CreditOutcome> {
+export async function creditAccount(db: Db, accountId: string, amountCents: number, reason: string | null, actor: string | null = null): Promise<CreditOutcome> {
   if (!Number.isSafeInteger(amountCents)) throw new RangeError(`amountCents must be a safe integer, got ${amountCents}`);
-  return sqlTransaction(db, async (c) => {
-    const { rows } = await c.query<{ before: string; after: string | null }>(
-      `WITH cur AS (SELECT "id", "balanceCents" FROM "Account" WHERE "id" = $1 FOR UPDATE),
-            upd AS (
-              UPDATE "Account" a SET "balanceCents" = cur."balanceCents" + $2::bigint FROM cur
-               WHERE a."id" = cur."id" AND cur."balanceCents" + $2::bigint BETWEEN 0 AND $3::bigint
-              RETURNING a."balanceCents")
-       SELECT cur."balanceCents" AS "before", (SELECT "balanceCents" FROM upd) AS "after" FROM cur`,
-      [accountId, amountCents, MAX_BALANCE_CENTS],
-    );
-    if (rows.length === 0) throw new Error(`account ${accountId} not found`);
-    if (rows[0].after === null) return { refused: Number(rows[0].before) + amountCents < 0 ? 'below_zero' : 'above_maximum' };
-    await c.query(
-      `INSERT INTO "LedgerEntry" ("id", "accountId", "kind", "amountCents", "reason", "createdAt") VALUES ($1, $2, $3, $4, $5, now())`,
-      [newId('led'), accountId, amountCents >= 0 ? 'topup' : 'adjustment', amountCents, reason],
-    );
-    return { balanceCents: Number(rows[0].after) };
-  });
+  return sqlTransaction(db, (c) => creditInTransaction(c, accountId, amountCents, reason, actor));
+}
+
+/** creditAccount inside a caller's transaction (createAccountWithBalance: account and credit commit together). */
+export async function creditInTransaction(c: PoolClient, accountId: string, amountCents: number, reason: string | null, actor: string | null): Promise<CreditOutcome> {
+  const { rows } = await c.query<{ before: string; after: string | null }>(
+    `WITH cur AS (SELECT "id", "balanceCents" FROM "Account" WHERE "id" = $1 FOR UPDATE),
+          upd AS (
+            UPDATE "Account" a SET "balanceCents" = cur."balanceCents" + $2::bigint FROM cur
+             WHERE a."id" = cur."id" AND cur."balanceCents" + $2::bigint BETWEEN 0 AND $3::bigint
+            RETURNING a."balanceCents")
+     SELECT cur."balanceCents" AS "before", (SELECT "balanceCents" FROM upd) AS "after" FROM cur`,
+    [accountId, amountCents, MAX_BALANCE_CENTS],
+  );
+  if (rows.length === 0) throw new Error(`account ${accountId} not found`);
+  if (rows[0].after === null) return { refused: Number(rows[0].before) + amountCents < 0 ? 'below_zero' : 'above_maximum' };
+  await c.query(
+    `INSERT INTO "LedgerEntry" ("id", "accountId", "kind", "amountCents", "reason", "actor", "createdAt") VALUES ($1, $2, $3, $4, $5, $6, now())`,
+    [newId('led'), accountId, amountCents >= 0 ? 'topup' : 'adjustment', amountCents, reason, actor],
+  );
+  return { balanceCents: Number(rows[0].after) };
 }
 
 /** The balance of an account as a JS number (exact: see MAX_BALANCE_CENTS), or null if it does not exist. */

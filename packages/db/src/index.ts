@@ -15,3 +15,7 @@ export * from './db-errors';
 export * from './keyset';
 export * from './task-list';
 export * from './cancel-queries';
+export * from './operators';
+export * from './admin-idempotency';
+export * from './console-queries';
+export * from './task-summary';

@@ -11,6 +11,9 @@ export interface TaskListFilter {
   status?: TaskView['status'];
   type?: TaskView['type'];
   model?: string;
+  /** Created at or after / before these instants (console task search). */
+  createdFrom?: Date;
+  createdTo?: Date;
   before?: Keyset;
   limit: number;
 }
@@ -35,6 +38,8 @@ export async function listTasks(db: Db, f: TaskListFilter): Promise<{ rows: Task
   eq('status', f.status, '::"TaskStatus"');
   eq('type', f.type, '::"TaskType"');
   eq('model', f.model);
+  if (f.createdFrom) values.push(f.createdFrom.toISOString()), where.push(`"createdAt" >= $${values.length}::timestamptz`);
+  if (f.createdTo) values.push(f.createdTo.toISOString()), where.push(`"createdAt" < $${values.length}::timestamptz`);
   keysetWhere(where, values, f.before);
   values.push(f.limit + 1);
   const { rows } = await sql<TaskListRow>(
@@ -54,6 +59,8 @@ export interface LedgerRow {
   amountCents: number;
   taskId: string | null;
   reason: string | null;
+  /** Who made the change (operator:<name>, admin-token); null for the service's charges and refunds. */
+  actor: string | null;
   createdAt: string;
 }
 
@@ -65,7 +72,7 @@ export async function listLedgerPage(db: Db, accountId: string, limit: number, b
   values.push(limit + 1);
   const { rows } = await sql<LedgerRow>(
     db,
-    `SELECT "id", "kind"::text AS "kind", "amountCents", "taskId", "reason", ${isoOf('"createdAt"')} AS "createdAt"
+    `SELECT "id", "kind"::text AS "kind", "amountCents", "taskId", "reason", "actor", ${isoOf('"createdAt"')} AS "createdAt"
        FROM "LedgerEntry" WHERE ${where.join(' AND ')}
       ORDER BY "createdAt" DESC, "id" DESC LIMIT $${values.length}`,
     values,

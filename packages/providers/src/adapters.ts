@@ -2,7 +2,7 @@
 // mapped type makes a protocol without a factory (or a factory for the wrong channel type) a
 // compile error; test/adapters.test.ts checks the same against the schema at run time.
 import type { ChannelAdapter } from './channel-adapter';
-import { ChannelConfig, ChannelConfigError, ChannelOf, Protocol } from './channel-config';
+import type { ChannelConfig, ChannelOf, Protocol } from './channel-config';
 import { createFalAdapter } from './fal/fal-adapter';
 import { createGeminiAdapter } from './gemini/gemini-adapter';
 import { createHttpJobsAdapter } from './http-jobs/http-jobs-adapter';
@@ -11,17 +11,6 @@ import { createModelarkAdapter } from './modelark/modelark-adapter';
 import { createReplicateAdapter } from './replicate/replicate-adapter';
 
 export type AdapterFactory<P extends Protocol> = (channel: ChannelOf<P>) => ChannelAdapter;
-
-/**
- * A protocol whose adapter has not landed yet: its schema branch exists so configs can be
- * written, but a channel using it is refused when the adapters are created (startup), not per task.
- * Protocol authors replace their entry below with their real factory.
- */
-const notYet =
-  (protocol: Protocol) =>
-  (channel: { id: string }): ChannelAdapter => {
-    throw new ChannelConfigError(`channel ${channel.id}: protocol ${protocol} has no adapter in this build`);
-  };
 
 export const adapterFactories = {
   modelark: createModelarkAdapter,

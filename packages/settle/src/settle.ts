@@ -4,7 +4,7 @@
 // transition log lines. Only the winner of the compare-and-set does the rest, so each task is
 // counted, announced and logged once cluster-wide.
 import type { Logger } from 'pino';
-import { completeTask, Db, failTask, FailureCode, RETRYABLE, sql } from '@mediagen/db';
+import { completeTask, Db, failTask, FailureCode, RETRYABLE, taskSummary } from '@mediagen/db';
 import type { SettlementMetrics } from '@mediagen/metrics';
 import type { TaskEventPublisher, WebhookQueue } from '@mediagen/queue';
 import { emitTaskWebhooks } from '@mediagen/webhooks';
@@ -31,18 +31,23 @@ export interface FailureDetail {
 }
 
 /**
+ * The settled task's webhook deliveries (packages/webhooks), created and queued after the commit.
+ * Not awaited: the settle path's callers (closing the attempt, freeing the slot) need not wait for
+ * them, and emitTaskWebhooks never throws; if the process dies first, the reconciler creates them.
+ */
+function emitWebhooks(ctx: SettleContext, taskId: string): void {
+  if (ctx.webhookQueue) void emitTaskWebhooks({ ...ctx, webhookQueue: ctx.webhookQueue }, taskId);
+}
+
+/**
  * Model, account and cost of a task whose settlement this process won, for the counters and log
  * lines. A read after the commit (the settlement functions return only won/lost); it runs once per
  * task, and never decides anything.
  */
 async function settledTask(ctx: SettleContext, taskId: string): Promise<{ model: string; accountId: string; costCents: number }> {
   try {
-    const { rows } = await sql<{ model: string; accountId: string; costCents: number }>(
-      ctx.db,
-      `SELECT "model", "accountId", "costCents" FROM "Task" WHERE "id" = $1`,
-      [taskId],
-    );
-    if (rows[0]) return rows[0];
+    const summary = await taskSummary(ctx.db, taskId);
+    if (summary) return summary;
   } catch (err) {
     ctx.log.warn({ taskId, err: (err as Error).message }, 'settled task not read back for metrics');
   }
@@ -56,7 +61,7 @@ export async function settleCompleted(ctx: SettleContext, taskId: string, result
     return false;
   }
   await ctx.events.publish(taskId, 'completed');
-  if (ctx.webhookQueue) await emitTaskWebhooks({ ...ctx, webhookQueue: ctx.webhookQueue }, taskId);
+  emitWebhooks(ctx, taskId);
   const t = await settledTask(ctx, taskId);
   ctx.metrics.tasks.completed.inc({ model: t.model });
   ctx.log.info({ taskId, accountId: t.accountId, model: t.model, channel, files: resultUrls.length }, 'task completed');
@@ -74,7 +79,7 @@ export async function settleFailed(ctx: SettleContext, taskId: string, code: Fai
     return false;
   }
   await ctx.events.publish(taskId, 'failed');
-  if (ctx.webhookQueue) await emitTaskWebhooks({ ...ctx, webhookQueue: ctx.webhookQueue }, taskId);
+  emitWebhooks(ctx, taskId);
   const t = await settledTask(ctx, taskId);
   // failTask refunds the whole charge in the same transaction that won the move to failed.
   ctx.metrics.tasks.failed.inc({ model: t.model, error_code: code });

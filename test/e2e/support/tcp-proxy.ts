@@ -11,7 +11,9 @@ export interface TcpProxy {
   restore(): Promise<void>;
   /**
    * A partition: open connections stay open but carry nothing more, and new ones are accepted and
-   * never answered. Unlike cut(), nothing fails fast: only a timeout notices.
+   * never answered. Unlike cut(), nothing fails fast: only a timeout notices. restore() lets new
+   * connections through again; the frozen ones stay silent until close() (their state is gone,
+   * as when a NAT or firewall forgot them), so only a client that gives up on them recovers.
    */
   freeze(): void;
   close(): Promise<void>;
@@ -22,13 +24,18 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
   let server: net.Server | null = null;
   let port = 0;
   let frozen = false;
+  /** Connections caught by freeze(): silent until close(). */
+  const blackholed = new Set<net.Socket>();
   const listen = () =>
     new Promise<void>((resolve, reject) => {
       const s = net.createServer((client) => {
         sockets.add(client);
         client.on('close', () => sockets.delete(client));
         client.on('error', () => undefined);
-        if (frozen) return void client.pause(); // accepted, never answered
+        if (frozen) {
+          blackholed.add(client);
+          return void client.pause(); // accepted, never answered
+        }
         const upstream = net.connect(targetPort, targetHost);
         for (const sock of [client, upstream]) {
           sockets.add(sock);
@@ -61,7 +68,7 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
     url: (scheme, rest = '') => `${scheme}://127.0.0.1:${port}${rest}`,
     cut: stop,
     async restore() {
-      if (frozen) await stop();
+      frozen = false;
       if (!server) await listen();
     },
     freeze() {
@@ -69,8 +76,12 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
       for (const sock of sockets) {
         sock.unpipe();
         sock.pause();
+        blackholed.add(sock);
       }
     },
-    close: stop,
+    async close() {
+      await stop();
+      for (const sock of blackholed) sock.destroy();
+    },
   };
 }

@@ -25,6 +25,7 @@ const ledgerEntry = z
     amountCents: z.number().int(),
     taskId: z.string().nullable(),
     reason: z.string().nullable(),
+    actor: z.string().nullable().meta({ description: 'Who made the change: operator:<name> (console), admin-token (admin API); null for charges and refunds.', example: 'operator:alice' }),
     createdAt: ts,
   })
   .meta({ id: 'LedgerEntry' });
@@ -107,7 +108,7 @@ export function registerAdminPaths(reg: OpenAPIRegistry, security: Record<string
     method: 'get', path: '/admin/accounts/{id}/ledger', operationId: 'adminListLedger', summary: 'Ledger entries, newest first (cursor-paginated)',
     request: { params: idParam('id', 'acc_01J9Z3N6K4'), query: ledgerQuerySchema },
     responses: {
-      200: ok('Entries; pass nextCursor as cursor for older ones.', z.object({ entries: z.array(ledgerEntry), nextCursor: nextCursorSchema }), { entries: [{ id: 'led_1', kind: 'charge', amountCents: -4, taskId: 'tsk_01J9Z3N6K4', reason: null, createdAt: '2026-01-01T12:00:00.000Z' }], nextCursor: null }),
+      200: ok('Entries; pass nextCursor as cursor for older ones.', z.object({ entries: z.array(ledgerEntry), nextCursor: nextCursorSchema }), { entries: [{ id: 'led_1', kind: 'charge', amountCents: -4, taskId: 'tsk_01J9Z3N6K4', reason: null, actor: null, createdAt: '2026-01-01T12:00:00.000Z' }], nextCursor: null }),
       400: errorResponse(400, 'Bad limit or cursor.', {}, 'invalid_cursor'),
       ...notFound('Account'),
       ...common(),

@@ -4,8 +4,7 @@ import express, { Router } from 'express';
 import { z } from 'zod';
 import { AppError } from '@mediagen/errors';
 import {
-  createAccount,
-  createApiKey,
+  createAccountWithBalance,
   creditAccount,
   findAccount,
   findTaskWithAttempts,
@@ -13,17 +12,18 @@ import {
   listApiKeys,
   listLedgerPage,
   listTasks,
-  newId,
-  revokeApiKey,
   updateAccount,
 } from '@mediagen/db';
-import { pubsubChannel } from '@mediagen/queue';
 import type { GatewayDeps } from '../deps';
-import { generateApiKey } from '../services/api-keys';
+import { adminIdempotency } from '../middleware/admin-idempotency';
+import { issueApiKey, revokeKeyEverywhere } from '../services/key-admin';
 import { parseAdminBody } from '../services/admin-validation';
 import { accountView, adminTaskView, apiKeyView } from '../services/admin-views';
 import { decodeCursor, encodeCursor } from '../services/cursor';
 import { cursorParam, limitParam, parseQuery, TASK_STATUSES } from '../services/listing';
+
+/** The ledger's actor for changes made with the admin token (the console writes operator:<name>). */
+const ADMIN_ACTOR = 'admin-token';
 
 /** Largest single top-up or adjustment: $10M. Balances are capped separately (MAX_BALANCE_CENTS). */
 const MAX_CENTS = 1_000_000_000;
@@ -55,6 +55,7 @@ export function adminRouter(deps: GatewayDeps): Router {
   const r = Router();
   const { db } = deps;
   r.use(express.json({ limit: '100kb' }));
+  r.use(adminIdempotency(db));
 
   const accountOr404 = async (id: string) => {
     const a = await findAccount(db, id);
@@ -64,9 +65,8 @@ export function adminRouter(deps: GatewayDeps): Router {
 
   r.post('/accounts', async (req, res) => {
     const b = parseAdminBody(createAccountSchema, req.body);
-    const id = newId('acc');
-    await createAccount(db, id, b);
-    if (b.balanceCents) await creditAccount(db, id, b.balanceCents, 'initial balance');
+    // One transaction: the account never exists without the balance it was created with.
+    const { id } = await createAccountWithBalance(db, b, ADMIN_ACTOR);
     res.status(201).json({ id, name: b.name, balanceCents: b.balanceCents ?? 0 });
   });
 
@@ -83,10 +83,7 @@ export function adminRouter(deps: GatewayDeps): Router {
 
   r.post('/accounts/:id/api-keys', async (req, res) => {
     await accountOr404(req.params.id);
-    const k = generateApiKey();
-    const id = newId('key');
-    await createApiKey(db, { id, accountId: req.params.id, keyHash: k.hash, prefix: k.prefix });
-    res.status(201).json({ id, key: k.key, prefix: k.prefix });
+    res.status(201).json(await issueApiKey(deps, req.params.id));
   });
 
   r.get('/accounts/:id/api-keys', async (req, res) => {
@@ -94,17 +91,15 @@ export function adminRouter(deps: GatewayDeps): Router {
   });
 
   r.delete('/api-keys/:id', async (req, res) => {
-    const key = await revokeApiKey(db, req.params.id);
-    if (!key) throw new AppError('not_found', `API key ${req.params.id} not found`);
     // Every gateway evicts its auth cache entry now, not when it expires.
-    await deps.redis.publish(pubsubChannel(deps.config.REDIS_PREFIX, 'keyRevoked'), key.keyHash).catch(() => undefined);
+    if (!(await revokeKeyEverywhere(deps, req.params.id))) throw new AppError('not_found', `API key ${req.params.id} not found`);
     res.status(204).end();
   });
 
   r.post('/accounts/:id/credits', async (req, res) => {
     const b = parseAdminBody(creditSchema, req.body);
     await accountOr404(req.params.id);
-    const out = await creditAccount(db, req.params.id, b.amountCents, b.reason ?? null);
+    const out = await creditAccount(db, req.params.id, b.amountCents, b.reason ?? null, ADMIN_ACTOR);
     if ('refused' in out && out.refused === 'below_zero')
       throw new AppError('validation_error', 'The adjustment would take the balance below zero', [{ path: 'amountCents', message: 'exceeds the balance' }]);
     if ('refused' in out)

@@ -1,19 +1,61 @@
-// Bull Board at /admin/queues (behind the admin token, applied by the caller), showing every queue.
+// Bull Board at /admin/queues, every queue, for scripts (Authorization: Bearer ADMIN_TOKEN) and for
+// browsers (a console session, packages/console). Admin operators and the token get the full
+// board; viewers get a read-only one (no retry, clean, obliterate or job edits: a changed job
+// can strand a task until its timeout). Both boards serve the same base path, so the gate picks
+// one per request. Without either credential a browser is sent to the console's sign-in page.
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import { Queue } from 'bullmq';
-import type { Router } from 'express';
+import { Router, RequestHandler } from 'express';
+import { AppError } from '@mediagen/errors';
 import { QUEUES } from '@mediagen/queue';
+import { sessionOf } from '@mediagen/console';
 import type { GatewayDeps } from '../deps';
+import { bearerMatches } from '../middleware/admin-auth';
+import { guardAuth } from '../middleware/ip-limits';
 
-export function bullBoardRouter(deps: GatewayDeps): Router {
+const BASE = '/admin/queues';
+
+function board(queues: Queue[], readOnlyMode: boolean): Router {
   const adapter = new ExpressAdapter();
-  adapter.setBasePath('/admin/queues');
+  adapter.setBasePath(BASE);
+  // bull-board bundles its own express typings; the adapter is structurally the same.
+  createBullBoard({ queues: queues.map((q) => new BullMQAdapter(q, { readOnlyMode, allowRetries: !readOnlyMode })), serverAdapter: adapter as never });
+  return adapter.getRouter() as Router;
+}
+
+export function bullBoardRouter(deps: GatewayDeps): RequestHandler {
   const queues = Object.values(QUEUES).map((name) =>
     name === deps.queue.name ? deps.queue : new Queue(name, { connection: deps.redis, prefix: deps.config.REDIS_PREFIX }),
   );
-  // bull-board bundles its own express typings; the adapter is structurally the same.
-  createBullBoard({ queues: queues.map((q) => new BullMQAdapter(q)), serverAdapter: adapter as never });
-  return adapter.getRouter() as Router;
+  const full = board(queues, false);
+  const readOnly = board(queues, true);
+  const isBearer = bearerMatches(deps.config.ADMIN_TOKEN);
+  return async (req, res, next) => {
+    try {
+      if (isBearer(req)) {
+        res.set('Cache-Control', 'no-store');
+        return full(req, res, next);
+      }
+      const session = await sessionOf(deps.db, req);
+      if (session) {
+        res.set({ 'X-Frame-Options': 'DENY', 'Cache-Control': 'no-store' });
+        if (req.method !== 'GET' && req.method !== 'HEAD' && req.headers['sec-fetch-site'] && req.headers['sec-fetch-site'] !== 'same-origin') {
+          // The cookie is SameSite=Strict already; this refuses any cross-site write that slips through.
+          return next(new AppError('forbidden', 'Cross-site request refused'));
+        }
+        return (session.operator.role === 'admin' ? full : readOnly)(req, res, next);
+      }
+      if (req.method === 'GET' && req.accepts(['json', 'html']) === 'html') {
+        return res.redirect(303, `/console/login?next=${encodeURIComponent(BASE + '/')}`);
+      }
+      // Counted like a wrong admin token (ip-limits.ts): guessing is throttled here too.
+      await guardAuth(deps, req, () => {
+        throw new AppError('unauthorized', 'Bull Board needs a console session or "Authorization: Bearer <ADMIN_TOKEN>"', undefined, undefined, { 'WWW-Authenticate': 'Bearer realm="admin"' });
+      });
+    } catch (e) {
+      next(e);
+    }
+  };
 }

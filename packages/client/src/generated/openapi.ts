@@ -1064,6 +1064,11 @@ export interface components {
             topUpUrl: string;
         };
         LedgerEntry: {
+            /**
+             * @description Who made the change: operator:<name> (console), admin-token (admin API); null for charges and refunds.
+             * @example operator:alice
+             */
+            actor: string | null;
             amountCents: number;
             /**
              * @description ISO 8601 time.
@@ -2410,6 +2415,7 @@ export interface operations {
                      *           "amountCents": -4,
                      *           "taskId": "tsk_01J9Z3N6K4",
                      *           "reason": null,
+                     *           "actor": null,
                      *           "createdAt": "2026-01-01T12:00:00.000Z"
                      *         }
                      *       ],

@@ -39,14 +39,15 @@ export function falResultStatus(
   if (httpStatus < 200 || httpStatus >= 300) {
     const error = classifyFalAnswer(httpStatus, body, headers, { action: 'status', reportsViolations, finished: true });
     if (error.kind === 'transient') throw error;
+    // no_media_generated: the request finished and made nothing, which the worker settles as no_result.
+    if (error.kind === 'unusable') return { state: 'succeeded', outputs: [] };
     return { state: 'failed', error };
   }
   const parsed = falOutputSchema.safeParse(body);
-  if (!parsed.success) return { state: 'failed', error: new UpstreamError('unusable', 'fal result has no readable output') };
+  if (!parsed.success) return { state: 'succeeded', outputs: [] };
   if (parsed.data.error) return { state: 'failed', error: new UpstreamError('failed', `fal result is an error: ${describe(parsed.data.error)}`) };
   const files = [parsed.data.video, parsed.data.image, ...(parsed.data.images ?? [])].filter((f) => !!f && /^https?:\/\//i.test(f.url));
   const outputs: ResultRef[] = files.map((f) => ({ kind: 'url', url: f!.url, ...(f!.content_type ? { contentType: f!.content_type } : {}) }));
-  if (!outputs.length) return { state: 'failed', error: new UpstreamError('unusable', 'fal result has no file') };
   const usage = inferenceSeconds != null ? { units: 'inference_seconds', amount: inferenceSeconds } : undefined;
   return { state: 'succeeded', outputs, ...(usage ? { usage } : {}) };
 }

@@ -43,7 +43,9 @@ export function veoStatus(op: VeoOperation, ctx: VeoStatusContext): RenderStatus
   const reasons = res?.raiMediaFilteredReasons ?? [];
   if (filtered > 0 || reasons.length)
     return { state: 'failed', error: refusal(ctx.reportsViolations, `Veo filtered the video: ${reasons.join('; ') || `${filtered} filtered`}`) };
-  return { state: 'failed', error: new UpstreamError('unusable', 'Veo finished without a video') };
+  // Done without a video and without a filter: success without a file, which the worker settles
+  // as no_result (the project's convention: no outputs, not an error).
+  return { state: 'succeeded', outputs: [] };
 }
 
 export function geminiImageStatus(body: GenerateContentResponse, reportsViolations: boolean): RenderStatus {
@@ -65,8 +67,8 @@ export function geminiImageStatus(body: GenerateContentResponse, reportsViolatio
   const reason = candidate?.finishReason ?? null;
   if (reason && SAFETY_FINISH_REASONS.has(reason))
     return { state: 'failed', error: refusal(reportsViolations, `Gemini withheld the image (${reason})`) };
-  // A finished answer with nothing in it at all is success without a file.
-  if (reason === 'STOP' && !texts.length) return { state: 'failed', error: new UpstreamError('unusable', 'Gemini finished without an image or any text') };
+  // A finished answer with nothing in it at all is success without a file (no_result).
+  if (reason === 'STOP' && !texts.length) return { state: 'succeeded', outputs: [], ...(usage ? { usage } : {}) };
   // STOP with only text is a soft refusal ("I can't draw that"), NO_IMAGE / OTHER an empty answer:
   // neither is an explicit content flag, and another channel may draw it, so the render failed.
   const said = texts.join(' ').slice(0, 300);

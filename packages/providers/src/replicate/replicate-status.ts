@@ -21,7 +21,7 @@ export function predictionStatus(p: Prediction, reportsViolations: boolean): Ren
       return { state: 'running', progress: 50 };
     case 'succeeded': {
       const outputs: ResultRef[] = outputUrls(p.output).map((url) => ({ kind: 'url', url }));
-      if (!outputs.length) return { state: 'failed', error: new UpstreamError('unusable', 'Replicate prediction succeeded without an output file') };
+      // No URL in `output`: success without a file, which the worker settles as no_result.
       const seconds = p.metrics?.predict_time;
       return { state: 'succeeded', outputs, ...(seconds != null ? { usage: { units: 'predict_seconds', amount: seconds } } : {}) };
     }

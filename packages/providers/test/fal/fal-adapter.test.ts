@@ -116,14 +116,15 @@ describe('status: COMPLETED is not success until the result says so', () => {
   it('the other completed-but-failed results', () => {
     const kind = (status: number, name: string, headers?: Record<string, unknown>, reports = true) => {
       const s = falResultStatus(status, fixture(name), headers, reports);
-      return s.state === 'failed' ? s.error.kind : s.state;
+      // Success without a file is no outputs (the worker settles it as no_result).
+      return s.state === 'failed' ? s.error.kind : s.state === 'succeeded' && !s.outputs.length ? 'no outputs' : s.state;
     };
     expect(kind(422, 'fal-result-422-content-policy', undefined, false)).toBe('failed');
-    expect(kind(422, 'fal-result-422-no-media-generated')).toBe('unusable');
+    expect(kind(422, 'fal-result-422-no-media-generated')).toBe('no outputs');
     expect(kind(422, 'fal-result-422-image-too-large')).toBe('failed');
     expect(kind(500, 'fal-result-500-runner-disconnected')).toBe('failed');
     expect(kind(200, 'fal-result-error-field')).toBe('failed');
-    expect(kind(200, 'fal-result-no-file')).toBe('unusable');
+    expect(kind(200, 'fal-result-no-file')).toBe('no outputs');
     expect(kind(200, 'fal-result-images')).toBe('succeeded');
     expect(kind(400, 'fal-result-still-in-progress')).toBe('running');
   });

@@ -96,13 +96,13 @@ describe('request mapping', () => {
 describe('prediction status', () => {
   const kind = (name: string, reports = true) => {
     const s = predictionStatus(fixture(name), reports);
-    return s.state === 'failed' ? s.error.kind : s.state;
+    return s.state === 'failed' ? s.error.kind : s.state === 'succeeded' && !s.outputs.length ? 'no outputs' : s.state;
   };
   it('maps every documented status', () => {
     expect(kind('replicate-prediction-starting')).toBe('running');
     expect(kind('replicate-prediction-processing')).toBe('running');
     expect(kind('replicate-prediction-succeeded-video')).toBe('succeeded');
-    expect(kind('replicate-prediction-succeeded-no-output')).toBe('unusable');
+    expect(kind('replicate-prediction-succeeded-no-output')).toBe('no outputs');
     expect(kind('replicate-prediction-failed-e005')).toBe('violation');
     expect(kind('replicate-prediction-failed-flagged-without-code')).toBe('violation');
     expect(kind('replicate-prediction-failed-e005', false)).toBe('failed');

@@ -1,0 +1,35 @@
+// Console operators through the admin API (behind ADMIN_TOKEN): create (or reset the password and
+// role of) a named operator, list them, disable one (their sessions end at once). The password is
+// hashed with scrypt before it is stored, and never returned.
+import express, { Router } from 'express';
+import { z } from 'zod';
+import { AppError } from '@mediagen/errors';
+import { disableOperator, listOperators, newId, upsertOperator } from '@mediagen/db';
+import { hashPassword, MIN_PASSWORD_LENGTH } from '@mediagen/console';
+import type { GatewayDeps } from '../deps';
+import { parseAdminBody } from '../services/admin-validation';
+
+export const operatorSchema = z.strictObject({
+  name: z.string().trim().regex(/^[A-Za-z0-9._@-]{2,100}$/, 'letters, digits, . _ @ -'),
+  role: z.enum(['viewer', 'admin']),
+  password: z.string().min(MIN_PASSWORD_LENGTH).max(200),
+});
+
+export function adminOperatorsRouter(deps: GatewayDeps): Router {
+  const r = Router();
+  r.use('/operators', express.json({ limit: '10kb' }));
+  r.post('/operators', async (req, res) => {
+    const b = parseAdminBody(operatorSchema, req.body);
+    await upsertOperator(deps.db, { id: newId('op'), name: b.name, role: b.role, passwordHash: await hashPassword(b.password) });
+    res.status(201).json({ name: b.name, role: b.role });
+  });
+  r.get('/operators', async (_req, res) => {
+    const ops = await listOperators(deps.db);
+    res.json({ operators: ops.map((o) => ({ name: o.name, role: o.role, createdAt: o.createdAt.toISOString(), disabledAt: o.disabledAt?.toISOString() ?? null })) });
+  });
+  r.delete('/operators/:name', async (req, res) => {
+    if (!(await disableOperator(deps.db, req.params.name))) throw new AppError('not_found', `Operator ${req.params.name} not found`);
+    res.status(204).end();
+  });
+  return r;
+}

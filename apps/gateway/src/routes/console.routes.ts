@@ -1,0 +1,20 @@
+// The operators' console (packages/console) at /console, wired to this gateway's connections.
+import type { Router } from 'express';
+import { consoleRouter } from '@mediagen/console';
+import type { GatewayDeps } from '../deps';
+import { issueApiKey, revokeKeyEverywhere } from '../services/key-admin';
+
+export function mountConsole(deps: GatewayDeps): Router {
+  const production = deps.config.NODE_ENV === 'production';
+  return consoleRouter({
+    db: deps.db,
+    redis: deps.redis,
+    redisPrefix: deps.config.REDIS_PREFIX,
+    secureCookies: production,
+    cacheTemplates: production,
+    defaultRateLimitPerMinute: deps.config.RATE_LIMIT_PER_MINUTE,
+    issueApiKey: (accountId) => issueApiKey(deps, accountId),
+    revokeApiKey: (keyId) => revokeKeyEverywhere(deps, keyId),
+    logError: (err, msg) => deps.log.error({ err }, msg),
+  });
+}

@@ -1,0 +1,46 @@
+// The operators' console, mounted by the gateway at /console: server-rendered pages (Eta), one
+// static script and stylesheet, form posts with a session and CSRF token. Routes by area live in
+// routes/; this file orders the layers: headers, static files, sign-in, session, CSRF, pages, errors.
+import path from 'node:path';
+import express, { ErrorRequestHandler, Router } from 'express';
+import type { ConsoleDeps } from './deps';
+import { createRenderer } from './render';
+import { consoleHeaders } from './security';
+import { loginRoutes, logoutRoute } from './routes/login.routes';
+import { requireCsrf, requireSession } from './guards';
+import { accountRoutes } from './routes/accounts.routes';
+import { taskRoutes } from './routes/tasks.routes';
+import { channelRoutes } from './routes/channels.routes';
+import { ConsoleError } from './console-error';
+
+export const PUBLIC_DIR = path.resolve(__dirname, '../public');
+
+export function consoleRouter(deps: ConsoleDeps): Router {
+  const r = Router();
+  const render = createRenderer(deps.cacheTemplates);
+  r.use(consoleHeaders);
+  r.use('/static', express.static(PUBLIC_DIR, { index: false, maxAge: deps.cacheTemplates ? '1h' : 0, fallthrough: false }));
+  r.use(express.urlencoded({ extended: false, limit: '20kb', parameterLimit: 50 }));
+  r.use(loginRoutes(deps, render));
+  r.use(requireSession(deps));
+  r.use(requireCsrf);
+  r.use(logoutRoute(deps));
+  r.get('/', (_req, res) => res.redirect(303, '/console/accounts'));
+  r.use(accountRoutes(deps, render));
+  r.use(taskRoutes(deps, render));
+  r.use(channelRoutes(deps, render));
+  r.use((_req, _res, next) => next(new ConsoleError(404, 'No such page. Use the menu above.')));
+  const onError: ErrorRequestHandler = (err, _req, res, _next) => {
+    const known = err instanceof ConsoleError;
+    if (!known) deps.logError(err, 'console: page failed');
+    const status = known ? err.status : typeof err?.status === 'number' && err.status < 500 ? err.status : 500;
+    const message = known
+      ? err.message
+      : status < 500
+        ? 'The request was not understood. Go back and try again.'
+        : 'Something failed on our side (it is logged). Reload the page; if it keeps failing, check the gateway logs and that Postgres and Redis answer.';
+    render(res, 'error', { title: 'Error', status, message }, status);
+  };
+  r.use(onError);
+  return r;
+}

@@ -1,0 +1,20 @@
+// What the console needs from the process that mounts it (the gateway builds it in app.ts). Key
+// issue and revocation come in as functions so the console uses the very code the admin API uses
+// (same key format, same revocation broadcast to every gateway).
+import type { Redis } from 'ioredis';
+import type { Db } from '@mediagen/db';
+
+export interface ConsoleDeps {
+  db: Db;
+  redis: Redis;
+  redisPrefix: string;
+  /** Secure cookies (production): the console is then served over HTTPS only. */
+  secureCookies: boolean;
+  /** Templates are compiled once and cached in production; re-read on change otherwise. */
+  cacheTemplates: boolean;
+  defaultRateLimitPerMinute: number;
+  issueApiKey(accountId: string): Promise<{ id: string; key: string; prefix: string }>;
+  /** false when there is no such key. */
+  revokeApiKey(keyId: string): Promise<boolean>;
+  logError(err: unknown, msg: string): void;
+}

@@ -1,0 +1,73 @@
+// Sign in and out. The login form carries its own CSRF token (double submit: a random value in a
+// short-lived SameSite=Strict cookie and in the form), so no other site can sign a browser in to
+// an account of its choosing. Failed tries are limited per address and per name (login-limit.ts).
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { Router } from 'express';
+import { findOperatorByName } from '@mediagen/db';
+import type { ConsoleDeps } from '../deps';
+import type { Render } from '../render';
+import { DUMMY_HASH_PROMISE, verifyPassword } from '../passwords';
+import { endSession, readCookie, sessionOf, startSession } from '../sessions';
+import { LoginLimit } from '../login-limit';
+
+const LOGIN_CSRF_COOKIE = 'mg_console_login';
+
+/** Only paths on this site (no `//evil`, no scheme): where to go after signing in. */
+export const safeNext = (v: unknown): string =>
+  typeof v === 'string' && /^\/(console|admin\/queues)(\/[^\s\\]*)?(\?[^\s\\]*)?$/.test(v) && !v.startsWith('//') ? v : '/console/accounts';
+
+export function loginRoutes(deps: ConsoleDeps, render: Render): Router {
+  const r = Router();
+  const limit = new LoginLimit(deps.redis, deps.redisPrefix);
+
+  const showLogin = (res: Parameters<Render>[0], next: string, error: string | null, status = 200) => {
+    const token = randomBytes(24).toString('base64url');
+    res.cookie(LOGIN_CSRF_COOKIE, token, { httpOnly: true, sameSite: 'strict', secure: deps.secureCookies, path: '/console', maxAge: 3600_000 });
+    render(res, 'login', { title: 'Sign in', loginCsrf: token, next, error, session: undefined }, status);
+  };
+
+  r.get('/login', async (req, res) => {
+    if (await sessionOf(deps.db, req)) return res.redirect(303, safeNext(req.query.next));
+    showLogin(res, safeNext(req.query.next), null);
+  });
+
+  r.post('/login', async (req, res) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const name = typeof body.name === 'string' ? body.name.trim().slice(0, 100) : '';
+    const password = typeof body.password === 'string' ? body.password.slice(0, 200) : '';
+    const next = safeNext(body.next);
+    const cookie = readCookie(req, LOGIN_CSRF_COOKIE) ?? '';
+    const given = typeof body._csrf === 'string' ? body._csrf : '';
+    if (!cookie || cookie.length !== given.length || !timingSafeEqual(Buffer.from(cookie), Buffer.from(given))) {
+      return showLogin(res, next, 'The sign-in form expired. Please try again.', 403);
+    }
+    const ip = req.socket.remoteAddress ?? 'unknown';
+    const wait = await limit.blockedFor(ip, name);
+    if (wait > 0) {
+      res.set('Retry-After', String(wait));
+      return showLogin(res, next, `Too many failed sign-ins. Try again in ${Math.ceil(wait / 60)} minute(s).`, 429);
+    }
+    const op = name ? await findOperatorByName(deps.db, name) : null;
+    // Verify against a dummy hash for unknown names: the answer takes as long either way.
+    const ok = await verifyPassword(password, op?.passwordHash ?? (await DUMMY_HASH_PROMISE));
+    if (!op || !ok || op.disabledAt) {
+      await limit.failed(ip, name);
+      return showLogin(res, next, 'Wrong name or password.', 401);
+    }
+    await startSession(deps.db, res, op.id, deps.secureCookies);
+    res.clearCookie(LOGIN_CSRF_COOKIE, { path: '/console' });
+    res.redirect(303, next);
+  });
+
+  return r;
+}
+
+/** Sign-out is a POST with the session's CSRF token (a link could be triggered by another site). */
+export function logoutRoute(deps: ConsoleDeps): Router {
+  const r = Router();
+  r.post('/logout', async (req, res) => {
+    await endSession(deps.db, req, res, deps.secureCookies);
+    res.redirect(303, '/console/login');
+  });
+  return r;
+}

@@ -1,0 +1,46 @@
+// Console sessions: a random 256-bit token in an HttpOnly, SameSite=Strict cookie (Secure in
+// production), stored in Postgres as its sha256 with an expiry. Every state-changing form carries
+// the session's CSRF token (synchronizer token), checked in constant time.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Request, Response } from 'express';
+import { createSession, deleteSession, Db, findSession, SessionRecord } from '@mediagen/db';
+
+export const SESSION_COOKIE = 'mg_console';
+/** Sessions last 8 hours (a working day); signing in again is cheap, a stolen laptop's session is not. */
+export const SESSION_TTL_MS = 8 * 3600_000;
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+
+/** The value of one cookie of the request (no cookie parser needed for one name). */
+export function readCookie(req: Request, name: string): string | undefined {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const i = part.indexOf('=');
+    if (i > 0 && part.slice(0, i).trim() === name) return decodeURIComponent(part.slice(i + 1).trim());
+  }
+  return undefined;
+}
+
+export async function startSession(db: Db, res: Response, operatorId: string, secure: boolean): Promise<void> {
+  const token = randomBytes(32).toString('base64url');
+  await createSession(db, { id: sha256(token), operatorId, csrfToken: randomBytes(32).toString('base64url'), expiresAt: new Date(Date.now() + SESSION_TTL_MS) });
+  res.cookie(SESSION_COOKIE, token, { httpOnly: true, sameSite: 'strict', secure, path: '/', maxAge: SESSION_TTL_MS });
+}
+
+export async function sessionOf(db: Db, req: Request): Promise<SessionRecord | null> {
+  const token = readCookie(req, SESSION_COOKIE);
+  if (!token || token.length > 100) return null;
+  return findSession(db, sha256(token));
+}
+
+export async function endSession(db: Db, req: Request, res: Response, secure: boolean): Promise<void> {
+  const token = readCookie(req, SESSION_COOKIE);
+  if (token) await deleteSession(db, sha256(token));
+  res.clearCookie(SESSION_COOKIE, { httpOnly: true, sameSite: 'strict', secure, path: '/' });
+}
+
+export function csrfMatches(session: SessionRecord, given: unknown): boolean {
+  if (typeof given !== 'string') return false;
+  const a = Buffer.from(sha256(given));
+  const b = Buffer.from(sha256(session.csrfToken));
+  return timingSafeEqual(a, b);
+}
