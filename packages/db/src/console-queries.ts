@@ -30,7 +30,7 @@ export async function listAccounts(db: Db, f: { search?: string; before?: Keyset
     db,
     `SELECT "id", "name", "balanceCents", "tasksInProgress", "maxConcurrentTasks", ${isoOf('"createdAt"')} AS "createdAt"
        FROM "Account" ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-      ORDER BY "createdAt" DESC, "id" DESC LIMIT $${values.length}`,
+      ORDER BY "Account"."createdAt" DESC, "Account"."id" DESC LIMIT $${values.length}`,
     values,
   );
   return pageOf(rows.map((r) => ({ ...r, balanceCents: Number(r.balanceCents) })), f.limit);

@@ -11,7 +11,8 @@ export function mountConsole(deps: GatewayDeps): Router {
     redis: deps.redis,
     redisPrefix: deps.config.REDIS_PREFIX,
     secureCookies: production,
-    cacheTemplates: production,
+    // Re-read on every request only in development, where templates are being edited.
+    cacheTemplates: deps.config.NODE_ENV !== 'development',
     defaultRateLimitPerMinute: deps.config.RATE_LIMIT_PER_MINUTE,
     issueApiKey: (accountId) => issueApiKey(deps, accountId),
     revokeApiKey: (keyId) => revokeKeyEverywhere(deps, keyId),
