@@ -56,10 +56,27 @@ export const DEFAULT_DB_TIMEOUTS: DbTimeouts = {
 
 const pools = new WeakMap<Db, Pool>();
 
+/**
+ * A pool that never takes back a connection with a query still in flight. After a client-side
+ * query timeout (DB_QUERY_TIMEOUT_MS) pg gives up on the query but the connection still waits for
+ * its answer; Prisma's transactions release such a connection as healthy, and every later query
+ * on it would queue behind the dead one and time out too (a partition that never heals for that
+ * connection). Releasing it with an error makes the pool destroy it instead. `_release` and the
+ * client fields it reads are pg-pool/pg internals (pg 8), kept to this one place.
+ */
+class DroppingStuckPool extends Pool {
+  _release(client: unknown, idleListener: unknown, err?: Error): unknown {
+    const c = client as { _getActiveQuery?: () => unknown; _queryQueue?: unknown[] };
+    const stuck = !err && (Boolean(c._getActiveQuery?.()) || (c._queryQueue?.length ?? 0) > 0);
+    const base = (Pool.prototype as unknown as { _release(c: unknown, l: unknown, e?: Error): unknown })._release;
+    return base.call(this, client, idleListener, stuck ? new Error('connection released with a query in flight (timed out); dropped') : err);
+  }
+}
+
 export function createDb(databaseUrl: string, opts: { poolSize?: number; timeouts?: Partial<DbTimeouts> } = {}): Db {
   const { connectionString, schema, options } = parseDatabaseUrl(databaseUrl);
   const t = { ...DEFAULT_DB_TIMEOUTS, ...opts.timeouts };
-  const pool = new Pool({
+  const pool = new DroppingStuckPool({
     connectionString,
     max: opts.poolSize ?? 10,
     // Raw SQL (the transactional operations) must see the same schema as the generated queries.
