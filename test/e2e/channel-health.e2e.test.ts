@@ -14,7 +14,9 @@ import { eventually } from './support/wait';
 
 jest.setTimeout(60_000);
 
-const COOLDOWN_MS = 2_000;
+// Long enough that the breaker is still open while the second test runs its own steps on a loaded
+// machine (two tasks after the trip); the third test waits it out.
+const COOLDOWN_MS = 12_000;
 let stack: Stack;
 let api: ReturnType<typeof apiClient>;
 let account: Account;
@@ -63,8 +65,17 @@ const run = async (prompt: string) => {
   expect(res.status).toBe(200);
   const taskId = String(res.body.taskId);
   expect((await api.untilSettled(account, 'video', taskId)).at(-1)!.status).toBe('completed');
-  return (await stack.db.taskAttempt.findMany({ where: { taskId }, orderBy: { attemptNo: 'asc' } })).map((a) => [a.channelId, a.status]);
+  return (await closedAttempts(taskId)).map((a) => [a.channelId, a.status]);
 };
+/** The task's attempts once the last one is closed (the task settles first, then its attempt row). */
+async function closedAttempts(taskId: string) {
+  let rows = await stack.db.taskAttempt.findMany({ where: { taskId }, orderBy: { attemptNo: 'asc' } });
+  for (let i = 0; i < 100 && rows.some((a) => !a.finishedAt); i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    rows = await stack.db.taskAttempt.findMany({ where: { taskId }, orderBy: { attemptNo: 'asc' } });
+  }
+  return rows;
+}
 const channel = async (id: string) => {
   const res = await api.admin('GET', '/channels');
   return (res.body.channels as Record<string, any>[]).find((c) => c.id === id)!;

@@ -120,6 +120,8 @@ it("the worker's /readyz turns 503 naming Redis, then Postgres, while each is un
     return { status: r.status, body: (await r.json()) as Record<string, string> };
   };
   try {
+    // A worker just started may still be opening its first connections (slow on a loaded machine).
+    await eventually('ready at start', async () => (await readyz()).status === 200);
     expect(await readyz()).toEqual({ status: 200, body: { status: 'ready' } });
     await redisProxy.cut();
     const noRedis = await eventually('503 without Redis', async () => ((await readyz()).status === 503 ? readyz() : null));

@@ -11,13 +11,18 @@ const json = (res: http.ServerResponse, status: number, body: unknown) =>
 const within = <T>(p: Promise<T>, ms: number) =>
   Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timed out')), ms).unref())]);
 
-/** Postgres and Redis each answer within 2 s; the message names what failed. */
+/**
+ * Postgres and Redis each answer within WORKER_READY_TIMEOUT_MS; the message names what failed. The
+ * probe's `SELECT 1` may first open a pooled connection, which on a loaded machine takes more than
+ * the round trip itself: the limit is generous for that, yet a cut database still reads 503.
+ */
 async function readiness(ctx: WorkerContext): Promise<{ postgres: string; redis: string }> {
+  const limit = ctx.config.WORKER_READY_TIMEOUT_MS;
   const [pg, redis] = await Promise.allSettled([
-    within(ctx.db.$queryRaw`SELECT 1`, 2000),
+    within(ctx.db.$queryRaw`SELECT 1`, limit),
     // The worker's connections queue commands while Redis is away (BullMQ needs that), so a ping
     // would wait for the reconnect: report the connection state instead of waiting for it.
-    ctx.redis.status === 'ready' ? within(ctx.redis.ping(), 2000) : Promise.reject(new Error(`connection ${ctx.redis.status}`)),
+    ctx.redis.status === 'ready' ? within(ctx.redis.ping(), limit) : Promise.reject(new Error(`connection ${ctx.redis.status}`)),
   ]);
   const text = (r: PromiseSettledResult<unknown>) => (r.status === 'fulfilled' ? 'ok' : String((r.reason as Error)?.message ?? r.reason));
   return { postgres: text(pg), redis: text(redis) };

@@ -99,7 +99,7 @@ async function advanceAttempts(run: TaskRun, current: Attempt | null): Promise<N
       // channel, a new TaskAttempt row; a second loss there counts as that channel failing.
       const channel = order.find((c) => c.id === attempt!.channelId);
       if (channel && (await lostAttemptsOn(ctx.db, task.id, channel.id)) <= 1) {
-        if (!(await ctx.slots.acquire(channel, task.id, task.deadlineAt.getTime() + 60_000)))
+        if (!(await ctx.slots.acquire(channel, task.id, slotLeaseUntil(task.deadlineAt))))
           return { at: Date.now() + slotWaitMs(), step: 'submit', transientErrors: run.transientErrors };
         attempt = await startAttempt(ctx.db, newAttemptId(), task.id, attempt.attemptNo + 1, channel.id);
         run.transientErrors = 0;

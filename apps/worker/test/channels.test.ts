@@ -54,7 +54,7 @@ describe('transient errors and storage failures', () => {
   it('a channel that keeps failing transiently counts as a failed attempt: the next channel renders it', async () => {
     const id = await w.submit('a bridge');
     expect((await w.settled(id)).status).toBe('completed');
-    const attempts = await w.db.taskAttempt.findMany({ where: { taskId: id }, orderBy: { attemptNo: 'asc' } });
+    const attempts = await w.closedAttempts(id);
     expect(attempts.map((a) => [a.channelId, a.status, a.errorKind])).toEqual([
       ['down', 'failed', 'transient'],
       ['up', 'completed', null],

@@ -23,6 +23,8 @@ export interface InProcess {
   accountId: string;
   submit(prompt: string, model?: string): Promise<string>;
   settled(taskId: string, timeoutMs?: number): Promise<{ status: string; errorCode: string | null }>;
+  /** The task's attempts once none is open: a task settles just before its last attempt closes. */
+  closedAttempts(taskId: string, timeoutMs?: number): Promise<Awaited<ReturnType<Db['taskAttempt']['findMany']>>>;
   stop(): Promise<void>;
 }
 
@@ -71,6 +73,14 @@ export async function startInProcess(
         if (t.status === 'completed' || t.status === 'failed') return t;
         if (Date.now() > until) throw new Error(`task ${taskId} still ${t.status}`);
         await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+    async closedAttempts(taskId, timeoutMs = 5000) {
+      const until = Date.now() + timeoutMs;
+      for (;;) {
+        const rows = await db.taskAttempt.findMany({ where: { taskId }, orderBy: { attemptNo: 'asc' } });
+        if (!rows.some((r) => ['submitting', 'running', 'succeeded'].includes(r.status)) || Date.now() > until) return rows;
+        await new Promise((r) => setTimeout(r, 25));
       }
     },
     async stop() {

@@ -58,6 +58,8 @@ const envSchema = z.object({
   INSTANT_WAIT_MS: z.coerce.number().int().min(0).default(8_000),
   WORKER_CONCURRENCY: z.coerce.number().int().positive().default(50),
   WORKER_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
+  /** How long the worker's /readyz waits for Postgres and Redis to answer before calling one unavailable. */
+  WORKER_READY_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
   /** Consecutive transient upstream errors (timeouts, 429, 5xx) on one submit or download before giving up on it. */
   WORKER_MAX_TRANSIENT_ERRORS: z.coerce.number().int().positive().default(8),
   /** BullMQ job lock: a crashed worker's job is taken over by another worker after about this long. */
