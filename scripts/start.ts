@@ -1,16 +1,20 @@
-// `npm start`: prepares the local database, then runs gateway + worker + provider simulator as
+// `npm start`: finds or starts the engines (scripts/lib/engines.ts: an embedded PostgreSQL and a
+// private redis-server when none is given or answering), prepares the database, then runs gateway + worker + provider simulator as
 // separate processes, and prints one ready line with the URL, a development API key and the
 // admin token. Ctrl-C (or SIGTERM) stops all three gracefully.
 import { spawn, ChildProcess, execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { loadConfig } from '@mediagen/config';
+import { loadConfig, type Config } from '@mediagen/config';
+import { ensurePostgres, ensureRedis, EngineMissingError, type Engine } from './lib/engines';
 
 const root = path.resolve(__dirname, '..');
 // `npm start` is the local development runner: it says so, for itself and the processes it starts
 // (the development admin token and key exist only when development is named, issue 11.17).
 process.env.NODE_ENV ??= 'development';
-const config = loadConfig();
+let config: Config;
 const children: ChildProcess[] = [];
+/** Engines this process started, stopped last (after the apps have drained). */
+const engines: Engine[] = [];
 
 function run(name: string, file: string): ChildProcess {
   // `node --import tsx` runs the app in this very child, so signals reach the app itself
@@ -38,11 +42,14 @@ let stopping = false;
 function stop(code = 0): void {
   if (stopping) return;
   stopping = true;
-  for (const c of children) c.kill('SIGTERM');
-  let left = children.length;
-  if (left === 0) process.exit(code);
-  for (const c of children) c.on('exit', () => --left === 0 && process.exit(code));
-  setTimeout(() => process.exit(code), config.SHUTDOWN_TIMEOUT_MS + 2000).unref();
+  const running = children.filter((c) => c.exitCode === null && c.signalCode === null);
+  const appsDown = Promise.all(running.map((c) => new Promise((r) => c.once('exit', r))));
+  for (const c of running) c.kill('SIGTERM');
+  const grace = (config?.SHUTDOWN_TIMEOUT_MS ?? 10_000) + 2000;
+  void Promise.race([appsDown, new Promise((r) => setTimeout(r, grace).unref())])
+    .then(() => Promise.all(engines.map((e) => e.stop().catch((err) => console.error('stopping an engine:', err)))))
+    .finally(() => process.exit(code));
+  setTimeout(() => process.exit(code), grace + 15_000).unref();
 }
 process.on('SIGINT', () => stop(0));
 process.on('SIGTERM', () => stop(0));
@@ -61,6 +68,17 @@ async function waitHealthy(url: string, ms: number): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  const dataDir = path.resolve(root, process.env.DATA_DIR ?? './data');
+  const pg = await ensurePostgres(process.env, dataDir);
+  if (pg.url !== process.env.DATABASE_URL) engines.push(pg);
+  const redis = await ensureRedis(process.env, dataDir);
+  if (redis.url !== process.env.REDIS_URL) engines.push(redis);
+  // The apps read these from their environment (inherited from this process).
+  process.env.DATABASE_URL = pg.url;
+  process.env.REDIS_URL = redis.url;
+  config = loadConfig();
+  if (stopping) return;
+
   execFileSync('npx', ['prisma', 'generate'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DATABASE_URL: config.DATABASE_URL } });
   const { prepareDatabase } = await import('./prepare-db');
   await prepareDatabase(config.DATABASE_URL);
@@ -75,11 +93,13 @@ async function main(): Promise<void> {
   console.log(
     `\nREADY  ${base}  (API reference: ${base}/docs, queues: ${base}/admin/queues)\n` +
       (dev ? `       API key: ${dev.apiKey}  (balance ${dev.balanceCents} cents)\n` : '') +
-      `       admin token: ${config.NODE_ENV === 'production' ? '(from ADMIN_TOKEN)' : config.ADMIN_TOKEN}\n`,
+      `       admin token: ${config.NODE_ENV === 'production' ? '(from ADMIN_TOKEN)' : config.ADMIN_TOKEN}\n` +
+      `       engines: ${pg.describe}, ${redis.describe}\n`,
   );
 }
 
 main().catch((err) => {
-  console.error(err);
+  // A missing engine is one line saying how to get it, not a stack trace.
+  console.error(err instanceof EngineMissingError ? err.message : err);
   stop(1);
 });

@@ -49,6 +49,7 @@ export function registerAdminPaths(reg: OpenAPIRegistry, security: Record<string
   const withBody = (): Record<number, ResponseConfig> => ({
     400: errorResponse(400, 'Invalid body; `details` names the offending fields.', {}, 'validation_error'),
     413: errorResponse(413, 'Body over 100 kB.'),
+    415: errorResponse(415, 'Content-Encoding not accepted.'),
   });
   const notFound = (what: string) => ({ 404: errorResponse(404, `${what} not found.`) });
   const body = (schema: z.ZodType, example: unknown) => ({ body: { required: true, content: { 'application/json': { schema, example } } } });

@@ -126,6 +126,7 @@ export function registerExtensionPaths(reg: OpenAPIRegistry, apiSecurity: Record
       }),
       400: errorResponse(400, 'Invalid body or URL; `details` names the field.', {}, 'validation_error'),
       413: errorResponse(413, 'Body over 100 kB.'),
+      415: errorResponse(415, 'Content-Encoding not accepted.'),
       ...notFound('Account'),
       ...common(),
     },

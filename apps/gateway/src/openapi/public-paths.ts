@@ -63,6 +63,7 @@ export function registerPublicPaths(reg: OpenAPIRegistry, security: Record<strin
     402: errorResponse(402, 'Insufficient balance; nothing was charged.', rl),
     409: errorResponse(409, 'A request with the same idempotency id is still being processed; retry after Retry-After with the same id.', { ...rl, 'Retry-After': retryAfterHeader }),
     413: errorResponse(413, 'Request body over 40 MB.', rl),
+    415: errorResponse(415, 'Content-Encoding not accepted (send the JSON body uncompressed).', rl),
     422: errorResponse(422, 'Idempotency id reused with a different request.', rl),
     429: errorResponse(
       429,

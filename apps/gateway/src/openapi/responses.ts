@@ -87,6 +87,7 @@ const STATUS_TEXT = {
   404: 'Task tsk_01J9Z3N6K4 not found',
   409: 'A request with this idempotency id is still being processed; retry shortly with the same id',
   413: 'Request body exceeds the 40 MB limit',
+  415: 'Content-Encoding gzip is not accepted',
   422: 'Idempotency id "batch-7" was already used for a different request; use a new id',
   429: 'Too many requests for this API key; retry after the time in the Retry-After header',
   500: 'Internal server error',

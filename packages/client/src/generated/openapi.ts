@@ -911,6 +911,21 @@ export interface components {
              */
             error: string;
         };
+        Error415: {
+            /**
+             * @description Stable machine code.
+             * @example unsupported_media_type
+             * @enum {string}
+             */
+            code: "unsupported_media_type";
+            /** @description The offending fields, for validation errors. */
+            details?: components["schemas"]["ErrorDetail"][];
+            /**
+             * @description Human text.
+             * @example duration: must be between 1 and 15 seconds at 768p
+             */
+            error: string;
+        };
         Error416: {
             /** @enum {string} */
             code: "validation_error";
@@ -1446,6 +1461,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error413"];
                 };
             };
+            /** @description Content-Encoding not accepted. */
+            415: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Content-Encoding gzip is not accepted",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
             /** @description Internal server error */
             500: {
                 headers: {
@@ -1769,6 +1804,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description Content-Encoding not accepted. */
+            415: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Content-Encoding gzip is not accepted",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error415"];
                 };
             };
             /** @description Internal server error */
@@ -2225,6 +2280,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description Content-Encoding not accepted. */
+            415: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Content-Encoding gzip is not accepted",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error415"];
                 };
             };
             /** @description The balance would pass its maximum (`balance_limit_exceeded`, with `maxBalanceCents`). */
@@ -2767,6 +2842,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description Content-Encoding not accepted. */
+            415: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Content-Encoding gzip is not accepted",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error415"];
                 };
             };
             /** @description Internal server error */
@@ -4616,6 +4711,36 @@ export interface operations {
                     "application/json": components["schemas"]["Error413"];
                 };
             };
+            /** @description Content-Encoding not accepted (send the JSON body uncompressed). */
+            415: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Content-Encoding gzip is not accepted",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
             /** @description Idempotency id reused with a different request. */
             422: {
                 headers: {
@@ -5593,6 +5718,36 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description Content-Encoding not accepted (send the JSON body uncompressed). */
+            415: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Content-Encoding gzip is not accepted",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error415"];
                 };
             };
             /** @description Idempotency id reused with a different request. */
