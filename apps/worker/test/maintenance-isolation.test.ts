@@ -20,17 +20,16 @@ afterAll(async () => {
 });
 
 it('a poison task is skipped; every other task past its deadline times out and is refunded', async () => {
-  const overdue = async (minutesAgo: number) => {
-    const taskId = randomUUID();
+  const overdue = async (minutesAgo: number, taskId = randomUUID()) => {
     await createTaskWithCharge(w.db, {
       taskId, accountId: w.accountId, type: 'video', model: 'video-a-h3', params: {}, costCents: 7, costMicros: 70_000n, billedSeconds: 2,
       deadlineAt: new Date(Date.now() - minutesAgo * 60_000),
     });
     return taskId;
   };
-  // The poison task is the most overdue: the sweep meets it first.
-  const poison = await overdue(10);
-  const others = [await overdue(5), await overdue(4), await overdue(3)];
+  // The trigger exists before the task does: a sweep running in between (every 500 ms) would
+  // otherwise settle the poison task before it is poisoned.
+  const poison = randomUUID();
   await w.db.$executeRawUnsafe(`
     CREATE FUNCTION refuse_poison() RETURNS trigger AS $$
     BEGIN
@@ -38,6 +37,9 @@ it('a poison task is skipped; every other task past its deadline times out and i
       RETURN NEW;
     END $$ LANGUAGE plpgsql`);
   await w.db.$executeRawUnsafe(`CREATE TRIGGER refuse_poison BEFORE UPDATE ON "Task" FOR EACH ROW EXECUTE FUNCTION refuse_poison()`);
+  // The poison task is the most overdue: the sweep meets it first.
+  await overdue(10, poison);
+  const others = [await overdue(5), await overdue(4), await overdue(3)];
 
   const settled = await Promise.all(others.map((id) => w.settled(id, 10_000)));
   expect(settled.map((t) => [t.status, t.errorCode])).toEqual(others.map(() => ['failed', 'timeout']));
