@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from './processes';
 
 export interface Engine {
   /** Connection URL for the apps. */
@@ -35,17 +36,6 @@ export function answers(host: string, port: number, ms = 500): Promise<boolean> 
     s.setTimeout(ms, () => done(false));
     s.once('connect', () => done(true));
     s.once('error', () => done(false));
-  });
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
   });
 }
 

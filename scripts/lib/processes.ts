@@ -3,6 +3,7 @@
 // runs the program in a grandchild, so a SIGKILL aimed at "the worker" would kill only the wrapper,
 // and the memory sampled from /proc/<pid> would be the wrapper's.
 import { ChildProcess, spawn } from 'node:child_process';
+import { randomInt } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -42,15 +43,28 @@ export async function stopProcess(p: Proc, graceMs = 10_000): Promise<void> {
   clearTimeout(timer);
 }
 
+/**
+ * A port for a child process to listen on, picked outside the kernel's ephemeral range
+ * (32768-60999 on Linux). A port-0 probe would hand back an ephemeral port, and between the probe
+ * and the child's bind the kernel may give that same port to another test's port-0 server or to an
+ * outgoing connection: the child then dies with EADDRINUSE, or a stack talks to another test's
+ * server. Ports below the range are never handed out implicitly, so only another explicit pick can
+ * collide, and the random choice over 12,000 ports plus the bind check make that negligible.
+ */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+  for (let tries = 0; tries < 100; tries++) {
+    const port = 20_000 + randomInt(12_000);
+    if (await canListen(port)) return port;
+  }
+  throw new Error('no free port found in 20000-31999');
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const srv = net.createServer();
     srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
   });
 }
 
