@@ -9,6 +9,7 @@ import { Account, apiClient } from './support/api';
 import type { Stack } from './support/stack';
 import { e2eSuite } from './support/suite';
 import { browserMissing, launchChromium } from './support/browser';
+import { Receiver, startReceiver } from './support/webhook-receiver';
 
 jest.setTimeout(90_000);
 
@@ -21,6 +22,7 @@ let stack: Stack;
 let api: ReturnType<typeof apiClient>;
 let context: BrowserContext;
 let closeBrowser: (() => Promise<void>) | undefined;
+let receiver: Receiver | undefined;
 const skip = browserMissing();
 
 e2eSuite('console', { stack: { env: { METRICS_TOKEN } } }, (s) => ({ stack, api } = s));
@@ -38,7 +40,20 @@ beforeAll(async () => {
   if (skip) return;
   ({ context, close: closeBrowser } = await launchChromium());
 }, 60_000);
-afterAll(async () => closeBrowser?.());
+afterAll(async () => {
+  await closeBrowser?.();
+  await receiver?.close();
+});
+
+async function until<T>(what: string, f: () => Promise<T | undefined | false>, ms = 30_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await f();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
 
 async function signIn(page: Page, who: { name: string; password: string }, next = '/console/accounts'): Promise<void> {
   await context.clearCookies(); // one browser profile for the file: each test signs in afresh
@@ -145,6 +160,69 @@ describe('the console in a browser', () => {
     expect(body.queues.length).toBeGreaterThanOrEqual(3);
     expect(body.queues.every((q) => q.readOnlyMode)).toBe(true);
     await page.close();
+  });
+
+  browserIt('webhook deliveries: an admin reads a delivery and re-sends it; a viewer cannot; no CSRF, no re-send', async () => {
+    receiver = await startReceiver();
+    const account = await api.newAccount(10_000, 5);
+    const hook = await api.admin('POST', `/accounts/${account.accountId}/webhooks`, { url: receiver.url('/console-hook') });
+    expect(hook.status).toBe(201);
+    const hookId = String(hook.body.id);
+    const sub = await api.submit(account, 'image', { model: 'image-b-2.5', prompt: 'a lighthouse' });
+    expect(sub.status).toBeLessThan(300);
+    const taskId = String(sub.body.taskId);
+    await api.untilSettled(account, 'image', taskId);
+    await until('the first delivery', async () => receiver!.calls.filter((c) => c.path === '/console-hook').length === 1);
+
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await signIn(page, ADMIN, `/console/accounts/${account.accountId}`);
+    const endpoints = (await page.textContent('#webhooks'))!;
+    expect(endpoints).toContain(receiver.url('/console-hook'));
+    expect(endpoints).toContain('task.completed, task.failed');
+    expect(await page.content()).not.toContain(String(hook.body.secret)); // never the secret
+    await Promise.all([page.waitForNavigation(), page.click(`#webhooks a[href="/console/webhooks/${hookId}/deliveries"]`)]);
+    const row = await until('the delivered row', async () => {
+      await page.reload();
+      const text = await page.textContent('#deliveries').catch(() => null);
+      return text?.includes('delivered') ? text : undefined;
+    });
+    expect(row).toContain(taskId);
+    expect(row).toMatch(/task\.(completed|failed)/);
+    expect(await page.locator(`#deliveries a[href="/console/tasks/${taskId}"]`).count()).toBe(1);
+    await Promise.all([page.waitForNavigation(), page.click('#deliveries a.open')]);
+    const deliveryUrl = page.url();
+    expect(deliveryUrl).toMatch(/\/console\/deliveries\/[^/]+$/);
+    expect(await page.locator('#attempts tbody tr').count()).toBe(1);
+    expect(await page.textContent('#attempts')).toContain('204');
+
+    // Re-send: back on the delivery page, and a second call reaches the receiver.
+    await Promise.all([page.waitForNavigation(), page.click('#resend button')]);
+    expect(page.url()).toBe(deliveryUrl);
+    await until('the re-sent delivery', async () => receiver!.calls.filter((c) => c.path === '/console-hook').length === 2);
+    await until('the second attempt on the page', async () => {
+      await page.reload();
+      return (await page.locator('#attempts tbody tr').count()) === 2;
+    });
+
+    // No CSRF token: refused, nothing re-sent.
+    const resendPath = `${new URL(deliveryUrl).pathname}/resend`;
+    const forged = await page.request.post(`${stack.gatewayUrl}${resendPath}`, { form: {} });
+    expect(forged.status()).toBe(403);
+    expect(errors).toEqual([]);
+    await page.close();
+
+    // A viewer reads the delivery but has no Re-send, and a write with their token is refused.
+    const viewer = await context.newPage();
+    await signIn(viewer, VIEWER, new URL(deliveryUrl).pathname);
+    expect(await viewer.locator('#attempts tbody tr').count()).toBe(2);
+    expect(await viewer.locator('#resend').count()).toBe(0);
+    const csrf = await viewer.inputValue('header input[name=_csrf]');
+    expect((await viewer.request.post(`${stack.gatewayUrl}${resendPath}`, { form: { _csrf: csrf } })).status()).toBe(403);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(receiver.calls.filter((c) => c.path === '/console-hook')).toHaveLength(2);
+    await viewer.close();
   });
 
   browserIt('a write without the CSRF token is refused', async () => {

@@ -11,6 +11,7 @@ import { requireCsrf, requireSession } from './guards';
 import { accountRoutes } from './routes/accounts.routes';
 import { taskRoutes } from './routes/tasks.routes';
 import { channelRoutes } from './routes/channels.routes';
+import { webhookRoutes } from './routes/webhooks.routes';
 import { ConsoleError } from './console-error';
 
 export const PUBLIC_DIR = path.resolve(__dirname, '../public');
@@ -29,6 +30,7 @@ export function consoleRouter(deps: ConsoleDeps): Router {
   r.use(accountRoutes(deps, render));
   r.use(taskRoutes(deps, render));
   r.use(channelRoutes(deps, render));
+  r.use(webhookRoutes(deps, render));
   r.use((_req, _res, next) => next(new ConsoleError(404, 'No such page. Use the menu above.')));
   const onError: ErrorRequestHandler = (err, _req, res, _next) => {
     const known = err instanceof ConsoleError;

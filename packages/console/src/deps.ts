@@ -16,5 +16,7 @@ export interface ConsoleDeps {
   issueApiKey(accountId: string): Promise<{ id: string; key: string; prefix: string }>;
   /** false when there is no such key. */
   revokeApiKey(keyId: string): Promise<boolean>;
+  /** Re-sends a webhook delivery exactly as the admin API does; false when there is no such delivery. */
+  resendDelivery(deliveryId: string): Promise<boolean>;
   logError(err: unknown, msg: string): void;
 }

@@ -4,12 +4,12 @@ import express, { Router } from 'express';
 import { z } from 'zod';
 import { AppError } from '@mediagen/errors';
 import { parseCallbackUrl } from '@mediagen/catalog';
-import { enqueueDelivery } from '@mediagen/queue';
 import {
-  createEndpoint, deleteEndpoint, getDelivery, listDeliveries, listEndpoints, resetForResend, rotateSecret, WEBHOOK_EVENT_TYPES,
+  createEndpoint, deleteEndpoint, getDelivery, listDeliveries, listEndpoints, rotateSecret, WEBHOOK_EVENT_TYPES,
 } from '@mediagen/webhooks';
 import type { GatewayDeps } from '../deps';
 import { parseAdminBody } from '../services/admin-validation';
+import { resendDelivery } from '../services/webhook-resend';
 import { decodeCursor, encodeCursor } from '../services/cursor';
 import { cursorParam, limitParam, parseQuery } from '../services/listing';
 
@@ -70,12 +70,7 @@ export function adminWebhooksRouter(deps: GatewayDeps): Router {
   });
 
   r.post('/deliveries/:id/resend', async (req, res) => {
-    if (!(await resetForResend(db, req.params.id))) throw new AppError('not_found', `Delivery ${req.params.id} not found`);
-    // A finished job would keep the jobId taken; a live one (delayed) is woken instead.
-    const job = await deps.webhookQueue.getJob(req.params.id);
-    if (job && (await job.isDelayed())) await job.promote().catch(() => undefined);
-    else if (job && ((await job.isCompleted()) || (await job.isFailed()))) await job.remove().catch(() => undefined);
-    await enqueueDelivery(deps.webhookQueue, req.params.id);
+    if (!(await resendDelivery(deps, req.params.id))) throw new AppError('not_found', `Delivery ${req.params.id} not found`);
     res.status(202).json(await getDelivery(db, req.params.id));
   });
 

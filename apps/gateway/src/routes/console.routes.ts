@@ -3,6 +3,7 @@ import type { Router } from 'express';
 import { consoleRouter } from '@mediagen/console';
 import type { GatewayDeps } from '../deps';
 import { issueApiKey, revokeKeyEverywhere } from '../services/key-admin';
+import { resendDelivery } from '../services/webhook-resend';
 
 export function mountConsole(deps: GatewayDeps): Router {
   const production = deps.config.NODE_ENV === 'production';
@@ -16,6 +17,7 @@ export function mountConsole(deps: GatewayDeps): Router {
     defaultRateLimitPerMinute: deps.config.RATE_LIMIT_PER_MINUTE,
     issueApiKey: (accountId) => issueApiKey(deps, accountId),
     revokeApiKey: (keyId) => revokeKeyEverywhere(deps, keyId),
+    resendDelivery: (deliveryId) => resendDelivery(deps, deliveryId),
     logError: (err, msg) => deps.log.error({ err }, msg),
   });
 }

@@ -12,6 +12,7 @@ import {
   MAX_BALANCE_CENTS,
   updateAccount,
 } from '@mediagen/db';
+import { listEndpoints } from '@mediagen/webhooks';
 import type { ConsoleDeps } from '../deps';
 import type { Render } from '../render';
 import { actorOf, requireAdmin } from '../guards';
@@ -65,12 +66,13 @@ export function accountRoutes(deps: ConsoleDeps, render: Render): Router {
     const id = String(req.params.id);
     const account = await findAccount(db, id);
     if (!account) throw new ConsoleError(404, `No account ${id}. Search for it on the Accounts page.`);
-    const [keys, ledger] = await Promise.all([listApiKeys(db, id), listLedgerPage(db, id, PAGE, decodePageCursor(req.query.cursor))]);
+    const [keys, ledger, webhooks] = await Promise.all([listApiKeys(db, id), listLedgerPage(db, id, PAGE, decodePageCursor(req.query.cursor)), listEndpoints(db, id)]);
     render(res, 'account', {
       title: account.name,
       account,
       defaultRateLimit: deps.defaultRateLimitPerMinute,
       keys,
+      webhooks,
       ledger: ledger.rows,
       nextCursor: encodePageCursor(ledger.next),
       once: newOnceToken(),

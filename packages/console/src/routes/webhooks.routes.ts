@@ -1,0 +1,39 @@
+// Webhooks: one endpoint's deliveries (newest first, keyset pages), one delivery with its attempts,
+// and Re-send (admin), through the same @mediagen/webhooks functions and re-send the admin API uses.
+import { Router } from 'express';
+import { getDelivery, listDeliveries } from '@mediagen/webhooks';
+import type { ConsoleDeps } from '../deps';
+import type { Render } from '../render';
+import { requireAdmin } from '../guards';
+import { ConsoleError } from '../console-error';
+import { decodePageCursor, encodePageCursor } from '../page-cursor';
+
+const PAGE = 50;
+
+export function webhookRoutes(deps: ConsoleDeps, render: Render): Router {
+  const r = Router();
+  const { db } = deps;
+
+  r.get('/webhooks/:id/deliveries', async (req, res) => {
+    const id = String(req.params.id);
+    const endpoint = await db.webhookEndpoint.findUnique({ where: { id }, select: { id: true, accountId: true, url: true, events: true, createdAt: true } });
+    if (!endpoint) throw new ConsoleError(404, `No webhook ${id}. Open it from its account's page.`);
+    const page = await listDeliveries(db, id, { limit: PAGE, before: decodePageCursor(req.query.cursor) });
+    render(res, 'deliveries', { title: 'Webhook deliveries', endpoint, deliveries: page.rows, nextCursor: encodePageCursor(page.next) });
+  });
+
+  r.get('/deliveries/:id', async (req, res) => {
+    const id = String(req.params.id);
+    const delivery = await getDelivery(db, id);
+    if (!delivery) throw new ConsoleError(404, `No delivery ${id}.`);
+    render(res, 'delivery', { title: 'Webhook delivery', delivery });
+  });
+
+  r.post('/deliveries/:id/resend', requireAdmin, async (req, res) => {
+    const id = String(req.params.id);
+    if (!(await deps.resendDelivery(id))) throw new ConsoleError(404, `No delivery ${id}.`);
+    res.redirect(303, `/console/deliveries/${encodeURIComponent(id)}`);
+  });
+
+  return r;
+}
