@@ -24,6 +24,42 @@ describe('admin API', () => {
     await request(h.app).get(`/admin/accounts/${a.id}`).set(a.auth).expect(401);
   });
 
+  it('a top-up retried the moment its answer arrives is replayed, never 409, and credits once', async () => {
+    // The answer used to be kept on 'close', after the client could already see it: an immediate
+    // retry then raced into 409 idempotency_in_progress.
+    const created = await request(h.app).post('/admin/accounts').set(h.admin()).send({ name: 'Retry' });
+    const id = created.body.id;
+    // Keeping the answer is made slow (as under load), so an answer sent before it was kept would
+    // meet its retry while the record still says "running".
+    await h.deps.db.$executeRawUnsafe(`CREATE FUNCTION slow_admin_keep() RETURNS trigger AS $$ BEGIN PERFORM pg_sleep(0.2); RETURN NEW; END $$ LANGUAGE plpgsql`);
+    await h.deps.db.$executeRawUnsafe(`CREATE TRIGGER slow_admin_keep BEFORE UPDATE ON "AdminIdempotencyRecord" FOR EACH ROW EXECUTE FUNCTION slow_admin_keep()`);
+    // A real listener and a keep-alive client, as a script's retry loop would use.
+    const server = h.app.listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    const { port } = server.address() as import('node:net').AddressInfo;
+    try {
+      for (let i = 0; i < 3; i++) {
+        const send = () =>
+          fetch(`http://127.0.0.1:${port}/admin/accounts/${id}/credits`, {
+            method: 'POST',
+            headers: { ...h.admin(), 'Content-Type': 'application/json', 'Idempotency-Key': `topup-${i}` },
+            body: JSON.stringify({ amountCents: 10 }),
+          });
+        const first = await send();
+        const firstBody = await first.json();
+        const again = await send();
+        expect([first.status, again.status, again.headers.get('idempotent-replayed')]).toEqual([200, 200, 'true']);
+        expect(await again.json()).toEqual(firstBody);
+      }
+    } finally {
+      server.closeAllConnections();
+      server.close();
+      await h.deps.db.$executeRawUnsafe('DROP TRIGGER slow_admin_keep ON "AdminIdempotencyRecord"');
+    }
+    const view = await request(h.app).get(`/admin/accounts/${id}`).set(h.admin());
+    expect(view.body.balanceCents).toBe(30);
+  });
+
   it('creates accounts (initial balance is a ledger top-up), keys, credits, and shows them', async () => {
     const created = await request(h.app).post('/admin/accounts').set(h.admin()).send({ name: 'Acme', balanceCents: 500, maxConcurrentTasks: 5 });
     expect(created.status).toBe(201);

@@ -21,14 +21,28 @@ export function adminIdempotency(db: Db): RequestHandler {
       res.set('Idempotent-Replayed', 'true').status(claim.statusCode);
       return claim.body ? res.type('json').send(claim.body) : res.end();
     }
-    let body = '';
+    // A JSON answer is kept BEFORE the client sees it: a retry sent the moment the answer arrives
+    // must find it (keeping it on 'close' let such a retry race into a 409).
+    let kept = false;
     const json = res.json.bind(res);
     res.json = (b: unknown) => {
-      body = JSON.stringify(b);
-      return json(b);
+      if (res.statusCode >= 400) return json(b);
+      finishAdminIdempotencyKey(db, stored, res.statusCode, JSON.stringify(b)).then(
+        () => {
+          kept = true;
+          json(b);
+        },
+        (err: unknown) => next(err),
+      );
+      return res;
     };
-    // 'close' also fires when the client goes away mid-request: the claim is then released.
-    res.on('close', () => void finishAdminIdempotencyKey(db, stored, res.writableFinished ? res.statusCode : 500, body).catch(() => undefined));
+    // Answers without a JSON body (204) are kept when sent; a failed or abandoned request (the
+    // client went away mid-request) releases the key so a retry runs again.
+    res.on('close', () => {
+      if (kept) return;
+      const ok = res.writableFinished && res.statusCode < 400;
+      void finishAdminIdempotencyKey(db, stored, ok ? res.statusCode : 500, '').catch(() => undefined);
+    });
     next();
   };
 }
