@@ -107,7 +107,9 @@ async function seedream(ctx: SimContext, req: IncomingMessage, res: ServerRespon
   // The render happens inside the call; a hanging one never answers (the client's deadline ends it).
   if (directives.hang) return new Promise<void>((resolve) => res.on('close', resolve));
   await sleep(render.renderMs);
-  const view = ctx.store.view(render, true);
+  // Viewed at the render's end at the earliest: a timer may fire a millisecond before Date.now()
+  // says renderMs passed, and a "running" view here answered a finished image with no data.
+  const view = ctx.store.view(render, true, Math.max(Date.now(), render.createdAt + render.renderMs));
   const usage = (n: number) => ({ generated_images: n, output_tokens: n * 16384, total_tokens: n * 16384 });
   const answerWith = (data: unknown[], n: number) => send(res, 200, { model: render.model, created: Math.floor(Date.now() / 1000), data, usage: usage(n) });
   if (view.status === 'failed')
