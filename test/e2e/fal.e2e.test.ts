@@ -9,6 +9,7 @@ import { Account, apiClient } from './support/api';
 import { freePort } from './support/processes';
 import type { Stack } from './support/stack';
 import { e2eSuite } from './support/suite';
+import { taskChecks } from './support/task-checks';
 import { eventually } from './support/wait';
 
 jest.setTimeout(60_000);
@@ -57,29 +58,7 @@ let n = 0;
 const seedance = (prompt: string, duration = 6) => ({ model: 'video-b-2.0', prompt: `${prompt} (${++n} ${Date.now()})`, duration, ratio: '9:16', tier: 'third-party' });
 const image = (prompt: string) => ({ model: 'image-b-2.5', prompt: `${prompt} (${++n} ${Date.now()})`, ratio: '4:3', resolution: '1k' });
 
-async function submit(kind: 'video' | 'image', body: Record<string, unknown>): Promise<string> {
-  const res = await api.submit(account, kind, body);
-  if (res.status !== 200) throw new Error(`submit: ${res.status} ${JSON.stringify(res.body)}`);
-  return String(res.body.taskId);
-}
-/** The task's attempts once the last one is closed (the task settles first, then its attempt row). */
-async function closedAttempts(taskId: string) {
-  let rows = await stack.db.taskAttempt.findMany({ where: { taskId }, orderBy: { attemptNo: 'asc' } });
-  for (let i = 0; i < 60 && rows.some((a) => !a.finishedAt); i++) {
-    await new Promise((r) => setTimeout(r, 50));
-    rows = await stack.db.taskAttempt.findMany({ where: { taskId }, orderBy: { attemptNo: 'asc' } });
-  }
-  return rows;
-}
-const attemptsOf = async (taskId: string) => (await closedAttempts(taskId)).map((a) => [a.channelId, a.status]);
-const ledgerOf = async (taskId: string) =>
-  (await stack.db.ledgerEntry.findMany({ where: { taskId }, orderBy: { createdAt: 'asc' } })).map((r) => r.kind);
-
-async function expectFailed(kind: 'video' | 'image', taskId: string, errorCode: string) {
-  const last = (await api.untilSettled(account, kind, taskId)).at(-1)!;
-  expect(last).toMatchObject({ status: 'failed', errorCode });
-  expect(await ledgerOf(taskId)).toEqual(['charge', 'refund']);
-}
+const { submit, closedAttempts, attemptsOf, expectFailed } = taskChecks(() => ({ stack, api, account }));
 
 it('Seedance on fal: completes with an MP4 of the requested length', async () => {
   const taskId = await submit('video', seedance('a harbour at night', 7));

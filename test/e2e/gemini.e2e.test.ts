@@ -9,6 +9,7 @@ import { Account, apiClient } from './support/api';
 import { freePort } from './support/processes';
 import type { Stack } from './support/stack';
 import { e2eSuite } from './support/suite';
+import { taskChecks } from './support/task-checks';
 
 jest.setTimeout(60_000);
 
@@ -46,29 +47,7 @@ let n = 0;
 const veo = (prompt: string, variant = 'video-c-3.1-fast') => ({ model: 'video-c-3.1', variant, prompt: `${prompt} (${++n} ${Date.now()})`, ratio: '9:16' });
 const image = (prompt: string, model = 'image-d-3-pro-image-preview') => ({ model, prompt: `${prompt} (${++n} ${Date.now()})`, ratio: '16:9' });
 
-async function submit(kind: 'video' | 'image', body: Record<string, unknown>): Promise<string> {
-  const res = await api.submit(account, kind, body);
-  if (res.status !== 200) throw new Error(`submit: ${res.status} ${JSON.stringify(res.body)}`);
-  return String(res.body.taskId);
-}
-/** The task's attempts once the last one is closed (the task settles first, then its attempt row). */
-async function closedAttempts(taskId: string) {
-  let rows = await stack.db.taskAttempt.findMany({ where: { taskId }, orderBy: { attemptNo: 'asc' } });
-  for (let i = 0; i < 60 && rows.some((a) => !a.finishedAt); i++) {
-    await new Promise((r) => setTimeout(r, 50));
-    rows = await stack.db.taskAttempt.findMany({ where: { taskId }, orderBy: { attemptNo: 'asc' } });
-  }
-  return rows;
-}
-const attemptsOf = async (taskId: string) => (await closedAttempts(taskId)).map((a) => [a.channelId, a.status]);
-const ledgerOf = async (taskId: string) =>
-  (await stack.db.ledgerEntry.findMany({ where: { taskId }, orderBy: { createdAt: 'asc' } })).map((r) => r.kind);
-
-async function expectFailed(kind: 'video' | 'image', taskId: string, errorCode: string) {
-  const last = (await api.untilSettled(account, kind, taskId)).at(-1)!;
-  expect(last).toMatchObject({ status: 'failed', errorCode });
-  expect(await ledgerOf(taskId)).toEqual(['charge', 'refund']);
-}
+const { submit, closedAttempts, attemptsOf, ledgerOf, expectFailed } = taskChecks(() => ({ stack, api, account }));
 
 it('Veo: completes with the MP4 it downloaded with the key', async () => {
   const taskId = await submit('video', veo('a lighthouse at dusk'));
