@@ -31,7 +31,7 @@ afterAll(async () => {
 const video = { model: 'video-b-2.0', prompt: 'a red fox in the snow', duration: 4 };
 const A = () => h.app;
 const cacheKey = (taskId: string) => pollCacheKey(h.deps.config.REDIS_PREFIX, taskId);
-const poll = async (app: Express, taskId: string, auth: object) => {
+const poll = async (app: Express, taskId: string, auth: Record<string, string>) => {
   const res = await request(app).get(`/api/video/tasks/${taskId}`).set(auth);
   expect(res.status).toBe(200);
   return res.body as Record<string, unknown>;
@@ -98,7 +98,7 @@ describe('poll cache across gateways', () => {
 
 describe('request-rate limit across gateways', () => {
   // Polls of an id that is not ours are refused before any look-up: cheap requests to count.
-  const hit = (app: Express, auth: object) => request(app).get('/api/image/tasks/not.an.id').set(auth);
+  const hit = (app: Express, auth: Record<string, string>) => request(app).get('/api/image/tasks/not.an.id').set(auth);
 
   it('two gateways together admit at most the limit, and at least the limit minus the documented margin', async () => {
     const limit = 1000;
