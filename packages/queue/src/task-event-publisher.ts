@@ -5,7 +5,7 @@
 // same connection and so in this order: a gateway that hears the event drops its local copy and
 // finds no shared entry holding the state from before the settlement, so every gateway answers
 // the settled state from then on (docs/operations.md, "Poll cache and rate limits across gateways").
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection';
 import { encodeTaskEvent, pollCacheKey, pubsubChannel, TaskEvent } from './pubsub';
 
 export interface TaskEventPublisher {
@@ -17,7 +17,7 @@ export interface WarnLogger {
   warn(obj: object, msg: string): void;
 }
 
-export function createTaskEventPublisher(redis: Redis, prefix: string, log: WarnLogger): TaskEventPublisher {
+export function createTaskEventPublisher(redis: RedisClient, prefix: string, log: WarnLogger): TaskEventPublisher {
   const channel = pubsubChannel(prefix, 'taskEvents');
   return {
     async publish(taskId, status) {

@@ -9,8 +9,8 @@
 // (rate-tokens.ts: never more than the limit across gateways; most requests cost no round trip).
 import { createHash } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { Redis } from 'ioredis';
 import { AppError } from '@mediagen/errors';
+import type { RedisClient } from '@mediagen/queue';
 import type { GatewayDeps } from '../deps';
 import { RateTokens, Verdict } from './rate-tokens';
 
@@ -34,7 +34,7 @@ else
 end
 return { hits, ttl }`;
 
-export type HitRedis = Redis & {
+export type HitRedis = RedisClient & {
   rateLimitHit(key: string, windowMs: number): Promise<[number, number]>;
 };
 
@@ -43,7 +43,7 @@ const partitionKey = (key: string): string =>
   Buffer.from(createHash('sha256').update(key).digest('hex').slice(0, 12)).toString('base64');
 
 /** The Redis connection with the window-counting script defined (once per connection). */
-export function hitRedis(redis: Redis): HitRedis {
+export function hitRedis(redis: RedisClient): HitRedis {
   const r = redis as HitRedis;
   if (typeof r.rateLimitHit !== 'function') r.defineCommand('rateLimitHit', { numberOfKeys: 1, lua: HIT });
   return r;

@@ -13,7 +13,7 @@
 // before its limit. The batch is 1% of the limit (at least 1, at most MAX_BATCH): with limits of
 // 100 a minute or less every request is counted in Redis, exactly as before.
 import { performance } from 'node:perf_hooks';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@mediagen/queue';
 
 const MAX_BATCH = 100;
 const MAX_ACCOUNTS = 10_000;
@@ -35,7 +35,7 @@ else
 end
 return { total, ttl }`;
 
-type ReserveRedis = Redis & { rateLimitReserve(key: string, windowMs: number, n: number): Promise<[number, number]> };
+type ReserveRedis = RedisClient & { rateLimitReserve(key: string, windowMs: number, n: number): Promise<[number, number]> };
 
 export interface Verdict {
   admitted: boolean;
@@ -76,7 +76,7 @@ export class RateTokens {
   private readonly buckets = new Map<string, Bucket>();
   private readonly redis: ReserveRedis;
 
-  constructor(redis: Redis, private readonly windowMs: number) {
+  constructor(redis: RedisClient, private readonly windowMs: number) {
     const r = redis as ReserveRedis;
     if (typeof r.rateLimitReserve !== 'function') r.defineCommand('rateLimitReserve', { numberOfKeys: 1, lua: RESERVE });
     this.redis = r;

@@ -18,8 +18,7 @@
 //   are not announced: they are cached for POLL_CACHE_MS, as the shared entry always was.
 // Terminal states never change, so their entries are kept longer.
 import { performance } from 'node:perf_hooks';
-import type { Redis } from 'ioredis';
-import { pollCacheKey } from '@mediagen/queue';
+import { pollCacheKey, RedisClient } from '@mediagen/queue';
 
 const TERMINAL_CACHE_MS = 10 * 60_000;
 /** Local copies kept at most (about 200 bytes each); the oldest goes first. */
@@ -66,12 +65,12 @@ local v = redis.call("GET", KEYS[1])
 if not v then return { 1, 0 } end
 return { v, redis.call("PTTL", KEYS[1]) }`;
 
-type CacheRedis = Redis & {
+type CacheRedis = RedisClient & {
   pollCacheRead(key: string): Promise<[string, number] | null>;
   pollCacheFill(key: string, value: string, px: number, mode: 'nx' | 'set'): Promise<[string | 1, number]>;
 };
 
-function cacheRedis(redis: Redis): CacheRedis {
+function cacheRedis(redis: RedisClient): CacheRedis {
   const r = redis as CacheRedis;
   if (typeof r.pollCacheRead !== 'function') {
     r.defineCommand('pollCacheRead', { numberOfKeys: 1, lua: READ });
@@ -98,7 +97,7 @@ export class PollCache {
   private readonly redis: CacheRedis;
 
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     private readonly prefix: string,
     /** POLL_CACHE_MS: 0 turns both levels off. */
     readonly ttlMs: number,
