@@ -30,7 +30,15 @@ export interface Directives {
   lost: boolean;
   /** #sim:expired the upstream reports the render expired (ran past its deadline in the queue). */
   expired: boolean;
+  /**
+   * #sim:result-mib=<n> a video result of n MiB (the MP4's mdat padded, streamed as it is sent):
+   * large-result tests and the benchmark. At most MAX_RESULT_MIB.
+   */
+  resultMib?: number;
 }
+
+/** Largest #sim:result-mib: the padded mdat keeps its 32-bit size field (< 4 GiB). */
+export const MAX_RESULT_MIB = 4000;
 
 const int = (v: string | undefined): number | undefined => {
   const n = v === undefined ? NaN : Number(v);
@@ -56,5 +64,6 @@ export function parseDirectives(prompt: unknown): Directives {
     violationLegacy: found.has('violation-legacy'),
     lost: found.has('lost'),
     expired: found.has('expired'),
+    resultMib: ((n) => (n ? Math.min(n, MAX_RESULT_MIB) : undefined))(int(found.get('result-mib'))),
   };
 }

@@ -84,3 +84,37 @@ export function mp4File(ratio: unknown, resolution: unknown, seconds?: unknown):
   const s = Number(seconds);
   return mp4Of(Number.isFinite(s) && s > 0 ? Math.min(s, 120) : 5, width, height);
 }
+
+/**
+ * A video of `totalBytes` made from a real MP4 by growing its last box, mdat, with zeros after the
+ * samples (bytes no sample table points at, which readers skip): still a valid, playable file. Only
+ * the head is built; the caller streams `padding` zero bytes after it, so a 500 MiB result never
+ * sits in memory. A `totalBytes` not above the file's own size leaves it as it is.
+ */
+export function paddedMp4(file: Buffer, totalBytes: number): { head: Buffer; padding: number } {
+  const padding = Math.max(0, Math.floor(totalBytes) - file.length);
+  if (padding === 0) return { head: file, padding: 0 };
+  let at = 0;
+  let last = -1;
+  while (at + 8 <= file.length) {
+    const size = file.readUInt32BE(at);
+    if (size < 8) throw new Error('mp4: unexpected box size');
+    last = at;
+    at += size;
+  }
+  if (last < 0 || file.toString('latin1', last + 4, last + 8) !== 'mdat') throw new Error('mp4: mdat is not the last box');
+  const grown = file.readUInt32BE(last) + padding;
+  if (grown > 0xffffffff) throw new Error(`mp4: a padded mdat of ${grown} bytes needs a 64-bit size`);
+  const head = Buffer.from(file);
+  head.writeUInt32BE(grown, last);
+  return { head, padding };
+}
+
+/** Zeros, shared by every padded stream: never written to, so one buffer serves all. */
+const ZEROS = Buffer.alloc(256 * 1024);
+
+/** The head, then `padding` zero bytes, chunk by chunk as the reader pulls them. */
+export async function* paddedBytes(head: Buffer, padding: number): AsyncGenerator<Buffer> {
+  yield head;
+  for (let left = padding; left > 0; left -= ZEROS.length) yield left >= ZEROS.length ? ZEROS : ZEROS.subarray(0, left);
+}

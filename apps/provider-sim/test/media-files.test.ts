@@ -1,7 +1,7 @@
 // The simulator's videos are what was asked for: parsed back with mp4box (the library the service
 // itself uses to read MP4 durations), not just generated.
 import { createFile, MP4BoxBuffer, type Movie } from 'mp4box';
-import { mp4File, mp4Of, videoSize } from '../src/media-files';
+import { mp4File, mp4Of, paddedBytes, paddedMp4, videoSize } from '../src/media-files';
 import { h264Stream } from '../src/h264-stream';
 
 function parse(buf: Buffer): Movie {
@@ -67,5 +67,35 @@ describe('H.264 stream', () => {
     expect(s.idr.length).toBeLessThan(86 * 48 + 16);
     // No start-code emulation inside any NAL unit.
     for (const unit of [s.sps, s.pps, s.idr, s.pFrame(3)]) expect(unit.includes(Buffer.from([0, 0, 1]))).toBe(false);
+  });
+});
+
+describe('padded MP4 (#sim:result-mib)', () => {
+  const collect = async (gen: AsyncGenerator<Buffer>) => {
+    const parts: Buffer[] = [];
+    for await (const c of gen) parts.push(Buffer.from(c));
+    return Buffer.concat(parts);
+  };
+
+  it('is exactly the size asked for and still the same video', async () => {
+    const base = mp4File('16:9', '480p', 5);
+    const total = 3 * 1024 * 1024 + 17;
+    const { head, padding } = paddedMp4(base, total);
+    const file = await collect(paddedBytes(head, padding));
+    expect(file.length).toBe(total);
+    const movie = parse(file);
+    expect(movie.duration / movie.timescale).toBeCloseTo(5, 3);
+    expect(movie.videoTracks[0].nb_samples).toBe(5 * 24);
+    // The samples are where they were: only mdat's size grew, the padding follows the samples.
+    expect(file.subarray(0, head.length).equals(head)).toBe(true);
+    expect(file.subarray(base.length).every((b) => b === 0)).toBe(true);
+  });
+
+  it('builds only the head, and leaves a file at least that large as it is', () => {
+    const base = mp4File('16:9', '480p', 5);
+    const { head, padding } = paddedMp4(base, 500 * 1024 * 1024);
+    expect(head.length).toBe(base.length);
+    expect(padding).toBe(500 * 1024 * 1024 - base.length);
+    expect(paddedMp4(base, base.length)).toEqual({ head: base, padding: 0 });
   });
 });

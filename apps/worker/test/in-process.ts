@@ -21,6 +21,8 @@ export interface InProcess {
   sim: RenderStore;
   queue: TaskQueue;
   accountId: string;
+  /** The worker's DATA_DIR (file storage root). */
+  dataDir: string;
   submit(prompt: string, model?: string): Promise<string>;
   settled(taskId: string, timeoutMs?: number): Promise<{ status: string; errorCode: string | null }>;
   /** The task's attempts once none is open: a task settles just before its last attempt closes. */
@@ -56,7 +58,7 @@ export async function startInProcess(
   await creditAccount(db, accountId, 100_000, 'test');
 
   return {
-    db, app, sim: sim.store, queue, accountId,
+    db, app, sim: sim.store, queue, accountId, dataDir: path.join(dataDir, 'data'),
     async submit(prompt, model = 'video-a-h3') {
       const taskId = newId();
       const spec = { type: 'video', model, prompt, duration: 2, ratio: '16:9', resolution: '480p', tier: null, variant: null, refMode: null,

@@ -39,18 +39,26 @@ const URL_IMAGES = new Set([...INLINE_IMAGES, 'image/gif']);
 // Both labels are used for AAC in an MP4 container; the rest must match exactly.
 const SAME_AUDIO: Record<string, string[]> = { 'audio/aac': ['audio/mp4'], 'audio/mp4': ['audio/aac'] };
 
-export async function inspectReferences(refs: MediaRef[], policy: MediaPolicy): Promise<Inspection> {
+/**
+ * `cancel` (optional) stops the inspection early, e.g. when the client went away: its fetches are
+ * dropped at once and whatever the caller holds for it (an inspection slot) is given back.
+ */
+export async function inspectReferences(refs: MediaRef[], policy: MediaPolicy, cancel?: AbortSignal): Promise<Inspection> {
   const p: MediaPolicy = { ...DEFAULT_MEDIA_POLICY, ...policy };
   const controller = new AbortController();
   const timeout = new DeadlineExceeded(`timed out: not read within ${p.timeoutMs} ms`);
-  let fire: () => void = () => {};
+  let fire: (reason: DeadlineExceeded) => void = () => {};
   // Settles at the deadline even if a parser awaited something that ignores the abort signal.
-  const deadline = new Promise<never>((_, reject) => (fire = () => reject(timeout)));
+  const deadline = new Promise<never>((_, reject) => (fire = reject));
   deadline.catch(() => undefined);
-  const timer = setTimeout(() => {
-    controller.abort(timeout);
-    fire();
-  }, p.timeoutMs);
+  const stop = (reason: DeadlineExceeded) => {
+    controller.abort(reason);
+    fire(reason);
+  };
+  const timer = setTimeout(() => stop(timeout), p.timeoutMs);
+  const onCancel = () => stop(new DeadlineExceeded('not read: the request was cancelled'));
+  if (cancel?.aborted) onCancel();
+  else cancel?.addEventListener('abort', onCancel, { once: true });
 
   try {
     const results = await mapLimited(refs, p.concurrency ?? 8, (ref) =>
@@ -73,6 +81,7 @@ export async function inspectReferences(refs: MediaRef[], policy: MediaPolicy): 
     return { measured, inline };
   } finally {
     clearTimeout(timer);
+    cancel?.removeEventListener('abort', onCancel);
     controller.abort(timeout); // stops whatever is still reading after a refusal
   }
 }

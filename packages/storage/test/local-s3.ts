@@ -23,6 +23,13 @@ export interface LocalS3 {
     S3_SECRET_ACCESS_KEY: string;
   };
   client: S3Client;
+  /**
+   * Sockets of `client`'s HTTP agent (issue 11.7): `busy` carry a request or an unread answer,
+   * `idle` wait in the keep-alive pool. A leaked download shows as a busy socket that never frees.
+   */
+  agentSockets(client?: S3Client): { busy: number; idle: number; queued: number };
+  /** Connections open at the server (busy and idle keep-alive ones alike). */
+  serverConnections(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -54,6 +61,17 @@ export async function startLocalS3(bucket = 'mediagen-test'): Promise<LocalS3> {
     dir,
     settings,
     client,
+    agentSockets(c = client) {
+      // The SDK creates its agent on the first request and keeps it in the handler's resolved config.
+      const handler = c.config.requestHandler as unknown as { config?: { httpAgent?: import('node:http').Agent } };
+      const agent = handler.config?.httpAgent;
+      const count = (m: NodeJS.ReadOnlyDict<unknown[]> | undefined) => Object.values(m ?? {}).reduce((n, l) => n + (l?.length ?? 0), 0);
+      return { busy: count(agent?.sockets), idle: count(agent?.freeSockets), queued: count(agent?.requests) };
+    },
+    serverConnections() {
+      const http = (server as unknown as { httpServer?: import('node:net').Server }).httpServer;
+      return new Promise((resolve) => (http ? http.getConnections((_e, n) => resolve(n)) : resolve(0)));
+    },
     async stop() {
       client.destroy();
       await server.close();

@@ -36,13 +36,21 @@ export function apiRouter(deps: GatewayDeps): Router {
 
   const submit = (endpoint: Endpoint) =>
     async (req: express.Request, res: express.Response) => {
+      // A client that hangs up mid-submit stops its reference fetches (and frees its account's
+      // inspection slot) instead of holding them to the media deadline (issue 11.3).
+      const gone = new AbortController();
+      const onClose = () => {
+        if (!res.writableFinished) gone.abort();
+      };
+      res.once('close', onClose);
       const body = await submitTask(deps, {
         accountId: req.auth!.accountId,
         endpoint,
         body: req.body,
         idempotencyHeader: req.get('Idempotency-Key'),
         requestId: res.getHeader('X-Request-Id') as string | undefined,
-      });
+        signal: gone.signal,
+      }).finally(() => res.off('close', onClose));
       res.status(200).json(body);
     };
   const poll = (type: 'video' | 'image') => async (req: express.Request<{ taskId: string }>, res: express.Response) => {

@@ -45,6 +45,8 @@ export interface SubmitInput {
   idempotencyHeader: string | undefined;
   /** X-Request-Id of the submit: logged with the task and carried to the worker's log lines. */
   requestId?: string;
+  /** Aborted when the client goes away: reference fetches stop and the inspection slot is freed. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -100,7 +102,7 @@ export async function submitTask(deps: GatewayDeps, input: SubmitInput): Promise
     let inspection = noMedia();
     if (refs.length > 0) {
       await precheckBeforeFetch(deps, input.accountId, spec, refs);
-      inspection = await withInspectionSlot(input.accountId, () => inspectReferences(refs, mediaPolicy(config)));
+      inspection = await withInspectionSlot(input.accountId, () => inspectReferences(refs, mediaPolicy(config), input.signal));
     }
     checkMeasuredLimits(spec, inspection.measured);
     const cost = computeCost(spec, inspection.measured);

@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Channel } from '@mediagen/providers';
 import { parseDirectives } from '../directives';
-import { mediaFile } from '../media-route';
+import { mediaFile, sendMedia } from '../media-route';
 import { registerProtocol, SimContext } from '../protocol-registry';
 import type { Render } from '../render-store';
 import { readJson, requestKey, send, sleep } from '../sim-http';
@@ -136,9 +136,7 @@ registerProtocol({
       const render = ctx.store.get(channel.id, tail[0].slice(0, -':download'.length));
       const view = render && ctx.store.view(render, channel.reportsViolations);
       if (!render || view?.status !== 'succeeded' || view.outputs === 0 || render.directives.expired) return googleError(res, 404, 'NOT_FOUND', 'File not found.');
-      const { file, contentType } = mediaFile(render);
-      res.writeHead(200, { 'Content-Type': contentType, 'Content-Length': String(file.length) });
-      return void res.end(file);
+      return sendMedia(render, res);
     }
     return googleError(res, 404, 'NOT_FOUND', 'No such route.');
   },

@@ -6,7 +6,7 @@
 // #sim:lost answers 404 for the task's first render, as a provider that restarted and forgot it.
 import type { IncomingMessage } from 'node:http';
 import { parseDirectives } from '../directives';
-import { mediaFile } from '../media-route';
+import { sendMedia } from '../media-route';
 import { registerProtocol, SimContext } from '../protocol-registry';
 import { fail, readJson, send, sleep } from '../sim-http';
 
@@ -68,9 +68,7 @@ registerProtocol({
     // GET /v1/jobs/:id/output/:n
     if (req.method === 'GET' && rest.length === 5 && output === 'output') {
       if (view.status !== 'succeeded' || Number(n) !== 0 || view.outputs === 0) return fail(res, 404, 'not_found', 'No such output.');
-      const { file, contentType } = mediaFile(render);
-      res.writeHead(200, { 'Content-Type': contentType, 'Content-Length': String(file.length) });
-      return void res.end(file);
+      return sendMedia(render, res);
     }
     return fail(res, 405, 'method_not_allowed', 'Method not allowed.');
   },

@@ -1,0 +1,10 @@
+// The sections in the order a full run takes them. Order matters only where a section needs the
+// stack in a state: tasks polled as `pending` are made before the worker starts (BenchContext).
+import { inFlightSection } from './in-flight';
+import { largeBodiesSection } from './large-bodies';
+import { pipelineSection } from './pipeline';
+import { pollSection } from './poll';
+import type { Section } from './section';
+import { submitSection } from './submit';
+
+export const SECTIONS: Section[] = [submitSection, pollSection, pipelineSection, largeBodiesSection, inFlightSection];
