@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { parseDatabaseUrl } from '@mediagen/db';
+import { createDb, parseDatabaseUrl, sql } from '@mediagen/db';
 import { baseTestDatabaseUrl, createTestSchema, TestSchema } from '@mediagen/db/testing';
 import { Account, apiClient } from './support/api';
 import { PgBouncer, pgbouncerMissing, startPgBouncer } from './support/pgbouncer';
@@ -81,6 +81,18 @@ async function balanceOf(a: Account): Promise<number> {
   it('the processes reach Postgres only through PgBouncer, whose few server connections they share', async () => {
     expect(stack.env.DATABASE_URL).toContain(`/${dbName}?schema=`);
     expect(new URL(stack.env.DATABASE_URL).port).not.toBe(new URL(serverUrl).port || '5432');
+  });
+
+  it('a new pool opening many connections at once: each refused startup is retried, every query answers', async () => {
+    const db = createDb(stack.env.DATABASE_URL, { poolSize: 8 });
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => (i % 2 ? db.account.count() : sql<{ n: number }>(db, 'SELECT count(*)::int AS n FROM "Account"').then((r) => r.rows[0].n))),
+      );
+      expect(new Set(answers).size).toBe(1);
+    } finally {
+      await db.$disconnect();
+    }
   });
 
   it('image and video tasks run to completion, with their result files', async () => {

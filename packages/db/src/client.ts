@@ -99,12 +99,14 @@ class DroppingStuckPool extends Pool {
   newClient(pendingItem: PendingItem): unknown {
     const base = (Pool.prototype as unknown as { newClient(p: PendingItem): unknown }).newClient;
     const callback = pendingItem.callback;
+    // Several connections may be opening when the first refusal comes back: each retries once.
+    const sentOurOptions = !this.startup.refused;
     const retry: PendingItem = {
       get timedOut() {
         return pendingItem.timedOut;
       },
       callback: (err, client, release) => {
-        if (err && refusesOptions(err) && !this.startup.refused) {
+        if (err && sentOurOptions && refusesOptions(err)) {
           this.startup.refused = true;
           base.call(this, pendingItem);
           return;
@@ -122,7 +124,9 @@ class DroppingStuckPool extends Pool {
  * the same timeouts for whole sessions, where a direct connection keeps them) are left out once
  * the server refused them; the URL's own `options` are always sent.
  */
-function pooledClient(schema: string, begin: string, startup: { refused: boolean }, urlOptions: string): typeof Client {
+const BEGIN = /^\s*(BEGIN|START\s+TRANSACTION)\b[^;]*;?\s*$/i;
+
+function pooledClient(schema: string, setLocal: string, startup: { refused: boolean }, urlOptions: string): typeof Client {
   const qualify = sqlQualifier(schema);
   return class PooledClient extends Client {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -130,7 +134,7 @@ function pooledClient(schema: string, begin: string, startup: { refused: boolean
       const text: unknown = typeof config === 'string' ? config : config?.text;
       if (typeof text === 'string') {
         const noValues = !(Array.isArray(values) && values.length) && !(config?.values?.length);
-        const next = noValues && /^\s*BEGIN\s*;?\s*$/i.test(text) ? begin : qualify(text);
+        const next = noValues && BEGIN.test(text) ? `${text.replace(/;?\s*$/, '')}${setLocal}` : qualify(text);
         if (next !== text) {
           if (typeof config === 'string') config = next;
           else if (typeof config.submit === 'function') config.text = next;
@@ -157,10 +161,10 @@ export function createDb(databaseUrl: string, opts: { poolSize?: number; timeout
   const t = { ...DEFAULT_DB_TIMEOUTS, ...opts.timeouts };
   const statementTimeout = t.statementMs > 0 ? `statement_timeout=${t.statementMs}` : '';
   const idleTimeout = t.idleInTransactionMs > 0 ? `idle_in_transaction_session_timeout=${t.idleInTransactionMs}` : '';
-  const begin = ['BEGIN', ...[statementTimeout, idleTimeout].filter(Boolean).map((s) => `SET LOCAL ${s}`)].join('; ');
+  const setLocal = [statementTimeout, idleTimeout].filter(Boolean).map((s) => `; SET LOCAL ${s}`).join('');
   const startup = { refused: false };
   const pool = new DroppingStuckPool({
-    Client: pooledClient(schema, begin, startup, options),
+    Client: pooledClient(schema, setLocal, startup, options),
     connectionString,
     max: opts.poolSize ?? 10,
     // Sessions are pinned to UTC where the server takes the setting: every timestamp column is
