@@ -1,6 +1,6 @@
 // Publishes task events (pubsub.ts) for gateways waiting on a task. Best effort by design: the
 // state is already committed, and a waiting gateway re-reads the task when its window ends.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection';
 import { encodeTaskEvent, pubsubChannel, TaskEvent } from './pubsub';
 
 export interface TaskEventPublisher {
@@ -12,7 +12,7 @@ export interface WarnLogger {
   warn(obj: object, msg: string): void;
 }
 
-export function createTaskEventPublisher(redis: Redis, prefix: string, log: WarnLogger): TaskEventPublisher {
+export function createTaskEventPublisher(redis: RedisClient, prefix: string, log: WarnLogger): TaskEventPublisher {
   const channel = pubsubChannel(prefix, 'taskEvents');
   return {
     async publish(taskId, status) {

@@ -1,11 +1,12 @@
 // One end-to-end stack per test file: simulator, gateway and worker(s) as separate processes on
 // the real Postgres (own schema) and Redis (own key prefix), with their own data directory.
+// `env.REDIS_CLUSTER_NODES` runs every process (and `stack.redis`) on that Redis Cluster instead.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { deleteKeysWithPrefix } from '@mediagen/queue';
-import IORedis, { Redis } from 'ioredis';
+import { parseClusterNodes } from '@mediagen/config';
+import { createRedis, deleteKeysWithPrefix, RedisClient } from '@mediagen/queue';
 import { createDb, Db } from '@mediagen/db';
 import { createTestSchema, TestSchema } from '@mediagen/db/testing';
 import { freePort, Proc, startProcess, stopProcess, tail, waitForHealthy } from './processes';
@@ -28,7 +29,8 @@ export interface Stack {
   adminToken: string;
   prefix: string;
   db: Db;
-  redis: Redis;
+  /** The stack's Redis: the machine's server, or the cluster of env.REDIS_CLUSTER_NODES. */
+  redis: RedisClient;
   env: Record<string, string>;
   workers: Proc[];
   /** The gateway process (a test may signal it). */
@@ -96,7 +98,9 @@ export async function startStack(label: string, opts: StackOptions = {}): Promis
   };
 
   const db = createDb(databaseUrl, { poolSize: 5 });
-  const redis = new IORedis(env.REDIS_URL, { maxRetriesPerRequest: 3 });
+  const nodes = env.REDIS_CLUSTER_NODES ? parseClusterNodes(env.REDIS_CLUSTER_NODES) : undefined;
+  if (typeof nodes === 'string') throw new Error(`REDIS_CLUSTER_NODES: ${nodes}`);
+  const redis = createRedis({ REDIS_URL: env.REDIS_URL, REDIS_CLUSTER_NODES: nodes }, 'consumer', { redis: { maxRetriesPerRequest: 3 } });
   const logs = () => procs.map((p) => `----- ${p.name}\n${tail(p.logFile, 30)}`).join('\n');
 
   const stop = async () => {

@@ -9,7 +9,7 @@ import { ExpressAdapter } from '@bull-board/express';
 import { Queue } from 'bullmq';
 import { Router, RequestHandler } from 'express';
 import { AppError } from '@mediagen/errors';
-import { QUEUES } from '@mediagen/queue';
+import { QUEUES, queuePrefix } from '@mediagen/queue';
 import { sessionOf } from '@mediagen/console';
 import type { GatewayDeps } from '../deps';
 import { bearerMatches } from '../middleware/admin-auth';
@@ -27,7 +27,7 @@ function board(queues: Queue[], readOnlyMode: boolean): Router {
 
 export function bullBoardRouter(deps: GatewayDeps): RequestHandler {
   const queues = Object.values(QUEUES).map((name) =>
-    name === deps.queue.name ? deps.queue : new Queue(name, { connection: deps.redis, prefix: deps.config.REDIS_PREFIX }),
+    name === deps.queue.name ? deps.queue : new Queue(name, { connection: deps.redis, prefix: queuePrefix(deps.redis, deps.config.REDIS_PREFIX) }),
   );
   const full = board(queues, false);
   const readOnly = board(queues, true);
