@@ -109,6 +109,22 @@ describe('REDIS_CLUSTER_NODES', () => {
     }
   });
 
+  it('gives every node the credentials and TLS of a URL entry, and the roles their retry policies', () => {
+    const config = loadConfig({ NODE_ENV: 'test', REDIS_CLUSTER_NODES: 'rediss://app:pw@10.0.0.1:7000,10.0.0.2:7000' });
+    const producer = createRedis(config, 'producer', { lazyConnect: true }) as Cluster;
+    const consumer = createRedis(config, 'consumer', { lazyConnect: true }) as Cluster;
+    try {
+      expect(producer.options.redisOptions).toMatchObject({ username: 'app', password: 'pw', tls: {}, maxRetriesPerRequest: 1 });
+      expect(producer.options.enableOfflineQueue).toBe(false); // fails fast: the gateway answers 503
+      expect(typeof producer.options.dnsLookup).toBe('function');
+      expect(consumer.options.redisOptions).toMatchObject({ maxRetriesPerRequest: null }); // as BullMQ requires
+      expect(consumer.options.enableOfflineQueue).toBe(true);
+    } finally {
+      producer.disconnect();
+      consumer.disconnect();
+    }
+  });
+
   it('refuses a REDIS_PREFIX with braces on a cluster (it would move the hash tags)', () => {
     expect(() => loadConfig({ NODE_ENV: 'test', REDIS_CLUSTER_NODES: '127.0.0.1:7000', REDIS_PREFIX: '{mg}' })).toThrow(/REDIS_PREFIX/);
     expect(loadConfig({ NODE_ENV: 'test', REDIS_PREFIX: '{mg}' }).REDIS_PREFIX).toBe('{mg}');

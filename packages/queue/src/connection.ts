@@ -56,6 +56,9 @@ export function createRedis(target: RedisTarget, role: RedisRole, extra: RedisEx
       lazyConnect: extra.lazyConnect ?? false,
       // A refused or moved slot map is retried, never given up on (the gateway reports the outage).
       clusterRetryStrategy: (times) => Math.min(100 * times, 2_000),
+      // With TLS the certificate names the host, not the IP the slot map reports: connect by the
+      // node's name (what ioredis documents for AWS ElastiCache and other TLS clusters).
+      ...(first.tls ? { dnsLookup: (address: string, done: (err: Error | null, address: string) => void) => done(null, address) } : {}),
       redisOptions: {
         maxRetriesPerRequest: r.maxRetriesPerRequest,
         ...(r.connectTimeout ? { connectTimeout: r.connectTimeout } : {}),

@@ -26,7 +26,7 @@ export function redisClusterUnavailable(): string | null {
   const onPath = (bin: string) =>
     (process.env.PATH ?? '').split(path.delimiter).some((d) => d && fs.existsSync(path.join(d, bin)));
   const missing = ['redis-server', 'redis-cli'].filter((b) => !onPath(b));
-  return missing.length ? `${missing.join(' and ')} not found on PATH (install the redis-server package, e.g. apt-get install redis-server)` : null;
+  return missing.length ? `${missing.join(' and ')} not found on PATH (apt-get install -y redis-server; .ci/run does it)` : null;
 }
 
 async function clusterInfo(port: number): Promise<string> {
