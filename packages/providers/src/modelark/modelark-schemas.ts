@@ -33,6 +33,12 @@ export const seedanceTaskSchema = z.object({
 });
 export type SeedanceTask = z.infer<typeof seedanceTaskSchema>;
 
+/** `GET /contents/generations/tasks?page_num&page_size&filter.model` -> `{items: [task...], total}`. */
+export const seedanceListSchema = z.object({
+  items: z.array(z.unknown()).nullish(),
+  total: z.number().nullish(),
+});
+
 /** `POST /images/generations`: one entry per image, each a file or its own error (group mode). */
 export const seedreamAnswerSchema = z.object({
   model: z.string().nullish(),

@@ -20,6 +20,12 @@ export const replicateChannelSchema = channelBaseSchema.extend({
    * longer collect. Set it near the task timeout; absent: no upstream deadline.
    */
   cancelAfterSeconds: z.number().int().min(5).optional(),
+  /**
+   * Orphan search (findOrphan): a resumed attempt whose create answer was lost looks for its
+   * prediction in `GET {baseUrl}/predictions` (by our webhook URL when listed, else model and input)
+   * before creating another. Off: a lost answer means a blind resubmit.
+   */
+  orphanSearch: z.boolean().default(true),
 });
 
 export type ReplicateChannel = z.infer<typeof replicateChannelSchema>;
