@@ -1,5 +1,6 @@
 // zod schemas of Replicate's answers (providers.md 7).
 import { z } from 'zod';
+import { wireNumber } from '../wire-values';
 
 export const predictionSchema = z.looseObject({
   id: z.string().min(1),
@@ -7,7 +8,7 @@ export const predictionSchema = z.looseObject({
   status: z.string(),
   output: z.unknown().optional(),
   error: z.unknown().optional(),
-  metrics: z.looseObject({ predict_time: z.number().nullish() }).nullish(),
+  metrics: z.looseObject({ predict_time: wireNumber }).nullish(),
 });
 export type Prediction = z.infer<typeof predictionSchema>;
 

@@ -14,7 +14,8 @@ function outputUrls(output: unknown): string[] {
 }
 
 export function predictionStatus(p: Prediction, reportsViolations: boolean): RenderStatus {
-  switch (p.status) {
+  // The docs write the states in lower case; another casing (a fake, a proxy) means the same.
+  switch (p.status.trim().toLowerCase()) {
     case 'starting':
       return { state: 'running', progress: 0 };
     case 'processing':
@@ -31,6 +32,7 @@ export function predictionStatus(p: Prediction, reportsViolations: boolean): Ren
       return { state: 'failed', error: new UpstreamError('failed', `Replicate prediction failed: ${text.slice(0, 300)}`) };
     }
     case 'canceled':
+    case 'cancelled':
       return { state: 'failed', error: new UpstreamError('failed', 'Replicate prediction was canceled') };
     case 'aborted':
       return { state: 'failed', error: new UpstreamError('failed', 'Replicate prediction was aborted before it started (Cancel-After)') };
