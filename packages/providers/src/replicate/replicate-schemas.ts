@@ -6,6 +6,8 @@ export const predictionSchema = z.looseObject({
   id: z.string().min(1),
   // starting, processing, succeeded, failed, canceled, aborted; any string is read and mapped.
   status: z.string(),
+  model: z.string().nullish(),
+  version: z.string().nullish(),
   output: z.unknown().optional(),
   error: z.unknown().optional(),
   metrics: z.looseObject({ predict_time: wireNumber }).nullish(),
