@@ -2,9 +2,11 @@
 // stack in a state: tasks polled as `pending` are made before the worker starts (BenchContext).
 import { inFlightSection } from './in-flight';
 import { largeBodiesSection } from './large-bodies';
+import { largeResultsSection } from './large-results';
 import { pipelineSection } from './pipeline';
 import { pollSection } from './poll';
+import { scaleSection } from './scale';
 import type { Section } from './section';
 import { submitSection } from './submit';
 
-export const SECTIONS: Section[] = [submitSection, pollSection, pipelineSection, largeBodiesSection, inFlightSection];
+export const SECTIONS: Section[] = [submitSection, pollSection, pipelineSection, largeBodiesSection, inFlightSection, largeResultsSection, scaleSection];

@@ -1,13 +1,13 @@
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import { queuePrefix, RedisClient } from './connection';
 import { DeliverWebhookPayload, JOBS, QUEUES, RunTaskPayload } from './contracts';
 
 export type TaskQueue = Queue<RunTaskPayload>;
 
-export function createTaskQueue(connection: Redis, prefix: string): TaskQueue {
+export function createTaskQueue(connection: RedisClient, prefix: string): TaskQueue {
   return new Queue<RunTaskPayload>(QUEUES.tasks, {
     connection,
-    prefix,
+    prefix: queuePrefix(connection, prefix),
     defaultJobOptions: { removeOnComplete: { age: 3600, count: 10_000 }, removeOnFail: { age: 7 * 86400 } },
   });
 }
@@ -36,11 +36,11 @@ export async function wakeTask(queue: TaskQueue, taskId: string): Promise<boolea
 
 export type WebhookQueue = Queue<DeliverWebhookPayload>;
 
-export function createWebhookQueue(connection: Redis, prefix: string): WebhookQueue {
+export function createWebhookQueue(connection: RedisClient, prefix: string): WebhookQueue {
   // Finished jobs are removed at once: a re-sent delivery gets a new job under the same jobId.
   return new Queue<DeliverWebhookPayload>(QUEUES.webhooks, {
     connection,
-    prefix,
+    prefix: queuePrefix(connection, prefix),
     defaultJobOptions: { removeOnComplete: true, removeOnFail: { age: 7 * 86400 } },
   });
 }
