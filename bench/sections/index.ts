@@ -6,5 +6,6 @@ import { pipelineSection } from './pipeline';
 import { pollSection } from './poll';
 import type { Section } from './section';
 import { submitSection } from './submit';
+import { timeToResultSection } from './time-to-result';
 
-export const SECTIONS: Section[] = [submitSection, pollSection, pipelineSection, largeBodiesSection, inFlightSection];
+export const SECTIONS: Section[] = [submitSection, pollSection, pipelineSection, timeToResultSection, largeBodiesSection, inFlightSection];

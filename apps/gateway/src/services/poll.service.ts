@@ -3,6 +3,7 @@
 // account's poll is still a 404. Terminal states never change, so they are cached longer.
 import { AppError } from '@mediagen/errors';
 import { findTaskView } from '@mediagen/db';
+import { pollCacheKey } from '@mediagen/queue';
 import type { GatewayDeps } from '../deps';
 import { pollBody } from './task-view';
 
@@ -18,7 +19,8 @@ const notFound = (taskId: string) => new AppError('not_found', `Task ${taskId} n
 
 export const MAX_TASK_ID_CHARS = 200;
 const TASK_ID = /^[A-Za-z0-9_-]+$/;
-export const pollCacheKey = (redisPrefix: string, taskId: string): string => `${redisPrefix}:poll:${taskId}`;
+/** Shared with the settling side, which drops the entry when a task settles (packages/queue). */
+export { pollCacheKey };
 
 /**
  * `prefetched`: the cache entry when it was already read in the request's rate-limit round trip
