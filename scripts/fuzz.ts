@@ -1,5 +1,7 @@
-// `npm run fuzz` (docs/security.md): hostile inputs against an in-process gateway on loopback,
-// with its own Postgres schema and Redis prefix. Seeded and bounded: `--seed N` replays the same
+// `npm run fuzz` (docs/security.md): hostile inputs against a gateway on loopback running in its
+// own process (scripts/lib/gateway-child.ts), with its own Postgres schema and Redis prefix. This
+// process is the load generator and the lying reference server: their work does not count in the
+// gateway's event-loop figure. Seeded and bounded: `--seed N` replays the same
 // cases, `--cases N` (default 400) bounds them. Nothing leaves the machine: the gateway and the
 // lying reference server listen on 127.0.0.1, and redirects to private addresses are tried
 // against the URL policy with a connector that never dials out.
@@ -9,9 +11,9 @@
 import http from 'node:http';
 import os from 'node:os';
 import { gzipSync, brotliCompressSync, deflateSync } from 'node:zlib';
-import { ledgerDiscrepancies } from '@mediagen/db';
 import { safeFetch, MediaProblem } from '@mediagen/media';
-import { startHostileStack, loopWatch, prng, percentile } from './lib/hostile-stack';
+import { prng, percentile } from './lib/hostile-stack';
+import { startGatewayProcess } from './lib/gateway-process';
 import { startHostileServer, HOSTILE_PATHS } from './lib/hostile-server';
 
 const arg = (name: string, def: number) => {
@@ -57,7 +59,7 @@ async function main(): Promise<void> {
   const rnd = prng(SEED);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)];
   const int = (n: number) => Math.floor(rnd() * n);
-  const stack = await startHostileStack('fuzz', { AUTH_FAILURES_PER_MINUTE: '100000', FILES_RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_PER_MINUTE: '100000' });
+  const stack = await startGatewayProcess('fuzz', { AUTH_FAILURES_PER_MINUTE: '100000', FILES_RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_PER_MINUTE: '100000' });
   const refs = await startHostileServer();
   const rich = await stack.newAccount(1_000_000, { maxConcurrentTasks: 10_000 });
   const poor = await stack.newAccount(0);
@@ -67,9 +69,7 @@ async function main(): Promise<void> {
   const manyMedia = Buffer.from(JSON.stringify({ model: 'video-b-2.5', prompt: 'p', media: Array.from({ length: 10_000 }, () => ({ type: 'image', url: 'https://x.test/a.png' })) }));
   const hugePrompt = Buffer.from(JSON.stringify({ model: 'image-b-2.5', prompt: '😀'.repeat(1_000_000) }));
   const longNumber = Buffer.from('{"a":' + '1'.repeat(100_000) + '}');
-  const watch = loopWatch();
-  const heap: number[] = [];
-  const heapT = setInterval(() => heap.push(process.memoryUsage().heapUsed), 50);
+  await stack.watchStart();
   const started = performance.now();
   const outcomes: Outcome[] = [];
   const spans: { kind: string; what: string; t0: number; t1: number }[] = [];
@@ -173,8 +173,7 @@ async function main(): Promise<void> {
     }
   }
 
-  watch.stop();
-  clearInterval(heapT);
+  const watch = await stack.watchStop();
   const elapsed = (performance.now() - started) / 1000;
   const violations: string[] = [];
   for (const o of outcomes) {
@@ -188,19 +187,16 @@ async function main(): Promise<void> {
       }
     }
   }
-  if (watch.max() > LOOP_LIMIT_MS) {
-    const at = watch.maxAt();
-    const during = spans.filter((x) => x.t0 <= at && x.t1 >= at - watch.max()).map((x) => `${x.kind}:${x.what.slice(0, 40)}`);
-    violations.push(`event loop held ${watch.max().toFixed(0)} ms (limit ${LOOP_LIMIT_MS}); in flight: ${during.join(' | ')}`);
+  if (watch.heldMax > LOOP_LIMIT_MS) {
+    const at = watch.heldMaxAtEpochMs - performance.timeOrigin; // on this process's clock
+    const during = spans.filter((x) => x.t0 <= at && x.t1 >= at - watch.heldMax).map((x) => `${x.kind}:${x.what.slice(0, 40)}`);
+    violations.push(`gateway event loop held ${watch.heldMax.toFixed(0)} ms (limit ${LOOP_LIMIT_MS}); in flight: ${during.join(' | ')}`);
   }
   if (privateRefused !== privateTargets.length) violations.push(`only ${privateRefused}/${privateTargets.length} private redirect targets refused`);
-  const db = stack.deps.db;
-  const tasks = await db.task.count();
-  const charges = await db.ledgerEntry.count({ where: { kind: 'charge' } });
+  const { tasks, charges, discrepancies, balances } = await stack.ledger([poor.id]);
   if (tasks !== charges) violations.push(`${tasks} tasks but ${charges} charges`);
-  const disc = await ledgerDiscrepancies(db);
-  if (disc.length) violations.push(`ledger discrepancies: ${JSON.stringify(disc).slice(0, 200)}`);
-  const poorBalance = Number((await db.account.findUniqueOrThrow({ where: { id: poor.id } })).balanceCents);
+  if (discrepancies) violations.push(`${discrepancies} ledger discrepancies`);
+  const poorBalance = balances[poor.id];
   if (poorBalance !== 0) violations.push(`the zero-balance account was charged: ${poorBalance}`);
 
   const byStatus: Record<string, number> = {};
@@ -217,8 +213,8 @@ async function main(): Promise<void> {
     byKind,
     byStatus,
     latencyMs: { p50: Math.round(percentile(ms, 0.5)), p99: Math.round(percentile(ms, 0.99)), max: Math.round(Math.max(...ms)) },
-    eventLoopHeldMs: { p99: Number(watch.p99().toFixed(1)), max: Number(watch.max().toFixed(1)), wallLatenessMax: Number(watch.wallMax().toFixed(1)), loadAverage: os.loadavg()[0] },
-    heapMB: { max: Math.round(Math.max(...heap) / 2 ** 20), end: Math.round(process.memoryUsage().heapUsed / 2 ** 20) },
+    gatewayEventLoopHeldMs: { p99: Number(watch.heldP99.toFixed(1)), max: Number(watch.heldMax.toFixed(1)), wallLatenessMax: Number(watch.wallLatenessMax.toFixed(1)), loadAverage: os.loadavg()[0] },
+    gatewayMemoryMB: { heapPeak: watch.heapPeakMB, heapP50: watch.heapP50MB, rssPeak: watch.rssPeakMB },
     tasksCreated: tasks,
     charges,
     privateRedirectsRefused: `${privateRefused}/${privateTargets.length}`,

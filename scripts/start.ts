@@ -71,11 +71,15 @@ async function main(): Promise<void> {
   const dataDir = path.resolve(root, process.env.DATA_DIR ?? './data');
   const pg = await ensurePostgres(process.env, dataDir);
   if (pg.url !== process.env.DATABASE_URL) engines.push(pg);
-  const redis = await ensureRedis(process.env, dataDir);
-  if (redis.url !== process.env.REDIS_URL) engines.push(redis);
+  // A Redis Cluster (REDIS_CLUSTER_NODES) is used as given: REDIS_URL is then neither read nor started.
+  const cluster = process.env.REDIS_CLUSTER_NODES?.trim();
+  const redis: Engine = cluster
+    ? { url: '', describe: `using the Redis Cluster of REDIS_CLUSTER_NODES (${cluster.replace(/\/\/[^@/]*@/g, '//***@')})`, stop: async () => {} }
+    : await ensureRedis(process.env, dataDir);
+  if (!cluster && redis.url !== process.env.REDIS_URL) engines.push(redis);
   // The apps read these from their environment (inherited from this process).
   process.env.DATABASE_URL = pg.url;
-  process.env.REDIS_URL = redis.url;
+  if (!cluster) process.env.REDIS_URL = redis.url;
   config = loadConfig();
   if (stopping) return;
 

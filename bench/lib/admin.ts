@@ -21,7 +21,7 @@ export async function createAccounts(
   token: string,
   n: number,
   name: string,
-  opts: { balanceCents: number; maxConcurrentTasks?: number },
+  opts: { balanceCents: number; maxConcurrentTasks?: number; rateLimitPerMinute?: number },
 ): Promise<BenchAccount[]> {
   const out: BenchAccount[] = [];
   // A few at a time: this is set-up, not load.
@@ -32,6 +32,7 @@ export async function createAccounts(
           name: `${name}-${i + j}`,
           balanceCents: opts.balanceCents,
           maxConcurrentTasks: opts.maxConcurrentTasks,
+          rateLimitPerMinute: opts.rateLimitPerMinute,
         });
         const key = await adminCall<{ key: string }>(base, token, 'POST', `/admin/accounts/${acc.id}/api-keys`);
         return { id: acc.id, key: key.key };

@@ -64,6 +64,8 @@ export async function createStack(): Promise<Stack> {
     SIM_LATENCY_MS: '0',
     // High enough that the request-rate limit never answers 429 during the run.
     RATE_LIMIT_PER_MINUTE: '1000000',
+    // The same for /files (per address: every range request of the large-results section comes from 127.0.0.1).
+    FILES_RATE_LIMIT_PER_MINUTE: '1000000',
     // The submit and write-floor phases leave pending tasks whose jobs the bench removes before the
     // worker starts; the reconciler must not bring them back during the run (it skips tasks
     // younger than its grace period).

@@ -2,10 +2,16 @@
 // stack in a state: tasks polled as `pending` are made before the worker starts (BenchContext).
 import { inFlightSection } from './in-flight';
 import { largeBodiesSection } from './large-bodies';
+import { largeResultsSection } from './large-results';
 import { pipelineSection } from './pipeline';
 import { pollSection } from './poll';
+import { scaleSection } from './scale';
 import type { Section } from './section';
 import { submitSection } from './submit';
 import { timeToResultSection } from './time-to-result';
 
+<<<<<<< HEAD
 export const SECTIONS: Section[] = [submitSection, pollSection, pipelineSection, timeToResultSection, largeBodiesSection, inFlightSection];
+=======
+export const SECTIONS: Section[] = [submitSection, pollSection, pipelineSection, largeBodiesSection, inFlightSection, largeResultsSection, scaleSection];
+>>>>>>> main

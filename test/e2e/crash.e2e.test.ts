@@ -1,5 +1,7 @@
 // Crash safety: a worker killed with SIGKILL mid-submit or mid-render leaves a task that another
-// worker finishes, with one upstream render, one charge and no refund; SIGTERM drains cleanly.
+// worker finishes, with one upstream render, one charge and no refund; SIGTERM drains cleanly. A
+// worker killed while the upstream holds the submit: a protocol with an orphan search (ModelArk)
+// adopts the render, one without (MiniMax) submits again, counted as a possible double render.
 import { Account, apiClient } from './support/api';
 import type { Stack } from './support/stack';
 import { e2eSuite } from './support/suite';
@@ -44,6 +46,35 @@ it('SIGKILL while the upstream holds the submit: the stalled job is resumed else
   expect(await ledgerKinds(taskId)).toEqual(['charge']);
   const metrics = await (await fetch(`${stack.workerUrl(w2)}/metrics`)).text();
   expect(metrics).toMatch(/mediagen_upstream_resubmits_total\{channel="sim-video-a",how="blind"[^}]*\} 1/);
+});
+
+it('SIGKILL while ModelArk holds the submit: the resumed attempt finds the render in the task list (by the seed of its attempt) and adopts it: one render, one charge', async () => {
+  const [w1] = live();
+  // video-b runs on ModelArk (default channels): no idempotency key, but a list that echoes each
+  // task's seed, and a request without a client seed carries one derived from the attempt.
+  const res = await api.submit(account, 'video', { model: 'video-b-2.0', prompt: 'a heron #sim:slow-submit=3000 #sim:delay=300', duration: 4, resolution: '720p' });
+  expect(res.status).toBe(200);
+  const taskId = String(res.body.taskId);
+  await eventually('the upstream to receive the submit', async () => (await api.simTask(taskId)).submits >= 1);
+  w1.child.kill('SIGKILL');
+  await w1.exited;
+  expect(await stack.db.taskAttempt.findFirstOrThrow({ where: { taskId } })).toMatchObject({ status: 'submitting', upstreamId: null, submitSentAt: expect.any(Date) });
+
+  const w2 = await stack.startWorker();
+  const last = (await api.untilSettled(account, 'video', taskId, 30_000)).at(-1)!;
+  expect(last.status).toBe('completed');
+  const sim = await api.simTask(taskId);
+  expect(sim.submits).toBe(1);
+  expect(sim.renders).toHaveLength(1);
+  // The attempt closes just after the task settles.
+  const attempts = await eventually('the attempt to close', async () => {
+    const rows = await stack.db.taskAttempt.findMany({ where: { taskId } });
+    return rows.every((a) => a.status === 'completed') ? rows : null;
+  });
+  expect(attempts.map((a) => [a.status, a.upstreamId])).toEqual([['completed', sim.renders[0].id]]);
+  expect(await ledgerKinds(taskId)).toEqual(['charge']);
+  const metrics = await (await fetch(`${stack.workerUrl(w2)}/metrics`)).text();
+  expect(metrics).toMatch(/mediagen_upstream_resubmits_total\{channel="sim-video-b-lowcost",how="orphan_found"[^}]*\} 1/);
 });
 
 it('SIGKILL mid-render: another worker polls the recorded render to the end', async () => {

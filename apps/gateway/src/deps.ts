@@ -1,9 +1,8 @@
 // Everything the gateway talks to, created once per process from the parsed config and passed
 // to createApp(). Tests build their own (own schema, own Redis prefix) through the same function.
-import type { Redis } from 'ioredis';
 import type { Config } from '@mediagen/config';
 import { createDb, Db, dbTimeoutsFrom } from '@mediagen/db';
-import { createProducerRedis, createTaskQueue, createWebhookQueue, TaskQueue, WebhookQueue } from '@mediagen/queue';
+import { createRedis, createTaskQueue, createWebhookQueue, RedisClient, redisErrorText, TaskQueue, WebhookQueue } from '@mediagen/queue';
 import { createStorage, StorageDriver } from '@mediagen/storage';
 import { clusterGauges, createGatewayMetrics, GatewayMetrics } from '@mediagen/metrics';
 import { TaskEvents } from './services/task-events';
@@ -16,8 +15,8 @@ import { assertServesCatalog, ChannelAdapter, createAdapters, loadChannelConfig 
 export interface GatewayDeps {
   config: Config;
   db: Db;
-  /** Commands (cache, rate limits): fails fast when Redis is down. */
-  redis: Redis;
+  /** Commands (cache, rate limits): fails fast when Redis is down. A single server or a cluster. */
+  redis: RedisClient;
   queue: TaskQueue;
   /** Outbound webhook deliveries: a cancel settles a task here, and admins re-send deliveries. */
   webhookQueue: WebhookQueue;
@@ -41,21 +40,26 @@ export async function createDeps(config: Config): Promise<GatewayDeps> {
   const db = createDb(config.DATABASE_URL, { poolSize: 20, timeouts: dbTimeoutsFrom(config) });
   // Auto-pipelining sends the commands of concurrent requests (rate-limit counter, poll cache,
   // enqueue) in one write instead of one write each.
-  const redis = createProducerRedis(config.REDIS_URL, { enableAutoPipelining: true });
-  redis.on('error', () => undefined); // reconnects by itself; /readyz and submits report the outage
+  const redis = createRedis(config, 'producer', { enableAutoPipelining: true });
+  let lastRedisError: string | null = null;
+  redis.on('error', (err: Error) => (lastRedisError = redisErrorText(err))); // reconnects by itself; /readyz and submits report the outage
   await waitReady(redis, 5_000);
   const queue = createTaskQueue(redis, config.REDIS_PREFIX);
   queue.on('error', () => undefined); // the connection's errors, already handled above (BullMQ prints them otherwise)
   const webhookQueue = createWebhookQueue(redis, config.REDIS_PREFIX);
   webhookQueue.on('error', () => undefined);
   const storage = createStorage(config);
-  const events = new TaskEvents(config.REDIS_URL, config.REDIS_PREFIX);
+  const events = new TaskEvents(config, config.REDIS_PREFIX);
   await events.start();
   const log = createLogger(config.LOG_LEVEL, { app: 'gateway' });
   if (config.NODE_ENV === 'production') {
     const n = await revokeDevelopmentKey(db).catch(() => 0);
     if (n > 0) log.warn('revoked the public development API key found in this production database');
   }
+  // Say once why Redis is not there yet (a wrong address, a password, REDIS_CLUSTER_NODES naming a
+  // server without cluster support): the gateway keeps retrying, and its answers say only 503.
+  if (redis.status !== 'ready')
+    log.warn({ redis: config.REDIS_CLUSTER_NODES ? 'cluster' : 'single', status: redis.status, err: lastRedisError }, 'Redis is not ready yet; submits answer 503 until it is');
   if (config.ADMIN_DISABLED) log.warn('ADMIN_TOKEN is not set: the admin API refuses every request (set NODE_ENV=development for the development token)');
   const metrics = createGatewayMetrics();
   clusterGauges(metrics.registry, clusterSnapshotReader(redis, config.REDIS_PREFIX, queue), (err) =>
@@ -65,7 +69,7 @@ export async function createDeps(config: Config): Promise<GatewayDeps> {
 }
 
 /** Start-up waits briefly for Redis, but a gateway may also start while Redis is down. */
-function waitReady(redis: Redis, ms: number): Promise<void> {
+function waitReady(redis: RedisClient, ms: number): Promise<void> {
   if (redis.status === 'ready') return Promise.resolve();
   return new Promise((resolve) => {
     const t = setTimeout(resolve, ms);

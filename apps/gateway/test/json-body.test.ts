@@ -2,7 +2,8 @@
 import express from 'express';
 import request from 'supertest';
 import { gzipSync } from 'node:zlib';
-import { jsonBody, LARGE_BODY_BYTES } from '../src/middleware/json-body';
+import { jsonBody, LARGE_BODY_BYTES, OFF_THREAD_PARSE_BYTES } from '../src/middleware/json-body';
+import { JsonParsePool, MAX_STRING_CHARS } from '../src/middleware/json-parse-pool';
 
 function app(limit = 1024 * 1024) {
   const a = express();
@@ -50,5 +51,51 @@ describe('jsonBody', () => {
     const res = await send(JSON.stringify({ s }), 'application/json', app(LARGE_BODY_BYTES * 2));
     expect(res.status).toBe(200);
     expect(res.body.body.s.length).toBe(LARGE_BODY_BYTES);
+  });
+});
+
+describe('jsonBody off the main thread (issue 11.2/11.9)', () => {
+  // A pool that records what it was given, parsing through the real worker pool.
+  const real = new JsonParsePool(1);
+  const seen: number[] = [];
+  const spy = { parse: (pieces: ArrayBuffer[]) => (seen.push(pieces.reduce((n, p) => n + p.byteLength, 0)), real.parse(pieces)) } as unknown as JsonParsePool;
+  const appWith = () => {
+    const a = express();
+    a.post('/', ...jsonBody(8 * 1024 * 1024, undefined, spy), (req, res) => res.json({ n: JSON.stringify(req.body).length, s: (req.body as { s?: string }).s?.slice(0, 3) }));
+    a.use((err: { type?: string; status?: number; code?: string }, _req: express.Request, res: express.Response, _next: express.NextFunction) => res.status(err.status ?? 500).json({ type: err.type ?? err.code }));
+    return a;
+  };
+  afterAll(() => real.close());
+
+  it('parses large bodies on a worker thread and small ones in place', async () => {
+    seen.length = 0;
+    const small = await send(JSON.stringify({ s: 'abc' }), 'application/json', appWith());
+    expect(small.body.s).toBe('abc');
+    expect(seen).toEqual([]);
+    const body = JSON.stringify({ s: 'é'.repeat(OFF_THREAD_PARSE_BYTES) });
+    const large = await send(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(body)]), 'application/json', appWith());
+    expect(large.status).toBe(200);
+    expect(large.body).toEqual({ n: body.length, s: 'ééé' });
+    expect(seen).toEqual([Buffer.byteLength(body) + 3]);
+  });
+
+  it('keeps the error types for large bodies: bad JSON 400 entity.parse.failed, a NUL 400 entity.nul', async () => {
+    const pad = 'x'.repeat(OFF_THREAD_PARSE_BYTES);
+    const bad = await send(`{"s":"${pad}",`, 'application/json', appWith());
+    expect([bad.status, bad.body.type]).toEqual([400, 'entity.parse.failed']);
+    const nul = await send(`{"s":"${pad}","t":"a\\u0000b"}`, 'application/json', appWith());
+    expect([nul.status, nul.body.type]).toEqual([400, 'entity.nul']);
+    const escaped = await send(`{"s":"${pad}","t":"a\\\\u0000b"}`, 'application/json', appWith());
+    expect(escaped.status).toBe(200); // a backslash followed by "u0000" is no NUL
+  });
+
+  it('refuses a string longer than any field accepts on the worker, without taking it back', async () => {
+    const a = express();
+    a.post('/', ...jsonBody(40 * 1024 * 1024, undefined, spy), (_req, res) => res.json({ reached: true }));
+    a.use((err: { code?: string; status?: number; message?: string }, _req: express.Request, res: express.Response, _next: express.NextFunction) => res.status(err.status ?? 500).json({ code: err.code, message: err.message }));
+    const res = await send(JSON.stringify({ images: ['x'.repeat(MAX_STRING_CHARS + 1)] }), 'application/json', a);
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('validation_error');
+    expect(res.body.message).toContain('images[0]');
   });
 });

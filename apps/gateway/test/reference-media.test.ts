@@ -80,7 +80,8 @@ describe('billing by measured length', () => {
     expect(res.status).toBe(200);
     const task = await h.deps.db.task.findUniqueOrThrow({ where: { id: res.body.taskId }, include: { inlineFiles: true } });
     expect([task.billedSeconds, task.costCents]).toEqual([2, 2]); // 2 x 0.007 = 1.4 cents -> 2
-    expect(task.inlineFiles).toEqual([expect.objectContaining({ mime: 'audio/wav' })]);
+    // The URL image is snapshotted like the inline audio (issue 11.4): both are our copies.
+    expect(task.inlineFiles.map((f) => f.mime).sort()).toEqual(['audio/wav', 'image/jpeg']);
     // The provider's copy: a signed URL (inputs are private, issue 11.8).
     const url = new URL((task.params as { media: { url: string }[] }).media[1].url);
     const stored = await request(h.app).get(url.pathname + url.search);

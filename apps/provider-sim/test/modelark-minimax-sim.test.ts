@@ -155,3 +155,22 @@ describe('MiniMax v2', () => {
     expect(s.state === 'failed' && s.error.message).toMatch(/cancelled/);
   });
 });
+
+describe('ModelArk task list (orphan search)', () => {
+  it('lists the channel\'s tasks newest first as {items, total}, filtered, and the adapter finds a render by the seed of its attempt', async () => {
+    const sent = new Date();
+    const r = req(videoB('an orphan heron'));
+    const { upstreamId } = await ark.submit(r);
+    await ark.submit(req(videoB('another task')));
+    const list = (await (await fetch(`${base}/modelark/api/v3/contents/generations/tasks?page_num=1&page_size=2&filter.model=dreamina-seedance-2-5-260628`, { headers: { Authorization: 'Bearer ark-key' } })).json()) as { items: unknown[]; total: number };
+    expect(list.items).toHaveLength(2);
+    expect(list.total).toBeGreaterThanOrEqual(2);
+    expect(list.items[1]).toMatchObject({ id: upstreamId, model: 'dreamina-seedance-2-5-260628', ratio: '9:16', duration: 6, seed: expect.any(Number) });
+    const byId = await (await fetch(`${base}/modelark/api/v3/contents/generations/tasks?filter.task_ids=${upstreamId}`, { headers: { Authorization: 'Bearer ark-key' } })).json();
+    expect(byId).toEqual({ items: [expect.objectContaining({ id: upstreamId })], total: 1 });
+    await expect(ark.findOrphan!({ ...r, submitSentAt: sent })).resolves.toBe(upstreamId);
+    // Another attempt of the same request, and another channel (key) of the same simulator, find nothing.
+    await expect(ark.findOrphan!({ ...r, attemptId: 'other', submitSentAt: sent })).resolves.toBeNull();
+    await expect(arkBackup.findOrphan!({ ...r, submitSentAt: sent })).resolves.toBeNull();
+  });
+});

@@ -96,3 +96,16 @@ it('input refusals, lost predictions and deleted outputs in Replicate signals', 
   if (expired.state !== 'succeeded' || expired.outputs[0].kind !== 'url') throw new Error('expected a URL');
   expect((await fetch(expired.outputs[0].url)).status).toBe(404);
 });
+
+describe('prediction list (orphan search)', () => {
+  it('lists predictions newest first as {next, previous, results}, and the adapter finds the one a lost create made', async () => {
+    const sent = new Date();
+    const r = req(seedance('an orphan kite'));
+    const { upstreamId } = await rep().submit(r);
+    const page = (await (await fetch(`${rep().channel.baseUrl}/predictions`, { headers: { Authorization: 'Bearer r8_a' } })).json()) as { results: unknown[] };
+    expect(page).toMatchObject({ next: null, previous: null });
+    expect(page.results[0]).toMatchObject({ id: upstreamId, source: 'api', model: 'bytedance/seedance-2.0', input: expect.objectContaining({ prompt: r.spec.prompt }) });
+    await expect(rep().findOrphan!({ ...r, submitSentAt: sent })).resolves.toBe(upstreamId);
+    await expect(rep().findOrphan!({ ...r, spec: { ...r.spec, prompt: 'something else' }, submitSentAt: sent })).resolves.toBeNull();
+  });
+});

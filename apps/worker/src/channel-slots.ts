@@ -1,7 +1,7 @@
 // The per-channel cap on renders in flight (Channel.maxInFlight), shared by every worker process:
 // one Redis sorted set per channel, member = task id, score = when the lease lapses. A lease that
 // is never released (its task vanished) lapses at the task's deadline instead of leaking forever.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@mediagen/queue';
 import type { Channel } from '@mediagen/providers';
 import { channelSlotsKey } from '@mediagen/channel-health';
 
@@ -30,7 +30,7 @@ export interface ChannelSlots {
   inUse(channelId: string): Promise<number>;
 }
 
-export function createChannelSlots(redis: Redis, prefix: string): ChannelSlots {
+export function createChannelSlots(redis: RedisClient, prefix: string): ChannelSlots {
   // The gateway reads the same sets for its renders-in-flight gauge: one key format for both.
   const key = (channelId: string) => channelSlotsKey(prefix, channelId);
   return {

@@ -1,12 +1,11 @@
 // Everything the worker's steps use, created once per process in main.ts (or per test).
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { ChannelHealth } from '@mediagen/channel-health';
 import type { Config } from '@mediagen/config';
 import type { Db } from '@mediagen/db';
 import type { WorkerMetrics } from '@mediagen/metrics';
 import type { ChannelAdapter, ChannelConfig, DownloadPolicy } from '@mediagen/providers';
-import type { TaskEventPublisher, TaskQueue, WebhookQueue } from '@mediagen/queue';
+import type { RedisClient, TaskEventPublisher, TaskQueue, WebhookQueue } from '@mediagen/queue';
 import type { StorageDriver } from '@mediagen/storage';
 import type { ChannelSlots } from './channel-slots';
 
@@ -23,7 +22,7 @@ export interface WorkerContext {
   config: Config;
   db: Db;
   /** Plain commands (slots, events, reconciler lookups); BullMQ keeps its own connections. */
-  redis: Redis;
+  redis: RedisClient;
   queue: TaskQueue;
   /** Outbound webhook deliveries (packages/webhooks), fed after each settle. */
   webhookQueue: WebhookQueue;

@@ -4,9 +4,8 @@
 // handler or a schedule does not compile, and a job this worker does not know fails loudly
 // (UnrecoverableError, logged) instead of completing as a silent no-op.
 import { Queue, UnrecoverableError, Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
 import type { Config } from '@mediagen/config';
-import { isMaintenanceJobName, MAINTENANCE_JOBS, MaintenanceJobName, MaintenancePayload, maintenancePayloadSchema, QUEUES } from '@mediagen/queue';
+import { isMaintenanceJobName, MAINTENANCE_JOBS, MaintenanceJobName, MaintenancePayload, maintenancePayloadSchema, QUEUES, queuePrefix, RedisClient } from '@mediagen/queue';
 import type { WorkerContext } from './context';
 import { reconcile } from './reconciler';
 import { sweepTimeouts } from './timeout-sweep';
@@ -56,8 +55,8 @@ export interface Maintenance {
   keeper: ScheduleKeeper;
 }
 
-export async function startMaintenance(ctx: WorkerContext, connection: Redis): Promise<Maintenance> {
-  const prefix = ctx.config.REDIS_PREFIX;
+export async function startMaintenance(ctx: WorkerContext, connection: RedisClient): Promise<Maintenance> {
+  const prefix = queuePrefix(connection, ctx.config.REDIS_PREFIX);
   const queue = new Queue(QUEUES.maintenance, { connection, prefix });
   const opts = { removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } };
   // Upserting is idempotent: every worker declares the same schedules; the last declaration wins.

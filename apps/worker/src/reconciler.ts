@@ -2,7 +2,7 @@
 // Redis lost its data (restart without persistence), or a job ended without settling its task.
 // jobId = taskId makes enqueueing idempotent, so a reconciler racing a gateway does no harm.
 import { unfinishedTaskIds } from '@mediagen/db';
-import { enqueueTask, QUEUES } from '@mediagen/queue';
+import { enqueueTask, jobKey, QUEUES } from '@mediagen/queue';
 import type { WorkerContext } from './context';
 
 const BATCH = 500;
@@ -25,8 +25,9 @@ export async function reconcile(ctx: WorkerContext): Promise<ReconcileResult> {
     result.checked += tasks.length;
     // One round trip per batch: a job hash has `timestamp` while it exists and `finishedOn` once it
     // completed or failed. Reading the hash directly keeps 10,000 in-flight tasks cheap to check.
+    // (On a cluster every key of the queue shares its hash tag, see jobKey, so the pipeline stays on one node.)
     const pipe = ctx.redis.pipeline();
-    for (const t of tasks) pipe.hmget(`${ctx.config.REDIS_PREFIX}:${QUEUES.tasks}:${t.id}`, 'timestamp', 'finishedOn');
+    for (const t of tasks) pipe.hmget(jobKey(ctx.redis, ctx.config.REDIS_PREFIX, QUEUES.tasks, t.id), 'timestamp', 'finishedOn');
     const answers = (await pipe.exec()) ?? [];
     for (const [i, t] of tasks.entries()) {
       const [err, fields] = answers[i] ?? [];

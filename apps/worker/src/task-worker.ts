@@ -1,16 +1,15 @@
 // The BullMQ worker of the `tasks` queue. Concurrency bounds the steps running at once, not the
 // renders in flight: a task waiting for its render sits in the delayed set and costs no slot.
 import { Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
-import { QUEUES, RunTaskPayload } from '@mediagen/queue';
+import { QUEUES, queuePrefix, RedisClient, RunTaskPayload } from '@mediagen/queue';
 import type { WorkerContext } from './context';
 import { createRunTaskProcessor } from './run-task';
 
-export function createTaskWorker(ctx: WorkerContext, connection: Redis): Worker<RunTaskPayload> {
+export function createTaskWorker(ctx: WorkerContext, connection: RedisClient): Worker<RunTaskPayload> {
   const { config } = ctx;
   const worker = new Worker<RunTaskPayload>(QUEUES.tasks, createRunTaskProcessor(ctx), {
     connection,
-    prefix: config.REDIS_PREFIX,
+    prefix: queuePrefix(connection, config.REDIS_PREFIX),
     concurrency: config.WORKER_CONCURRENCY,
     // A worker killed mid-step stops renewing its lock; after lockDuration the stalled check of any
     // live worker moves the job back to waiting. Steps are idempotent, so running one again is safe.

@@ -1,7 +1,7 @@
 // The parts of an attempt that depend on what its upstream can do (adapter capabilities): the
 // request with its references and callback URL, what to do before submitting again, cancelling a
 // render we gave up on, and recording what a render cost.
-import { Attempt, markSubmitSent, recordUsage, taskSummary } from '@mediagen/db';
+import { Attempt, markSubmitSent, recordUsage, taskOfUpstreamRender, taskSummary } from '@mediagen/db';
 import { callbackSecret, callbackUrl, ChannelAdapter, RenderRequest, renderReferences, UpstreamUsage } from '@mediagen/providers';
 import type { WorkerContext } from './context';
 import { referenceLoader } from './reference-bytes';
@@ -18,6 +18,7 @@ export function renderRequest(run: TaskRun, attempt: Attempt, adapter: ChannelAd
     references: renderReferences(run.spec, referenceLoader(ctx)),
     callbackUrl:
       adapter.capabilities.callbacks === 'none' ? undefined : callbackUrl(ctx.config.PUBLIC_BASE_URL, callbackSecret(ctx.config), attempt.channelId, task.id),
+    ...(attempt.submitSentAt ? { submitSentAt: attempt.submitSentAt } : {}),
   };
 }
 
@@ -41,16 +42,14 @@ export async function beforeSubmit(
     return { attempt };
   }
   if (attempt.submitSentAt) {
-    if (adapter.capabilities.findOrphan && adapter.findOrphan) {
-      // A failed search is not proof of absence: let the step retry later rather than risk a double.
-      const found = await adapter.findOrphan(req);
-      if (found) {
-        ctx.metrics.upstream.resubmits.inc({ channel, how: 'orphan_found' });
-        ctx.log.info({ taskId: attempt.taskId, channel, attemptNo: attempt.attemptNo, upstreamId: found }, 'earlier submit found upstream; adopted');
-        return { adopted: found };
-      }
-      ctx.metrics.upstream.resubmits.inc({ channel, how: 'orphan_none' });
-    } else {
+    const found = adapter.capabilities.findOrphan && adapter.findOrphan ? await searchOrphan(ctx, attempt, adapter, req) : 'unsearched';
+    if (found !== null && found !== 'unsearched') {
+      ctx.metrics.upstream.resubmits.inc({ channel, how: 'orphan_found' });
+      ctx.log.info({ taskId: attempt.taskId, channel, attemptNo: attempt.attemptNo, upstreamId: found }, 'earlier submit found upstream; adopted');
+      return { adopted: found };
+    }
+    if (found === null) ctx.metrics.upstream.resubmits.inc({ channel, how: 'orphan_none' });
+    else {
       ctx.metrics.upstream.resubmits.inc({ channel, how: 'blind' });
       ctx.log.warn(
         { taskId: attempt.taskId, channel, attemptNo: attempt.attemptNo, sentAt: attempt.submitSentAt },
@@ -59,6 +58,32 @@ export async function beforeSubmit(
     }
   }
   return { attempt: await markSubmitSent(ctx.db, attempt) };
+}
+
+/**
+ * The adapter's search for the lost submit's render: its upstream id, null when the upstream has
+ * none for this attempt, or 'unsearched' when the search cannot run on this upstream (it answered
+ * that it has no such list, or a list we cannot read): then the submit goes out blind, as without
+ * a search. A transient failure is thrown, so the step searches again after a backoff rather than
+ * risk a double render. A render another task's attempt already recorded is not this attempt's.
+ */
+async function searchOrphan(ctx: WorkerContext, attempt: Attempt, adapter: ChannelAdapter, req: RenderRequest): Promise<string | null | 'unsearched'> {
+  let found: string | null;
+  try {
+    found = await adapter.findOrphan!(req);
+  } catch (e) {
+    const err = adapter.classifyError(e, 'submit');
+    if (err.kind === 'transient') throw err;
+    ctx.log.warn({ taskId: attempt.taskId, channel: attempt.channelId, err: err.message }, 'orphan search not possible on this upstream');
+    return 'unsearched';
+  }
+  if (!found) return null;
+  const owner = await taskOfUpstreamRender(ctx.db, attempt.channelId, found);
+  if (owner && owner !== attempt.taskId) {
+    ctx.log.warn({ taskId: attempt.taskId, channel: attempt.channelId, upstreamId: found, owner }, 'orphan search matched a render of another task; not adopted');
+    return null;
+  }
+  return found;
 }
 
 /** Asks the upstream to stop a render we gave up on; best effort, never fails the step. */

@@ -1,7 +1,7 @@
 // Maintenance for outbound webhooks: the outbox scan (settled tasks whose deliveries were never
 // created, because their settler died between the commit and the outbox step) and lost delivery
 // jobs (pending deliveries overdue with no live job, e.g. Redis lost its data).
-import { enqueueDelivery, QUEUES } from '@mediagen/queue';
+import { enqueueDelivery, jobKey, QUEUES } from '@mediagen/queue';
 import { emitTaskWebhooks, overdueDeliveries, unemittedTasks } from '@mediagen/webhooks';
 import type { WorkerContext } from './context';
 
@@ -16,7 +16,7 @@ export async function reconcileWebhooks(ctx: WorkerContext): Promise<{ emitted: 
   const overdue = await overdueDeliveries(ctx.db, grace);
   if (overdue.length) {
     const pipe = ctx.redis.pipeline();
-    for (const id of overdue) pipe.hmget(`${ctx.config.REDIS_PREFIX}:${QUEUES.webhooks}:${id}`, 'timestamp', 'finishedOn');
+    for (const id of overdue) pipe.hmget(jobKey(ctx.redis, ctx.config.REDIS_PREFIX, QUEUES.webhooks, id), 'timestamp', 'finishedOn');
     const answers = (await pipe.exec()) ?? [];
     for (const [i, id] of overdue.entries()) {
       const [err, fields] = answers[i] ?? [];

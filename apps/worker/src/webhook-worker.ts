@@ -2,8 +2,7 @@
 // id only). A failed attempt moves the job to the delayed set until the next attempt of the
 // backoff schedule, so deliveries waiting on a down receiver hold no worker slot.
 import { DelayedError, Job, UnrecoverableError, Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
-import { DeliverWebhookPayload, deliverWebhookPayloadSchema, QUEUES } from '@mediagen/queue';
+import { DeliverWebhookPayload, deliverWebhookPayloadSchema, QUEUES, queuePrefix, RedisClient } from '@mediagen/queue';
 import { deliverOnce, DeliverOptions } from '@mediagen/webhooks';
 import type { WorkerContext } from './context';
 
@@ -15,7 +14,7 @@ export function deliverOptions(ctx: WorkerContext): DeliverOptions {
   };
 }
 
-export function createWebhookWorker(ctx: WorkerContext, connection: Redis): Worker<DeliverWebhookPayload> {
+export function createWebhookWorker(ctx: WorkerContext, connection: RedisClient): Worker<DeliverWebhookPayload> {
   const opts = deliverOptions(ctx);
   const worker = new Worker<DeliverWebhookPayload>(
     QUEUES.webhooks,
@@ -38,7 +37,7 @@ export function createWebhookWorker(ctx: WorkerContext, connection: Redis): Work
       await job.moveToDelayed(out.at, token);
       throw new DelayedError();
     },
-    { connection, prefix: ctx.config.REDIS_PREFIX, concurrency: ctx.config.WEBHOOK_CONCURRENCY, lockDuration: Math.max(30_000, ctx.config.WEBHOOK_TIMEOUT_MS * 3) },
+    { connection, prefix: queuePrefix(connection, ctx.config.REDIS_PREFIX), concurrency: ctx.config.WEBHOOK_CONCURRENCY, lockDuration: Math.max(30_000, ctx.config.WEBHOOK_TIMEOUT_MS * 3) },
   );
   worker.on('error', (err) => ctx.log.error({ err: err.message }, 'webhook worker error'));
   worker.on('failed', (job, err) => ctx.log.error({ deliveryId: job?.id, err: err.message }, 'webhook job failed'));

@@ -9,7 +9,7 @@ import { createDb, dbTimeoutsFrom } from '@mediagen/db';
 import { createLogger } from '@mediagen/logging';
 import { createWorkerMetrics } from '@mediagen/metrics';
 import { assertServesCatalog, ChannelAdapter, ChannelConfig, createAdapters, downloadPolicyFromConfig, loadChannelConfig } from '@mediagen/providers';
-import { createConsumerRedis, createTaskEventPublisher, createTaskQueue, createWebhookQueue } from '@mediagen/queue';
+import { createRedis, createTaskEventPublisher, createTaskQueue, createWebhookQueue, redisErrorText } from '@mediagen/queue';
 import { createStorage } from '@mediagen/storage';
 import { createChannelSlots } from './channel-slots';
 import { observeChannel } from './channel-observer';
@@ -49,11 +49,11 @@ export async function startWorkerApp(
   if (unserved.length) log.warn({ models: unserved }, 'no channel serves these models; their tasks will fail');
   const db = createDb(config.DATABASE_URL, { poolSize: Math.min(20, config.WORKER_CONCURRENCY + 5), timeouts: dbTimeoutsFrom(config) });
   // BullMQ wants its own connections for blocking commands; plain commands share one.
-  const redis = createConsumerRedis(config.REDIS_URL);
-  const workerRedis = createConsumerRedis(config.REDIS_URL);
-  const maintenanceRedis = createConsumerRedis(config.REDIS_URL);
-  const webhookRedis = createConsumerRedis(config.REDIS_URL);
-  for (const r of [redis, workerRedis, maintenanceRedis, webhookRedis]) r.on('error', (err) => log.warn({ err: err.message }, 'redis error'));
+  const redis = createRedis(config, 'consumer');
+  const workerRedis = createRedis(config, 'consumer');
+  const maintenanceRedis = createRedis(config, 'consumer');
+  const webhookRedis = createRedis(config, 'consumer');
+  for (const r of [redis, workerRedis, maintenanceRedis, webhookRedis]) r.on('error', (err: Error) => log.warn({ err: redisErrorText(err) }, 'redis error'));
   const metrics = createWorkerMetrics({ processMetrics: opts.processMetrics });
   const channelHealth = createChannelHealth(redis, config.REDIS_PREFIX, {
     failures: config.CHANNEL_BREAKER_FAILURES,

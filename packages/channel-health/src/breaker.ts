@@ -18,8 +18,7 @@
 // accounts failing count as five. Infrastructure outcomes (transient: timeouts, connection
 // errors, 429, 5xx) count every time, whoever's task met them.
 import { disabledChannels } from './operator-disable';
-import type { Redis } from 'ioredis';
-import { healthKey, minuteOf, outcomesKey, RECENT_MINUTES, registryKey, streakAccountsKey } from './keys';
+import { healthKey, minuteOf, outcomesKey, RECENT_MINUTES, RedisClient, registryKey, streakAccountsKey } from './keys';
 
 export type Outcome = 'succeeded' | 'failed' | 'transient' | 'violation' | 'unusable';
 export type BreakerState = 'closed' | 'open' | 'half-open';
@@ -131,7 +130,7 @@ export interface ChannelHealth {
   disabled?(): Promise<Set<string>>;
 }
 
-export function createChannelHealth(redis: Redis, prefix: string, settings: BreakerSettings): ChannelHealth {
+export function createChannelHealth(redis: RedisClient, prefix: string, settings: BreakerSettings): ChannelHealth {
   const bucketTtlSec = RECENT_MINUTES * 60 + 60;
   return {
     settings,
@@ -150,10 +149,9 @@ export function createChannelHealth(redis: Redis, prefix: string, settings: Brea
       return { admission: r as Admission, moved: null };
     },
     async lastFailures(channelIds) {
-      const p = redis.pipeline();
-      for (const id of channelIds) p.hget(healthKey(prefix, id), 'lastFailureAt');
-      const res = (await p.exec()) ?? [];
-      return new Map(channelIds.map((id, i) => [id, Number(res[i]?.[1] ?? 0)]));
+      // One command per channel, not a pipeline: on a cluster the channels live in different slots.
+      const res = await Promise.all(channelIds.map((id) => redis.hget(healthKey(prefix, id), 'lastFailureAt')));
+      return new Map(channelIds.map((id, i) => [id, Number(res[i] ?? 0)]));
     },
     disabled: () => disabledChannels(redis, prefix),
     async register(channels) {

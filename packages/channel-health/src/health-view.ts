@@ -1,8 +1,7 @@
 // The deployment's channels as the gateway shows them (GET /admin/channels, metrics gauges): the
 // list the workers registered, each with its breaker state, recent outcomes and renders in flight.
-import type { Redis } from 'ioredis';
 import type { BreakerState, ChannelInfo, Outcome } from './breaker';
-import { disabledChannelsKey, channelSlotsKey, healthKey, minuteOf, outcomesKey, RECENT_MINUTES, registryKey } from './keys';
+import { disabledChannelsKey, channelSlotsKey, healthKey, minuteOf, outcomesKey, RECENT_MINUTES, RedisClient, registryKey } from './keys';
 
 const OUTCOMES: Outcome[] = ['succeeded', 'failed', 'transient', 'violation', 'unusable'];
 
@@ -25,25 +24,28 @@ export interface ChannelView extends ChannelInfo {
 
 const iso = (ms: string | undefined) => (ms && Number(ms) > 0 ? new Date(Number(ms)).toISOString() : null);
 
-export async function readChannelViews(redis: Redis, prefix: string, now = Date.now()): Promise<ChannelView[]> {
+export async function readChannelViews(redis: RedisClient, prefix: string, now = Date.now()): Promise<ChannelView[]> {
   const registered = await redis.hgetall(registryKey(prefix));
   const channels = Object.values(registered)
     .map((json) => JSON.parse(json) as ChannelInfo)
     .sort((a, b) => a.id.localeCompare(b.id));
   if (channels.length === 0) return [];
   const minute = minuteOf(now);
-  const p = redis.pipeline();
+  // Concurrent single-key commands rather than one pipeline: on a Redis Cluster a pipeline must stay
+  // on one node, and these keys spread over the masters (a connection with auto-pipelining still
+  // sends them in one write per node).
+  const reads: Promise<unknown>[] = [];
   for (const c of channels) {
-    p.hgetall(healthKey(prefix, c.id));
-    p.zcount(channelSlotsKey(prefix, c.id), now, '+inf'); // lapsed leases do not count
-    for (let m = 0; m < RECENT_MINUTES; m++) p.hgetall(outcomesKey(prefix, c.id, minute - m));
+    reads.push(redis.hgetall(healthKey(prefix, c.id)));
+    reads.push(redis.zcount(channelSlotsKey(prefix, c.id), now, '+inf')); // lapsed leases do not count
+    for (let m = 0; m < RECENT_MINUTES; m++) reads.push(redis.hgetall(outcomesKey(prefix, c.id, minute - m)));
   }
-  p.smembers(disabledChannelsKey(prefix));
-  const res = (await p.exec()) ?? [];
-  const disabled = new Set((res[res.length - 1]?.[1] as string[] | undefined) ?? []);
+  reads.push(redis.smembers(disabledChannelsKey(prefix)));
+  const res = await Promise.all(reads);
+  const disabled = new Set((res[res.length - 1] as string[] | undefined) ?? []);
   const per = 2 + RECENT_MINUTES;
   return channels.map((c, i) => {
-    const at = <T>(k: number) => res[i * per + k]?.[1] as T;
+    const at = <T>(k: number) => res[i * per + k] as T;
     const h = at<Record<string, string>>(0) ?? {};
     const recent = Object.fromEntries(OUTCOMES.map((o) => [o, 0])) as Record<Outcome, number>;
     for (let m = 0; m < RECENT_MINUTES; m++) {

@@ -1,14 +1,26 @@
 // Redis keys of the per-channel state every worker shares (and the gateway reads). All start with
 // REDIS_PREFIX, so deployments and test files sharing one Redis stay apart.
+//
+// The breaker's script (breaker.ts RECORD) touches a channel's health hash, its outcome bucket and
+// its streak set at once; on a Redis Cluster the keys of one script must sit in one hash slot, so
+// those three carry the channel id as hash tag (`{id}`), and different channels spread over the
+// masters. REDIS_PREFIX holds no braces on a cluster (packages/config), so the tag is always ours.
+import type { Cluster, Redis } from 'ioredis';
+
+/** A single-server or cluster connection (packages/queue RedisClient). */
+export type RedisClient = Redis | Cluster;
+
+/** The hash tag of a channel's breaker keys. */
+const tag = (channelId: string) => `{${channelId}}`;
 
 /** Hash: breaker state of one channel (breaker.ts). */
-export const healthKey = (prefix: string, channelId: string) => `${prefix}:channel-health:${channelId}`;
+export const healthKey = (prefix: string, channelId: string) => `${prefix}:channel-health:${tag(channelId)}`;
 
 /** Set: accounts whose failed renders are in the breaker's current streak (breaker.ts). */
-export const streakAccountsKey = (prefix: string, channelId: string) => `${prefix}:channel-health:${channelId}:streak-accounts`;
+export const streakAccountsKey = (prefix: string, channelId: string) => `${prefix}:channel-health:${tag(channelId)}:streak-accounts`;
 
 /** Hash per minute: outcome -> count, expiring after the recent window. */
-export const outcomesKey = (prefix: string, channelId: string, minute: number) => `${prefix}:channel-outcomes:${channelId}:${minute}`;
+export const outcomesKey = (prefix: string, channelId: string, minute: number) => `${prefix}:channel-outcomes:${tag(channelId)}:${minute}`;
 
 /** Hash: channel id -> JSON description, written by each worker at start (the gateway has no channel file). */
 export const registryKey = (prefix: string) => `${prefix}:channels`;

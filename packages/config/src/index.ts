@@ -15,6 +15,19 @@ const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   DATABASE_URL: z.string().min(1).default('postgresql://postgres@127.0.0.1:5432/mediagen'),
   REDIS_URL: z.string().min(1).default('redis://127.0.0.1:6379'),
+  /**
+   * Redis Cluster seed nodes, `host:port,host:port,...` (or redis:// / rediss:// URLs, whose user,
+   * password and TLS apply to every node). When set, REDIS_URL is not used (docs/operations.md).
+   */
+  REDIS_CLUSTER_NODES: optionalText(z.string().min(1)).transform((v, ctx) => {
+    if (v === undefined) return undefined;
+    const nodes = parseClusterNodes(v);
+    if (typeof nodes === 'string') {
+      ctx.addIssue({ code: 'custom', message: nodes });
+      return z.NEVER;
+    }
+    return nodes;
+  }),
   /** Every Redis key of this deployment (queues, poll cache, rate limits) starts with it. */
   REDIS_PREFIX: z.string().min(1).default('mg'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -115,6 +128,40 @@ const envSchema = z.object({
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
 });
 
+/** One seed node of REDIS_CLUSTER_NODES; user, password and tls come from a URL entry. */
+export interface ClusterNode {
+  host: string;
+  port: number;
+  username?: string;
+  password?: string;
+  tls?: boolean;
+}
+
+/** The nodes of a REDIS_CLUSTER_NODES value, or the reason it is not one. */
+export function parseClusterNodes(value: string): ClusterNode[] | string {
+  const nodes: ClusterNode[] = [];
+  for (const raw of value.split(',').map((s) => s.trim()).filter(Boolean)) {
+    let url: URL;
+    try {
+      url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw : `redis://${raw}`);
+    } catch {
+      return `"${raw}" is not host:port`;
+    }
+    if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') return `"${raw}": only redis:// and rediss:// URLs`;
+    const port = Number(url.port || 6379);
+    if (!url.hostname || (url.pathname !== '' && url.pathname !== '/')) return `"${raw}" is not host:port`;
+    if (!/^[0-9]+$/.test(url.port || '6379') || port < 1 || port > 65535) return `"${raw}": bad port`;
+    nodes.push({
+      host: url.hostname.replace(/^\[|\]$/g, ''),
+      port,
+      ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
+      ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
+      ...(url.protocol === 'rediss:' ? { tls: true } : {}),
+    });
+  }
+  return nodes.length ? nodes : 'no node given (host:port,host:port,...)';
+}
+
 type Env = z.infer<typeof envSchema>;
 export type Config = Readonly<
   Omit<Env, 'PUBLIC_BASE_URL' | 'ADMIN_TOKEN' | 'TOP_UP_URL' | 'FILE_SIGNING_SECRET'> & {
@@ -148,6 +195,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (e.STORAGE_DRIVER === 's3' && !e.S3_BUCKET) problems.push('S3_BUCKET is required when STORAGE_DRIVER=s3');
   if (!e.S3_ACCESS_KEY_ID !== !e.S3_SECRET_ACCESS_KEY)
     problems.push('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together (set both, or neither for the default credential chain)');
+  // On a cluster the service places the hash tags itself (packages/queue connection.ts); a brace in
+  // the prefix would move the tag and split a script's keys over several slots.
+  if (e.REDIS_CLUSTER_NODES && /[{}]/.test(e.REDIS_PREFIX))
+    problems.push('REDIS_PREFIX must not contain { or } with REDIS_CLUSTER_NODES (the service adds its own hash tags)');
   if (problems.length) throw new ConfigError(`Invalid environment:\n  ${problems.join('\n  ')}`);
 
   const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');

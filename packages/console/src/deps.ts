@@ -1,12 +1,13 @@
 // What the console needs from the process that mounts it (the gateway builds it in app.ts). Key
 // issue and revocation come in as functions so the console uses the very code the admin API uses
 // (same key format, same revocation broadcast to every gateway).
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import type { Db } from '@mediagen/db';
 
 export interface ConsoleDeps {
   db: Db;
-  redis: Redis;
+  /** A single server or a Redis Cluster. */
+  redis: Redis | Cluster;
   redisPrefix: string;
   /** Secure cookies (production): the console is then served over HTTPS only. */
   secureCookies: boolean;

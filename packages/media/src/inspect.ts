@@ -15,6 +15,7 @@ import { DEFAULT_MEDIA_POLICY, type MediaPolicy } from './policy';
 import { DeadlineExceeded, MediaProblem, isMediaProblem } from './problem';
 import { measureMedia } from './probe-duration';
 import { canonicalMime, extensionFor, sniffMime } from './sniff';
+import { imageSize } from './image-size';
 
 export interface DecodedInline {
   ref: MediaRef;
@@ -22,6 +23,9 @@ export interface DecodedInline {
   mime: string;
   bytes: Buffer;
   ext: string;
+  /** Images: the size their header gives (read from these very bytes). */
+  width?: number;
+  height?: number;
 }
 
 export interface Inspection {
@@ -129,10 +133,24 @@ async function downloadWhole(url: string, p: MediaPolicy, signal: AbortSignal, m
   return bytes;
 }
 
+function urlImageMime(bytes: Buffer): string {
+  const sniffed = sniffMime(bytes.subarray(0, 64));
+  if (!sniffed || !URL_IMAGES.has(sniffed)) {
+    throw new MediaProblem(`not an image${sniffed ? ` (it is ${sniffed})` : ''}; send jpeg, png, webp or gif`);
+  }
+  return sniffed;
+}
+
 async function checkUrlRef(ref: MediaRef, p: MediaPolicy, signal: AbortSignal): Promise<Checked> {
-  if (p.snapshot && ref.kind !== 'image') {
-    // What the provider will get is what we measure: our stored copy of these very bytes.
+  if (p.snapshot) {
+    // What the provider will get is what we measure: our stored copy of these very bytes. Images
+    // too: a server that recognises our fetch could otherwise show us one picture and the
+    // provider another (issue 11.4).
     const bytes = await downloadWhole(ref.url, p, signal, p.maxSnapshotBytes ?? DEFAULT_MEDIA_POLICY.maxSnapshotBytes!);
+    if (ref.kind === 'image') {
+      const mime = urlImageMime(bytes);
+      return { inline: { ref, mime, bytes, ext: extensionFor(mime), ...imageSize(bytes, mime) } };
+    }
     const m = await measureMedia(new BufferSource(bytes), ref.kind, signal);
     return { seconds: m.seconds, inline: { ref, mime: m.mime, bytes, ext: extensionFor(m.mime) } };
   }
@@ -140,10 +158,7 @@ async function checkUrlRef(ref: MediaRef, p: MediaPolicy, signal: AbortSignal): 
   const source = await HttpSource.open(ref.url, p, signal, ref.kind === 'image' ? 4096 : undefined);
   try {
     if (ref.kind === 'image') {
-      const sniffed = sniffMime(await source.read(0, 64));
-      if (!sniffed || !URL_IMAGES.has(sniffed)) {
-        throw new MediaProblem(`not an image${sniffed ? ` (it is ${sniffed})` : ''}; send jpeg, png, webp or gif`);
-      }
+      urlImageMime(await source.read(0, 64)); // without snapshots only the signature is checked
       return {};
     }
     const m = await measureMedia(source, ref.kind, signal);

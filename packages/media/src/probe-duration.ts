@@ -1,7 +1,11 @@
 // Measures a reference video or audio file: what it is and how long it plays. The first bytes
-// decide the family (sniff.ts); a parser library then reads the container's own header:
-// mp4box.js for MP4/MOV/M4A (probe-mp4.ts), music-metadata for everything else (MP3, WAV, Ogg,
-// FLAC, AAC, AIFF, WebM/Matroska). Both read through the ByteSource, i.e. only the bytes they need.
+// decide the family (sniff.ts); a parser library then reads the container's structure (tracks,
+// codec): mp4box.js for MP4/MOV/M4A (probe-mp4.ts), music-metadata for everything else (MP3,
+// WAV, Ogg, FLAC, AAC, AIFF, WebM/Matroska). The duration then comes from the media itself where
+// a header could lie (issue 11.4): MP4 sample tables, MP3 frames (mp3-frames.ts), and for WAV,
+// FLAC, Ogg and WebM/Matroska a walk of the data (played-length.ts). music-metadata's own
+// `duration: true` scan was not enough: for these formats it still reports the header's number
+// (STREAMINFO, the data chunk's size field, the last granule, Segment Info).
 
 import { parseFromTokenizer } from 'music-metadata';
 import type { MediaKind } from '@mediagen/catalog';
@@ -11,6 +15,8 @@ import { probeIsoBmff, type ProbeResult } from './probe-mp4';
 import { isIsoBmff, isMatroska, sniffMime } from './sniff';
 import { SourceTokenizer } from './source-tokenizer';
 import { mp3FrameSeconds } from './mp3-frames';
+import { flacSeconds, matroskaSeconds, oggSeconds, wavSeconds } from './played-length';
+import { formatBytes } from './data-uri';
 
 export interface Measured {
   /** Canonical mime type of what the bytes really are (audio-only MP4/WebM become audio/*). */
@@ -38,6 +44,20 @@ export async function measureMedia(source: ByteSource, kind: 'video' | 'audio', 
     const walked = await mp3FrameSeconds(await source.read(0, Number.MAX_SAFE_INTEGER), signal);
     if (walked !== null && (probe.seconds === null || walked > probe.seconds + FRAME_TOLERANCE_S)) probe.seconds = walked;
   }
+  const walk = PLAYED[sniffed];
+  if (walk) {
+    // The data, not the header, decides (issue 11.4): a header claiming 1 s over 30 s of frames is
+    // billed 30 s, a header claiming 30 s over 1 s of frames 1 s. The whole file is walked.
+    const all = await source.read(0, Number.MAX_SAFE_INTEGER);
+    if (source.size === undefined || all.length < source.size) {
+      throw new MediaProblem(`the file is too large to measure (over ${formatBytes(all.length)} read)`);
+    }
+    const played = await walk(all, signal);
+    if (played === null || !Number.isFinite(played) || played <= 0) {
+      throw new MediaProblem(`the ${kind}'s duration could not be measured from its data`);
+    }
+    probe.seconds = played;
+  }
   if (kind === 'video' && !probe.hasVideo) throw new MediaProblem('not a video: the file has no video track');
   if (kind === 'audio' && !probe.hasAudio) throw new MediaProblem('not audio: the file has no audio track');
   if (probe.seconds === null || !Number.isFinite(probe.seconds) || probe.seconds <= 0) {
@@ -45,6 +65,15 @@ export async function measureMedia(source: ByteSource, kind: 'video' | 'audio', 
   }
   return { mime: refineMime(sniffed, probe), seconds: Math.round(probe.seconds * 1000) / 1000 };
 }
+
+/** Formats whose play time is measured by walking their data (played-length.ts). */
+const PLAYED: Record<string, (b: Buffer, signal: AbortSignal) => number | null | Promise<number | null>> = {
+  'audio/wav': (b) => wavSeconds(b),
+  'audio/flac': flacSeconds,
+  'audio/ogg': oggSeconds,
+  'video/webm': matroskaSeconds,
+  'video/x-matroska': matroskaSeconds,
+};
 
 async function probeWithMusicMetadata(source: ByteSource, mime: string, signal: AbortSignal): Promise<ProbeResult> {
   // music-metadata's Matroska parser needs the file size before it starts. A server that sends

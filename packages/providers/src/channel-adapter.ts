@@ -25,7 +25,9 @@ export interface AdapterCapabilities {
   synchronous: boolean;
   /**
    * The adapter can look for a render that a lost submit may have started (by metadata or a
-   * client reference we sent), via findOrphan().
+   * client reference we sent, matched in the upstream's list of renders), via findOrphan().
+   * ModelArk (a seed per attempt, listed tasks) and Replicate (listed predictions: our webhook
+   * URL, else the input) can; fal, MiniMax and Gemini cannot (docs/providers.md).
    */
   findOrphan: boolean;
 }
@@ -60,6 +62,11 @@ export interface RenderRequest {
    * upstreams need; signed ones may ignore it.
    */
   callbackUrl?: string;
+  /**
+   * When this attempt's submit was first sent, on a resumed attempt whose answer was lost (crash,
+   * timeout): findOrphan looks only at renders the upstream created from then on (less a clock skew).
+   */
+  submitSentAt?: Date;
 }
 
 /** What the upstream says the render used, as it reports it (tokens, seconds), and its cost when known. */

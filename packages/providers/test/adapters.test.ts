@@ -24,6 +24,9 @@ it('creates an adapter for a channel of every protocol, stating its capabilities
     // Only an upstream that really deduplicates submits may say so (the simulator's own protocol).
     expect(a.capabilities.idempotentSubmit).toBe(protocol === 'http-jobs');
     if (a.capabilities.cancel) expect(typeof a.cancel).toBe('function');
+    if (a.capabilities.findOrphan) expect(typeof a.findOrphan).toBe('function');
+    // Orphan searches exist where the upstream lists renders with something of ours in them.
+    expect(a.capabilities.findOrphan).toBe(protocol === 'modelark' || protocol === 'replicate');
     if (a.capabilities.callbacks === 'signed') expect(typeof a.verifyCallback).toBe('function');
     a.close();
   }

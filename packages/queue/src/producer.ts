@@ -1,13 +1,13 @@
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import { queuePrefix, RedisClient } from './connection';
 import { DeliverWebhookPayload, JOBS, QUEUES, RunTaskPayload } from './contracts';
 
 export type TaskQueue = Queue<RunTaskPayload>;
 
-export function createTaskQueue(connection: Redis, prefix: string): TaskQueue {
+export function createTaskQueue(connection: RedisClient, prefix: string): TaskQueue {
   return new Queue<RunTaskPayload>(QUEUES.tasks, {
     connection,
-    prefix,
+    prefix: queuePrefix(connection, prefix),
     defaultJobOptions: { removeOnComplete: { age: 3600, count: 10_000 }, removeOnFail: { age: 7 * 86400 } },
   });
 }
@@ -45,7 +45,10 @@ export async function wakeTask(queue: TaskQueue, redis: WakeFlags, taskId: strin
 }
 
 /** The plain command connection of the process (the gateway's or the worker's), same Redis as the queue. */
-export type WakeFlags = Pick<Redis, 'set' | 'del'>;
+export interface WakeFlags {
+  set(key: string, value: string, px: 'PX', ms: number): Promise<unknown>;
+  del(key: string): Promise<number>;
+}
 
 const WAKE_FLAG_MS = 60_000;
 const wakeKey = (queue: TaskQueue, taskId: string) => `${queue.opts.prefix ?? 'bull'}:wake:${taskId}`;
@@ -68,11 +71,11 @@ export async function takeWake(queue: TaskQueue, redis: WakeFlags, job: { id?: s
 
 export type WebhookQueue = Queue<DeliverWebhookPayload>;
 
-export function createWebhookQueue(connection: Redis, prefix: string): WebhookQueue {
+export function createWebhookQueue(connection: RedisClient, prefix: string): WebhookQueue {
   // Finished jobs are removed at once: a re-sent delivery gets a new job under the same jobId.
   return new Queue<DeliverWebhookPayload>(QUEUES.webhooks, {
     connection,
-    prefix,
+    prefix: queuePrefix(connection, prefix),
     defaultJobOptions: { removeOnComplete: true, removeOnFail: { age: 7 * 86400 } },
   });
 }

@@ -3,8 +3,7 @@
 // the cached `pending`/`processing` for up to 5 s (issue 15.1: provider finished -> task visible).
 // Best effort by design: the state is already committed, a waiting gateway re-reads the task when
 // its window ends, and a cache entry left behind only expires on its own.
-import type { Redis } from 'ioredis';
-import { redisKey } from './connection';
+import { redisKey, RedisClient } from './connection';
 import { encodeTaskEvent, pubsubChannel, TaskEvent } from './pubsub';
 
 /**
@@ -22,7 +21,7 @@ export interface WarnLogger {
   warn(obj: object, msg: string): void;
 }
 
-export function createTaskEventPublisher(redis: Redis, prefix: string, log: WarnLogger): TaskEventPublisher {
+export function createTaskEventPublisher(redis: RedisClient, prefix: string, log: WarnLogger): TaskEventPublisher {
   const channel = pubsubChannel(prefix, 'taskEvents');
   return {
     async publish(taskId, status) {

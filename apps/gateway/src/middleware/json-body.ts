@@ -11,18 +11,24 @@
 //   LARGE_BODY_SLOTS are read and held at once, the rest wait their turn without being read (TCP
 //   backpressure holds them at the client) and give up with 503 after LARGE_BODY_WAIT_MS. Memory
 //   of large submits is then bounded by slots x size, not by how many a client opens.
+// - Large bodies are decoded and parsed on a worker thread (json-parse-pool.ts): JSON.parse of a
+//   30 MB body is one step of 30-100 ms on the main thread, four at once held it ~290 ms. Bodies
+//   under OFF_THREAD_PARSE_BYTES (every ordinary submit) stay on the main thread: no thread hop there.
 // - No forced garbage collection: a full GC on the request path stops every request of the
 //   process for tens of milliseconds, which one client could trigger at will.
 // Content types other than plain `application/json` (with at most charset=utf-8) go through
 // express.json unchanged (inflate off). See docs/benchmark.md and docs/security.md.
 import express, { NextFunction, Request, RequestHandler, Response } from 'express';
 import { AppError } from '@mediagen/errors';
+import { JsonNulError, JsonParsePool, JsonStringTooLong, ownedCopy, sharedJsonParsePool } from './json-parse-pool';
 
 /** Bodies from this size on (or of unknown size) are "large": gated, see above. */
 export const LARGE_BODY_BYTES = 1024 * 1024;
 export const LARGE_BODY_SLOTS = 4;
 export const LARGE_BODY_QUEUE = 64;
 export const LARGE_BODY_WAIT_MS = 10_000;
+/** Bodies from this size on are decoded and parsed on a worker thread (1 MB of emoji: ~15 ms to decode). */
+export const OFF_THREAD_PARSE_BYTES = 256 * 1024;
 
 const httpError = (status: number, message: string, type: string, extra: Record<string, unknown> = {}) =>
   Object.assign(new Error(message), { status, statusCode: status, expose: true, type, ...extra });
@@ -70,7 +76,7 @@ export class Gate {
   }
 }
 
-export function jsonBody(limit: number, gate = new Gate(LARGE_BODY_SLOTS, LARGE_BODY_QUEUE, LARGE_BODY_WAIT_MS)): RequestHandler[] {
+export function jsonBody(limit: number, gate = new Gate(LARGE_BODY_SLOTS, LARGE_BODY_QUEUE, LARGE_BODY_WAIT_MS), pool: JsonParsePool = sharedJsonParsePool): RequestHandler[] {
   const general = express.json({ limit, strict: false, inflate: false });
   const readBytes = express.raw({ type: 'application/json', limit, inflate: false });
 
@@ -96,17 +102,37 @@ export function jsonBody(limit: number, gate = new Gate(LARGE_BODY_SLOTS, LARGE_
   };
 
   const pick: RequestHandler = (req, res, next) => {
-    if (PLAIN_JSON.test(req.headers['content-type'] ?? '')) return readBytes(req, res, next);
+    if (PLAIN_JSON.test(req.headers['content-type'] ?? '')) {
+      const len = Number(req.headers['content-length']);
+      const known = req.headers['content-length'] !== undefined && Number.isFinite(len);
+      const chunked = !known && req.headers['transfer-encoding'] !== undefined;
+      if ((known && len >= OFF_THREAD_PARSE_BYTES) || chunked) return readPieces(req, known ? len : undefined, limit, next);
+      return readBytes(req, res, next);
+    }
     // Everything else, including the refusal of non-UTF charsets, exactly as express.json does it.
     return general(req, res, next);
   };
 
   const parse = async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
     // Not read as bytes: no body, or parsed by the general path already (parsed JSON is never a Buffer).
+    const pieces = (req as PiecesRequest)[PIECES];
+    if (pieces) {
+      (req as PiecesRequest)[PIECES] = undefined;
+      try {
+        req.body = await pool.parse(pieces); // handed over: detached here afterwards
+      } catch (e) {
+        if (e instanceof JsonNulError) return next(httpError(400, e.message, 'entity.nul'));
+        if (e instanceof JsonStringTooLong) return next(new AppError('validation_error', e.message));
+        return next(httpError(400, (e as Error).message.slice(0, 200), 'entity.parse.failed'));
+      }
+      // The parsed value arrived in one step (a copy); the route's own checks are another.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      return next();
+    }
     if (!Buffer.isBuffer(req.body)) return next();
     const bytes = req.body as Buffer;
     req.body = undefined;
-    let text: string | null = await decodeUtf8(bytes);
+    let text: string | null = bytes.toString('utf8');
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // a leading BOM, dropped as body-parser does
     let body: unknown;
     try {
@@ -120,29 +146,57 @@ export function jsonBody(limit: number, gate = new Gate(LARGE_BODY_SLOTS, LARGE_
     }
     text = null;
     req.body = body;
-    // Parsing a large body is one long step; the route's own checks are another. A turn of the
-    // event loop between them keeps them from adding up to one long hold.
-    if (bytes.length >= LARGE_BODY_BYTES) await new Promise<void>((resolve) => setImmediate(resolve));
     next();
   };
   return [refuseCompressed, admitLarge, pick, parse];
 }
 
+const PIECES = Symbol('json body pieces');
+type PiecesRequest = Request & { [PIECES]?: ArrayBuffer[] };
+
 /**
- * UTF-8 decoding of non-ASCII text costs ~15 ms per MB here (4 MB of emoji: 60 ms in one
- * toString): large bodies are decoded in slices with a turn of the event loop between them, so
- * one body never holds every other request (issue 11.2).
+ * Reads a large body as it arrives, each piece copied into memory the parse worker will own, so
+ * the main thread never joins tens of MB in one step (Buffer.concat of 30 MB: ~25 ms of CPU, more
+ * with page faults). A known length is refused at once when over `limit`; a body that runs past
+ * its Content-Length or the limit is cut. Error types are raw-body's, which the error handler maps.
  */
-const DECODE_SLICE = 256 * 1024;
-async function decodeUtf8(buf: Buffer): Promise<string> {
-  if (buf.length <= DECODE_SLICE) return buf.toString('utf8');
-  const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
-  let out = '';
-  for (let off = 0; off < buf.length; off += DECODE_SLICE) {
-    out += decoder.decode(buf.subarray(off, off + DECODE_SLICE), { stream: true });
-    await new Promise<void>((resolve) => setImmediate(resolve));
+function readPieces(req: Request, declared: number | undefined, limit: number, next: NextFunction): void {
+  if (declared !== undefined && declared > limit) {
+    return next(httpError(413, 'request entity too large', 'entity.too.large', { expected: declared, limit }));
   }
-  return out + decoder.decode();
+  const pieces: ArrayBuffer[] = [];
+  let received = 0;
+  let done = false;
+  const finish = (err?: Error) => {
+    if (done) return;
+    done = true;
+    req.off('data', onData);
+    req.off('end', onEnd);
+    req.off('aborted', onAborted);
+    req.off('error', onError);
+    if (err) {
+      req.pause(); // what raw-body does: stop reading, the response decides about the connection
+      return next(err);
+    }
+    (req as PiecesRequest)[PIECES] = pieces;
+    next();
+  };
+  const onData = (chunk: Buffer) => {
+    received += chunk.length;
+    if (received > limit) return finish(httpError(413, 'request entity too large', 'entity.too.large', { limit, received }));
+    if (declared !== undefined && received > declared) return finish(httpError(400, 'request size did not match content length', 'request.size.invalid'));
+    pieces.push(ownedCopy(chunk));
+  };
+  const onEnd = () => {
+    if (declared !== undefined && received !== declared) return finish(httpError(400, 'request size did not match content length', 'request.size.invalid'));
+    finish();
+  };
+  const onAborted = () => finish(httpError(400, 'request aborted', 'request.aborted'));
+  const onError = (e: Error) => finish(httpError(400, e.message, 'request.error'));
+  req.on('data', onData);
+  req.on('end', onEnd);
+  req.on('aborted', onAborted);
+  req.on('error', onError);
 }
 
 function containsNul(v: unknown): boolean {

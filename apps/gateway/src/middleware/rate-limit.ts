@@ -10,8 +10,8 @@
 // the poll path about a fifth of its CPU (docs/benchmark.md).
 import { createHash } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
-import type { Redis } from 'ioredis';
 import { AppError } from '@mediagen/errors';
+import { isCluster, RedisClient } from '@mediagen/queue';
 import type { GatewayDeps } from '../deps';
 
 const WINDOW_MS = 60_000;
@@ -44,7 +44,7 @@ declare module 'express-serve-static-core' {
   }
 }
 
-export type HitRedis = Redis & {
+export type HitRedis = RedisClient & {
   rateLimitHit(key: string, windowMs: number): Promise<[number, number]>;
   rateLimitHitPeek(key: string, peekKey: string, windowMs: number): Promise<[number, number, string | null]>;
 };
@@ -59,7 +59,7 @@ const partitionKey = (key: string): string =>
  * `req.peeked`. Anything it names is only read.
  */
 /** The Redis connection with the window-counting scripts defined (once per connection). */
-export function hitRedis(redis: Redis): HitRedis {
+export function hitRedis(redis: RedisClient): HitRedis {
   const r = redis as HitRedis;
   if (typeof r.rateLimitHit !== 'function') {
     r.defineCommand('rateLimitHit', { numberOfKeys: 1, lua: HIT });
@@ -72,12 +72,15 @@ export function requestRateLimit(deps: GatewayDeps, opts: { peek?: (req: Request
   const redis = hitRedis(deps.redis);
   const prefix = `${deps.config.REDIS_PREFIX}:rl:`;
   const partitions = new Map<string, string>();
+  // On a Redis Cluster the counter and the peeked key (another entity's key) sit in different hash
+  // slots, and one script may only touch one slot: there the handler reads its key itself.
+  const peek = isCluster(deps.redis) ? undefined : opts.peek;
 
   return async (req, res, next) => {
     const key = req.auth?.accountId ?? 'anonymous';
     let hits: number;
     let ttlMs: number;
-    const peekKey = opts.peek?.(req) ?? null;
+    const peekKey = peek?.(req) ?? null;
     try {
       if (peekKey === null) [hits, ttlMs] = await redis.rateLimitHit(prefix + key, WINDOW_MS);
       else {

@@ -1,17 +1,16 @@
 // What the gateway's scrape-time gauges read from Redis: job counts of every queue, and per channel
 // the renders in flight and the breaker state (packages/metrics cluster-gauges.ts).
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { readChannelViews } from '@mediagen/channel-health';
 import type { ClusterSnapshot } from '@mediagen/metrics';
-import { QUEUES, TaskQueue } from '@mediagen/queue';
+import { QUEUES, queuePrefix, RedisClient, TaskQueue } from '@mediagen/queue';
 
 const STATES = ['waiting', 'active', 'delayed'] as const;
 
-export function clusterSnapshotReader(redis: Redis, prefix: string, taskQueue: TaskQueue): () => Promise<ClusterSnapshot> {
+export function clusterSnapshotReader(redis: RedisClient, prefix: string, taskQueue: TaskQueue): () => Promise<ClusterSnapshot> {
   const queues: Queue[] = Object.values(QUEUES).map((name) => {
     if (name === taskQueue.name) return taskQueue;
-    const q = new Queue(name, { connection: redis, prefix });
+    const q = new Queue(name, { connection: redis, prefix: queuePrefix(redis, prefix) });
     q.on('error', () => undefined); // connection errors: the gateway's Redis client reports them
     return q;
   });

@@ -1,25 +1,27 @@
 // Subscribes to the task events (settled tasks) and API-key revocations of packages/queue's
 // pub/sub contracts, validating every message on receipt: a malformed message wakes no one.
-// One subscriber connection per gateway process.
-import IORedis, { Redis } from 'ioredis';
-import { decodeKeyRevoked, decodeTaskEvent, pubsubChannel } from '@mediagen/queue';
+// One subscriber connection per gateway process. On a Redis Cluster, PUBLISH on any node reaches
+// subscribers on every node (classic pub/sub is cluster-wide), and ioredis's Cluster keeps the
+// subscription on one node and moves it when that node fails.
+import { createRedis, decodeKeyRevoked, decodeTaskEvent, pubsubChannel, RedisClient, RedisTarget } from '@mediagen/queue';
 
 type Listener = () => void;
 
 export class TaskEvents {
-  private sub: Redis | null = null;
+  private sub: RedisClient | null = null;
   private readonly waiters = new Map<string, Set<Listener>>();
   private readonly revokeListeners = new Set<(keyHash: string) => void>();
   readonly taskChannel: string;
   readonly revokeChannel: string;
 
-  constructor(private readonly url: string, prefix: string) {
+  /** `target`: the parsed config (single server or cluster), or a plain redis:// URL (tests). */
+  constructor(private readonly target: RedisTarget | string, prefix: string) {
     this.taskChannel = pubsubChannel(prefix, 'taskEvents');
     this.revokeChannel = pubsubChannel(prefix, 'keyRevoked');
   }
 
   async start(): Promise<void> {
-    this.sub = new IORedis(this.url, { maxRetriesPerRequest: null });
+    this.sub = createRedis(typeof this.target === 'string' ? { REDIS_URL: this.target } : this.target, 'consumer');
     this.sub.on('error', () => undefined); // reconnects by itself; readiness is reported elsewhere
     this.sub.on('message', (channel: string, message: string) => this.onMessage(channel, message));
     // SUBSCRIBE is queued until the connection is ready, however long Redis stays down at start

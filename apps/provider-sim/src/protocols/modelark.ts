@@ -3,6 +3,8 @@
 //   POST   .../contents/generations/tasks        Seedance: {id}
 //   GET    .../contents/generations/tasks/{id}   the task: queued, running, succeeded, failed, cancelled, expired
 //   DELETE .../contents/generations/tasks/{id}   cancels a queued task; deletes a finished one; refuses a running one
+//   GET    .../contents/generations/tasks        the list: {items, total}, newest first, page_num/page_size,
+//                                                filter.model, filter.status, filter.task_ids (repeated or comma-separated)
 //   POST   .../images/generations                Seedream: the images, after the render time (synchronous)
 // Directives fail in ModelArk's own signals: 400 `InputTextSensitiveContentDetected` (#sim:violation-input),
 // a failed task `OutputVideoSensitiveContentDetected` / an image entry `OutputImageSensitiveContentDetected`
@@ -66,6 +68,24 @@ function seedanceTask(ctx: SimContext, req: IncomingMessage, render: Render): Re
   if (view.outputs === 0) return { ...task, status: 'succeeded', content: {}, usage };
   // A signed-looking query, kept intact by a correct client.
   return { ...task, status: 'succeeded', content: { video_url: `${ctx.mediaUrl(req, render, 0)}?X-Tos-Expires=86400&X-Tos-Signature=sim%2Bsig` }, usage };
+}
+
+/** `GET .../contents/generations/tasks`: this channel's tasks as GET shows each, newest first. */
+function listSeedance(ctx: SimContext, req: IncomingMessage, res: ServerResponse, channel: Channel, url: URL) {
+  const q = url.searchParams;
+  const pageNum = Number(q.get('page_num') ?? 1);
+  const pageSize = Number(q.get('page_size') ?? 20);
+  if (!Number.isInteger(pageNum) || pageNum < 1 || pageNum > 500 || !Number.isInteger(pageSize) || pageSize < 1 || pageSize > 500)
+    return arkError(res, 400, 'InvalidParameter', 'page_num and page_size must be integers in [1, 500].');
+  const model = q.get('filter.model');
+  const status = q.get('filter.status');
+  const ids = new Set(q.getAll('filter.task_ids').flatMap((v) => v.split(',')).filter(Boolean));
+  const tasks = ctx.store
+    .find(channel.id, (r) => r.type === 'video' && !r.meta?.deleted && (!model || r.model === model) && (!ids.size || ids.has(r.id)))
+    .sort((a, b) => b.createdAt - a.createdAt)
+    .map((r) => seedanceTask(ctx, req, r))
+    .filter((t) => !status || t.status === status);
+  return send(res, 200, { items: tasks.slice((pageNum - 1) * pageSize, pageNum * pageSize), total: tasks.length });
 }
 
 async function createSeedance(ctx: SimContext, req: IncomingMessage, res: ServerResponse, channel: Channel, body: Record<string, unknown>) {
@@ -143,6 +163,7 @@ registerProtocol({
         return arkError(res, 404, 'InvalidEndpointOrModel.NotFound', `The model ${body.model} does not exist or you do not have access to it.`);
       return isTasks ? createSeedance(ctx, req, res, channel, body) : seedream(ctx, req, res, channel, body);
     }
+    if (req.method === 'GET' && isTasks && path.length === 3) return listSeedance(ctx, req, res, channel, url);
     if (!isTasks || path.length !== 4) return arkError(res, 404, 'InvalidEndpoint.NotFound', 'The requested endpoint does not exist.');
     const render = ctx.store.get(channel.id, path[3]);
     const notFound = () => arkError(res, 404, 'ResourceNotFound', `The specified task ${path[3]} is not found.`);

@@ -1,6 +1,7 @@
 // Replicate predictions as the simulator speaks them (mount `replicate`; channel baseUrl `{sim}/replicate/v1`):
 //   POST /v1/models/{owner}/{name}/predictions | /v1/predictions   (Prefer: wait=N, Cancel-After honoured)
 //   GET  /v1/predictions/{id}        POST /v1/predictions/{id}/cancel
+//   GET  /v1/predictions             the list: {next, previous, results}, newest first, 100 a page, `cursor`
 //   GET  /v1/webhooks/default/secret -> {key: whsec_...}
 // Finished predictions are posted to `webhook`, signed per Standard Webhooks with that secret.
 // Directives in Replicate's signals: 429 "... resets in ~1s" (no Retry-After header, as Replicate),
@@ -54,6 +55,24 @@ function prediction(ctx: SimContext, channel: Channel, r: Render, origin: string
   if (view.outputs === 0) return { ...base, status: 'succeeded', output: null, metrics };
   const url = `${origin}${mediaUrlPath(r.directives.expired ? `expired-${r.id}` : r.id, 0)}`;
   return { ...base, status: 'succeeded', output: r.type === 'image' ? [url] : url, metrics, ...(r.directives.expired ? { data_removed: true } : {}) };
+}
+
+const PAGE = 100;
+
+/**
+ * `GET /v1/predictions`: this channel's predictions, newest first, as the documented example lists
+ * them (with `source`; without `webhook`). `next` and `previous` are full URLs carrying a cursor.
+ */
+function listPredictions(ctx: SimContext, channel: Channel, res: ServerResponse, url: URL, origin: string) {
+  const offset = Number(Buffer.from(url.searchParams.get('cursor') ?? '', 'base64url').toString() || 0);
+  if (!Number.isInteger(offset) || offset < 0) return problem(res, 400, 'Invalid cursor.');
+  const all = ctx.store.find(channel.id, () => true).sort((a, b) => b.createdAt - a.createdAt);
+  const page = (at: number) => `${origin}/replicate/v1/predictions?cursor=${Buffer.from(String(at)).toString('base64url')}`;
+  return send(res, 200, {
+    next: offset + PAGE < all.length ? page(offset + PAGE) : null,
+    previous: offset > 0 ? page(Math.max(0, offset - PAGE)) : null,
+    results: all.slice(offset, offset + PAGE).map((r) => ({ ...prediction(ctx, channel, r, origin), source: 'api' })),
+  });
 }
 
 const TERMINAL = new Set(['succeeded', 'failed', 'canceled', 'aborted']);
@@ -137,6 +156,7 @@ registerProtocol({
       await sleep(directives.slowSubmitMs);
       return send(res, 201, prediction(ctx, channel, render, origin));
     }
+    if (req.method === 'GET' && path.length === 1 && path[0] === 'predictions') return listPredictions(ctx, channel, res, url, origin);
     if (path[0] === 'predictions' && path[1]) {
       const render = ctx.store.get(channel.id, path[1]);
       if (!render || isLost(ctx, render)) return problem(res, 404, 'The requested resource could not be found.');

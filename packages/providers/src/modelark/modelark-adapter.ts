@@ -4,15 +4,18 @@
 //                    DELETE {base}/contents/generations/tasks/{id}   cancels a queued task only
 //   Seedream images  POST   {base}/images/generations                -> the images, synchronously
 // Auth: `Authorization: Bearer <key>`. Callbacks (`callback_url`) are unsigned, so they are hints.
-// No idempotency key exists: a submit is never repeated blindly (the worker's rule), and no
-// client reference is echoed by the list call, so an orphaned render cannot be found again.
+// No idempotency key exists. A Seedance task whose create answer was lost is found again in the
+// list endpoint by its seed (modelark-orphan.ts; setting `orphanSearch`):
+//                    GET    {base}/contents/generations/tasks?page_num&page_size&filter.model -> {items, total}
 import type { AdapterCapabilities, ChannelAdapter, RenderRequest, RenderStatus, SubmitResult } from '../channel-adapter';
 import { createUpstreamHttp } from '../upstream-http';
 import { UpstreamError } from '../upstream-error';
 import type { ModelarkChannel } from './modelark-config';
 import { classifyModelarkError, type ModelarkAction } from './modelark-errors';
-import { modelarkUnsupported, seedanceBody, seedreamBody } from './modelark-request';
-import { seedanceCreateSchema, seedanceTaskSchema, seedreamAnswerSchema } from './modelark-schemas';
+import { ORPHAN_MAX_PAGES, ORPHAN_PAGE_SIZE, orphanSince } from '../orphan-search';
+import { pageBeforeWindow, seedanceOrphans } from './modelark-orphan';
+import { modelarkUnsupported, seedanceBody, seedanceSeed, seedreamBody, wholeSeconds } from './modelark-request';
+import { seedanceCreateSchema, seedanceListSchema, seedanceTaskSchema, seedreamAnswerSchema } from './modelark-schemas';
 import { seedanceStatus, seedreamStatus } from './modelark-status';
 
 /** Prefix of the ids we give synchronous Seedream renders: there is nothing upstream to poll. */
@@ -23,7 +26,7 @@ export const MODELARK_CAPABILITIES: AdapterCapabilities = {
   cancel: true,
   callbacks: 'hint',
   synchronous: true,
-  findOrphan: false,
+  findOrphan: true,
 };
 
 export function createModelarkAdapter(channel: ModelarkChannel): ChannelAdapter {
@@ -45,7 +48,7 @@ export function createModelarkAdapter(channel: ModelarkChannel): ChannelAdapter 
 
   return {
     channel,
-    capabilities: MODELARK_CAPABILITIES,
+    capabilities: { ...MODELARK_CAPABILITIES, findOrphan: channel.orphanSearch },
     unsupported: (model) => modelarkUnsupported(model, channel.models[model]),
     classifyError,
 
@@ -74,6 +77,37 @@ export function createModelarkAdapter(channel: ModelarkChannel): ChannelAdapter 
           throw new UpstreamError('lost', 'status: a synchronous image render cannot be polled; its answer was lost');
         const res = await client.get(`/contents/generations/tasks/${encodeURIComponent(upstreamId)}`, { timeout: channel.timeouts.pollMs });
         return seedanceStatus(parse(seedanceTaskSchema, res.data, 'status'), channel.reportsViolations, channel.prices);
+      }),
+
+    // Errors are classified as the submit's: a list the upstream does not offer (404) is `failed`,
+    // and the worker then submits without a search; a transient one makes it search again later.
+    findOrphan: (req: RenderRequest) =>
+      call('submit', async (): Promise<string | null> => {
+        const model = channel.models[req.spec.model];
+        // Seedream answered (or not) inside the lost call: there is no task to find.
+        if (!channel.orphanSearch || !model || req.spec.type !== 'video') return null;
+        const seed = seedanceSeed(req, req.spec, channel)!;
+        const seconds = req.outputSeconds ?? req.spec.duration;
+        const query = {
+          seed, ownSeed: req.spec.seed === null, ratio: req.spec.ratio, since: orphanSince(req.submitSentAt),
+          ...(seconds !== null ? { duration: wholeSeconds(seconds) } : {}),
+          ...(req.spec.resolution ? { resolution: req.spec.resolution } : {}),
+        };
+        const found: string[] = [];
+        for (let page = 1; page <= ORPHAN_MAX_PAGES; page++) {
+          const res = await client.get('/contents/generations/tasks', {
+            params: { page_num: page, page_size: ORPHAN_PAGE_SIZE, 'filter.model': model },
+            timeout: channel.timeouts.pollMs,
+          });
+          const list = seedanceListSchema.safeParse(res.data);
+          if (!list.success) throw new UpstreamError('failed', 'orphan search: the task list is not {items, total}');
+          const items = list.data.items ?? [];
+          found.push(...seedanceOrphans(items, query));
+          if (query.ownSeed && found.length) return found[0];
+          if (items.length < ORPHAN_PAGE_SIZE || pageBeforeWindow(items, query.since)) break;
+        }
+        // A client's seed may be shared by another task: only an unambiguous match is adopted.
+        return found.length === 1 ? found[0] : null;
       }),
 
     async cancel(upstreamId: string): Promise<void> {

@@ -24,6 +24,13 @@ export const modelarkChannelSchema = channelBaseSchema.extend({
    */
   imageResponseFormat: z.enum(['url', 'b64_json']).default('url'),
   /**
+   * Orphan search (findOrphan): a Seedance request without a client seed carries a seed derived
+   * from the attempt, and a resumed attempt whose submit answer was lost looks for its task in
+   * `GET /contents/generations/tasks?filter.model=...` (the list echoes each task's seed) before
+   * submitting again. Off: no seed is added and a lost answer means a blind resubmit.
+   */
+  orphanSearch: z.boolean().default(true),
+  /**
    * What the upstream charges, by upstream model name, so each attempt's cost (and the margin per
    * model) is known: Seedance bills tokens (`usage.completion_tokens`), Seedream images. ModelArk
    * answers usage, never money; without an entry the attempt records usage only.

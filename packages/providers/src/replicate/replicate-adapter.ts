@@ -2,6 +2,7 @@
 //   POST {base}/models/{owner}/{name}/predictions   (or POST {base}/predictions with a version)
 //   GET  {base}/predictions/{id}        POST {base}/predictions/{id}/cancel
 //   GET  {base}/webhooks/default/secret (the webhook signing secret, when not configured)
+//   GET  {base}/predictions              (orphan search: a prediction whose create answer was lost)
 // Auth `Authorization: Bearer ...`. Outputs are deleted an hour after the prediction (providers.md 7):
 // the worker downloads as soon as a poll or a callback reports success.
 import type { ChannelAdapter, RenderRequest, RenderStatus, SubmitResult } from '../channel-adapter';
@@ -11,6 +12,8 @@ import { createUpstreamHttp } from '../upstream-http';
 import type { ReplicateChannel } from './replicate-config';
 import { classifyReplicateError } from './replicate-errors';
 import { parseReplicateModel, replicateInput, replicateUnsupported } from './replicate-request';
+import { ORPHAN_MAX_PAGES, orphanSince } from '../orphan-search';
+import { listedPredictionSchema, OrphanMatch, predictionOrphanMatch, predictionPageSchema, predictionsBefore } from './replicate-orphan';
 import { predictionSchema, webhookSecretSchema } from './replicate-schemas';
 import { predictionStatus } from './replicate-status';
 import { ReplicateSecret, verifyReplicateWebhook } from './replicate-webhook';
@@ -28,9 +31,29 @@ export function createReplicateAdapter(channel: ReplicateChannel): ChannelAdapte
     return webhookSecretSchema.parse(res.data).key;
   });
 
+  /** The channel's price for the model a request renders on (keyed by its `models` value). */
+  const priceOf = (spec: RenderRequest['spec']) => {
+    const value = target(spec);
+    return value ? channel.prices?.[value] ?? channel.prices?.[value.split(':')[0]] : undefined;
+  };
+  /** The price for a polled prediction, from the model (and version) it names. */
+  const modelPrice = (model: string | null | undefined, version: unknown) =>
+    Object.entries(channel.prices ?? {}).find(([k]) => (model && k === model) || (typeof version === 'string' && k.endsWith(`:${version}`)))?.[1];
+
+  /** The `next` page URL when it stays under our base (the key is never sent elsewhere). */
+  const sameApi = (next: string | null | undefined): string | null => {
+    if (!next) return null;
+    try {
+      const u = new URL(next, `${base}/`);
+      return u.href.startsWith(`${base}/`) ? u.href : null;
+    } catch {
+      return null;
+    }
+  };
+
   return {
     channel,
-    capabilities: { idempotentSubmit: false, cancel: true, callbacks: 'signed', synchronous: !!channel.preferWaitSeconds, findOrphan: false },
+    capabilities: { idempotentSubmit: false, cancel: true, callbacks: 'signed', synchronous: !!channel.preferWaitSeconds, findOrphan: channel.orphanSearch !== false },
     classifyError: classify,
     unsupported: (model, variant) => replicateUnsupported(model, upstreamModelFor(channel, model, variant), variant),
 
@@ -39,6 +62,7 @@ export function createReplicateAdapter(channel: ReplicateChannel): ChannelAdapte
       const t = parseReplicateModel(value);
       if (!t) throw new UpstreamError('failed', `channel ${channel.id} does not serve ${req.spec.model}`);
       const body: Record<string, unknown> = { input: replicateInput(req.spec, req.references ?? [], t, req.outputSeconds) };
+      // `webhook` is the task's callback URL: also what an orphan search matches a listed prediction by.
       if (t.version) body.version = t.version;
       if (req.callbackUrl) Object.assign(body, { webhook: req.callbackUrl, webhook_events_filter: ['completed'] });
       const headers: Record<string, string> = {};
@@ -51,7 +75,7 @@ export function createReplicateAdapter(channel: ReplicateChannel): ChannelAdapte
         const res = await request<unknown>({ method: 'POST', url, data: body, headers }, channel.timeouts.submitMs + (wait ?? 0) * 1000);
         const p = predictionSchema.safeParse(res.data);
         if (!p.success) throw new UpstreamError('failed', 'submit: Replicate answered without a prediction id');
-        const status = predictionStatus(p.data, channel.reportsViolations);
+        const status = predictionStatus(p.data, channel.reportsViolations, priceOf(req.spec));
         return { upstreamId: p.data.id, ...(status.state !== 'running' ? { status } : {}) };
       } catch (err) {
         throw classify(err, 'submit');
@@ -64,10 +88,45 @@ export function createReplicateAdapter(channel: ReplicateChannel): ChannelAdapte
         const res = await request<unknown>({ method: 'GET', url: `/predictions/${upstreamId}` }, channel.timeouts.pollMs);
         const p = predictionSchema.safeParse(res.data);
         if (!p.success) throw new UpstreamError('transient', 'status: unreadable prediction');
-        return predictionStatus(p.data, channel.reportsViolations);
+        return predictionStatus(p.data, channel.reportsViolations, modelPrice(p.data.model, p.data.version));
       } catch (err) {
         throw classify(err, 'status');
       }
+    },
+
+    // A prediction the lost create made, found in the list (replicate-orphan.ts). Errors are
+    // classified as the submit's: a list the upstream does not offer is `failed`, and the worker
+    // then creates without a search; a transient one makes it search again later.
+    async findOrphan(req: RenderRequest): Promise<string | null> {
+      const t = parseReplicateModel(target(req.spec));
+      if (channel.orphanSearch === false || !t) return null;
+      const query = {
+        model: `${t.owner}/${t.name}`, ...(t.version ? { version: t.version } : {}),
+        input: replicateInput(req.spec, req.references ?? [], t, req.outputSeconds),
+        ...(req.callbackUrl ? { webhook: req.callbackUrl } : {}),
+        since: orphanSince(req.submitSentAt),
+      };
+      const byInput: string[] = [];
+      let url: string | null = '/predictions';
+      try {
+        for (let page = 0; url && page < ORPHAN_MAX_PAGES; page++) {
+          const res = await request<unknown>({ method: 'GET', url }, channel.timeouts.pollMs);
+          const list = predictionPageSchema.safeParse(res.data);
+          if (!list.success) throw new UpstreamError('failed', 'orphan search: the prediction list is not {results, next}');
+          for (const item of list.data.results) {
+            const p = listedPredictionSchema.safeParse(item);
+            const match: OrphanMatch = p.success ? predictionOrphanMatch(p.data, query) : null;
+            if (match === 'webhook') return p.data!.id;
+            if (match === 'input') byInput.push(p.data!.id);
+          }
+          if (predictionsBefore(list.data.results, query.since)) break;
+          url = sameApi(list.data.next);
+        }
+      } catch (err) {
+        throw classify(err, 'submit');
+      }
+      // Matched by input only: another task with the same input may be the one listed.
+      return byInput.length === 1 ? byInput[0] : null;
     },
 
     async cancel(upstreamId: string): Promise<void> {

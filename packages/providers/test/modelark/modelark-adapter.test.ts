@@ -1,10 +1,10 @@
 // ModelArk (Seedance tasks, Seedream images) against its documented payloads, served over HTTP.
 import { AxiosError, AxiosHeaders } from 'axios';
-import type { ImageTaskSpec, VideoTaskSpec } from '@mediagen/catalog';
+import { getModel, type ImageModelInfo, type ImageTaskSpec, type VideoTaskSpec } from '@mediagen/catalog';
 import type { ChannelAdapter, RenderReference, RenderRequest } from '../../src/channel-adapter';
 import { createModelarkAdapter } from '../../src/modelark/modelark-adapter';
 import { modelarkChannelSchema } from '../../src/modelark/modelark-config';
-import { modelarkUnsupported, seedanceBody, seedreamBody, seedreamSize } from '../../src/modelark/modelark-request';
+import { modelarkUnsupported, seedanceBody, seedreamBody, seedreamShortfall, seedreamSize } from '../../src/modelark/modelark-request';
 import { FixtureServer, loadFixture, startFixtureServer } from './fixture-server';
 
 const fx = (name: string) => loadFixture('modelark', name);
@@ -52,6 +52,8 @@ describe('request mapping', () => {
         { type: 'audio_url', audio_url: { url: 'https://files.example/d.mp3' }, role: 'reference_audio' },
       ],
       ratio: '9:16', resolution: '480p', duration: 7, watermark: false,
+      // No client seed: one derived from the attempt, which the task list echoes (orphan search).
+      seed: 272836131,
       callback_url: 'https://relay.example/hooks/upstream/ark?task=t&token=x',
     });
   });
@@ -79,6 +81,23 @@ describe('request mapping', () => {
     expect(modelarkUnsupported('video-a-h3')).toMatch(/lip-sync/);
     expect(modelarkUnsupported('video-c-3.1')).toMatch(/Veo/);
     expect(adapter().unsupported!('video-a-h3', null)).toMatch(/video-a-h3/);
+  });
+
+  it('refuses at config load an image model Seedream cannot serve, naming the model and the upstream', () => {
+    const image = (over: Partial<ImageModelInfo>): ImageModelInfo => ({ ...(getModel('image-a-5.0') as ImageModelInfo), ...over });
+    expect(seedreamShortfall(image({}), 'seedream-5-0-260128')).toBeNull();
+    expect(seedreamShortfall(image({ id: 'image-x', ratios: ['1:1', '5:4'] }), 'seedream-5-0-260128')).toBe('image-x offers ratio 5:4, for which this adapter knows no Seedream size');
+    expect(seedreamShortfall(image({ id: 'image-x', resolutions: ['1k', '8k'] }), 'seedream-4-5-251128')).toMatch(/image-x offers resolution 8k/);
+    expect(seedreamShortfall(image({ id: 'image-x', maxImages: 12 }), 'seedream-4-0-250828')).toBe('image-x takes up to 12 reference images; seedream-4-0-250828 takes 10');
+    expect(seedreamShortfall(image({ id: 'image-x', maxImages: 12 }), 'doubao-seedream-5-0-260128')).toBeNull();
+    // The legacy text-to-image model takes no reference image; every catalog image model takes some.
+    const a = adapter({ models: { 'image-a-5.0': 'seedream-3-0-t2i-250415', 'image-b-2.5': 'dreamina-seedance-2-0-260128', 'video-b-2.0': 'seedream-4-5-251128' } });
+    expect(a.unsupported!('image-a-5.0', null)).toBe('image-a-5.0 takes up to 6 reference images; seedream-3-0-t2i-250415 takes none (text-to-image only)');
+    expect(a.unsupported!('image-b-2.5', null)).toMatch(/dreamina-seedance-2-0-260128 is a Seedance video model; image-b-2.5 is an image model/);
+    expect(a.unsupported!('video-b-2.0', null)).toMatch(/seedream-4-5-251128 is a Seedream image model; video-b-2.0 is a video model/);
+    // Every catalog image model on the Seedream ids of the example config.
+    for (const [model, up] of [['image-a-5.0', 'seedream-5-0-260128'], ['image-b-2.5', 'seedream-4-5-251128'], ['image-b-2', 'seedream-4-0-250828']])
+      expect(adapter({ models: { [model]: up } }).unsupported!(model, null)).toBeNull();
   });
 
   it('refuses a video-b model mapped to a Seedance version that renders less than the catalog sells', () => {
@@ -207,6 +226,69 @@ describe('Seedance task', () => {
     const err = new AxiosError('forbidden', 'ERR_BAD_REQUEST');
     err.response = { status: 403, statusText: '', headers: new AxiosHeaders(), config: { headers: new AxiosHeaders() }, data: '<Error><Code>AccessDenied</Code></Error>' };
     expect(adapter().classifyError(err, 'download')).toMatchObject({ kind: 'unusable' });
+  });
+});
+
+describe('orphan search (a create whose answer was lost)', () => {
+  const LIST = '/contents/generations/tasks?page_num=1&page_size=100&filter.model=dreamina-seedance-2-5-260628';
+  // Our first send, seconds before the listed task was created (1795408930 = 04:42:10 UTC).
+  const sentAt = new Date('2026-11-23T04:42:09Z');
+
+  it('tags a request without a client seed with a seed of its own attempt, keeps a client seed, and adds none when the search is off', () => {
+    expect(seedanceBody(req(video()), video(), 'm', channel()).seed).toBe(272836131);
+    expect(seedanceBody(req(video(), [], { attemptId: 'att-2' }), video(), 'm', channel()).seed).toBe(278882935);
+    expect(seedanceBody(req(video({ seed: 7 })), video({ seed: 7 }), 'm', channel()).seed).toBe(7);
+    expect(seedanceBody(req(video()), video(), 'm', channel({ orphanSearch: false })).seed).toBeUndefined();
+    expect(adapter().capabilities.findOrphan).toBe(true);
+    expect(adapter({ orphanSearch: false }).capabilities.findOrphan).toBe(false);
+  });
+
+  it('finds the task by the seed of its attempt in the model\'s task list, created after the first send', async () => {
+    server.on('GET', LIST, fx('seedance-list-tasks'));
+    await expect(adapter().findOrphan!(req(video(), [], { submitSentAt: sentAt }))).resolves.toBe('cgt-20261123044210-a1b2c');
+    expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`GET ${LIST}`]);
+    expect(server.requests[0].headers.authorization).toBe('Bearer ark-key');
+  });
+
+  it('finds nothing for another attempt, and nothing created before the first send', async () => {
+    server.on('GET', LIST, fx('seedance-list-tasks'));
+    await expect(adapter().findOrphan!(req(video(), [], { attemptId: 'att-2', submitSentAt: sentAt }))).resolves.toBeNull();
+    // The same seed on a task made two days before the send is someone else's (or an old) render.
+    await expect(adapter().findOrphan!(req(video(), [], { submitSentAt: new Date('2026-11-23T05:30:00Z') }))).resolves.toBeNull();
+  });
+
+  it('takes a task with the client\'s own seed only when a single one matches seed, ratio, duration and resolution', async () => {
+    server.on('GET', LIST, fx('seedance-list-tasks'));
+    const own = video({ seed: 10423, ratio: '16:9', resolution: '720p' });
+    await expect(adapter().findOrphan!(req(own, [], { outputSeconds: 5, submitSentAt: sentAt }))).resolves.toBe('cgt-20261123044055-x9y8z');
+    // Another duration: not this request's task.
+    await expect(adapter().findOrphan!(req(own, [], { outputSeconds: 6, submitSentAt: sentAt }))).resolves.toBeNull();
+    const listed = fx('seedance-list-tasks').body as { items: Record<string, unknown>[] };
+    server.on('GET', LIST, { status: 200, body: { items: [listed.items[1], { ...listed.items[1], id: 'cgt-twin' }], total: 2 } });
+    await expect(adapter().findOrphan!(req(own, [], { outputSeconds: 5, submitSentAt: sentAt }))).resolves.toBeNull();
+  });
+
+  it('reads further pages while they are full and inside the window', async () => {
+    const listed = fx('seedance-list-tasks').body as { items: Record<string, unknown>[] };
+    const newer = Array.from({ length: 100 }, (_, i) => ({ ...listed.items[1], id: `cgt-newer-${i}`, seed: i, created_at: 1795409000 }));
+    server.on('GET', LIST, { status: 200, body: { items: newer, total: 102 } });
+    server.on('GET', LIST.replace('page_num=1', 'page_num=2'), { status: 200, body: { items: [listed.items[0], listed.items[2]], total: 102 } });
+    await expect(adapter().findOrphan!(req(video(), [], { submitSentAt: sentAt }))).resolves.toBe('cgt-20261123044210-a1b2c');
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('fails (not transient) on an upstream without the list, so the worker submits without a search; transient on a 5xx', async () => {
+    server.on('GET', LIST, { status: 404, body: { error: { code: 'InvalidEndpoint.NotFound', message: 'The requested endpoint does not exist.' } } });
+    await expect(adapter().findOrphan!(req(video(), [], { submitSentAt: sentAt }))).rejects.toMatchObject({ kind: 'failed' });
+    server.on('GET', LIST, { status: 200, body: '<html>' });
+    await expect(adapter().findOrphan!(req(video(), [], { submitSentAt: sentAt }))).rejects.toMatchObject({ kind: 'failed' });
+    server.on('GET', LIST, fx('error-500-internal'));
+    await expect(adapter().findOrphan!(req(video(), [], { submitSentAt: sentAt }))).rejects.toMatchObject({ kind: 'transient' });
+  });
+
+  it('has no task to find for a synchronous Seedream image', async () => {
+    await expect(adapter().findOrphan!(req(image(), [], { submitSentAt: sentAt }))).resolves.toBeNull();
+    expect(server.requests).toHaveLength(0);
   });
 });
 

@@ -173,3 +173,74 @@ describe('webhook signatures (Standard Webhooks)', () => {
     a.close();
   });
 });
+
+describe('orphan search (a create whose answer was lost)', () => {
+  const sentAt = new Date('2026-11-23T04:42:09Z');
+  const lost = (callbackUrl?: string) => ({ ...(req(veo('video-c-3.1-fast'), [], callbackUrl) as object), submitSentAt: sentAt }) as never;
+  const search = async (r: never, extra: Partial<ReplicateChannel> = {}) => {
+    const a = createReplicateAdapter(channel({ models: { 'video-c-3.1': 'google/veo-3.1' }, ...extra }));
+    try {
+      return await a.findOrphan!(r);
+    } finally {
+      a.close();
+    }
+  };
+
+  it('finds the prediction in the documented list by model and input, skipping web predictions and those made before the first send', async () => {
+    up.on('GET', '/v1/predictions', { body: fixture('replicate-predictions-list') });
+    await expect(search(lost())).resolves.toBe('x7c2qk0mhdrj40ct4zh9s3v2a8');
+    expect(up.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /v1/predictions']);
+    expect(up.requests[0].headers.authorization).toBe('Bearer r8_key');
+    expect(createReplicateAdapter(channel()).capabilities.findOrphan).toBe(true);
+    expect(createReplicateAdapter(channel({ orphanSearch: false })).capabilities.findOrphan).toBe(false);
+  });
+
+  it('matches on our webhook URL when the list carries it, even beside a twin with the same input', async () => {
+    up.on('GET', '/v1/predictions', { body: fixture('replicate-predictions-list-with-webhook') });
+    await expect(search(lost('https://gw.example/hooks/upstream/rep-test?task=t1&token=mine'))).resolves.toBe('x7c2qk0mhdrj40ct4zh9s3v2a8');
+    await expect(search(lost('https://gw.example/hooks/upstream/rep-test?task=t3&token=none'))).resolves.toBeNull();
+    // `next` points at another origin than the channel's base: never followed with our key.
+    expect(up.requests.every((r) => r.path === '/v1/predictions' && !r.query.get('cursor'))).toBe(true);
+  });
+
+  it('adopts nothing when two predictions match by input alone, or when the input differs', async () => {
+    const listed = fixture('replicate-predictions-list');
+    up.on('GET', '/v1/predictions', { body: { ...listed, results: [listed.results[0], { ...listed.results[0], id: 'twin' }] } });
+    await expect(search(lost())).resolves.toBeNull();
+    up.reset();
+    up.on('GET', '/v1/predictions', { body: listed });
+    await expect(search({ ...(lost() as object), spec: { ...veo('video-c-3.1-fast'), prompt: 'dunes' } } as never)).resolves.toBeNull();
+  });
+
+  it('follows `next` under its own base while the page is inside the window', async () => {
+    const listed = fixture('replicate-predictions-list');
+    const newer = { ...listed.results[0], id: 'newer', input: { prompt: 'other' }, created_at: '2026-11-23T04:50:00Z' };
+    up.on('GET', '/v1/predictions', (r) =>
+      r.query.get('cursor') === 'p2' ? { body: { next: null, previous: null, results: listed.results } } : { body: { next: `${up.base}/v1/predictions?cursor=p2`, previous: null, results: [newer] } });
+    await expect(search(lost())).resolves.toBe('x7c2qk0mhdrj40ct4zh9s3v2a8');
+    expect(up.requests).toHaveLength(2);
+  });
+
+  it('fails (not transient) where the upstream has no list, so the worker creates without a search; transient on a 5xx', async () => {
+    up.on('GET', '/v1/predictions', { status: 404, body: fixture('replicate-404-not-found') });
+    await expect(search(lost())).rejects.toMatchObject({ kind: 'failed' });
+    up.on('GET', '/v1/predictions', { status: 503, body: { detail: 'Service Unavailable.' } });
+    await expect(search(lost())).rejects.toMatchObject({ kind: 'transient' });
+  });
+});
+
+describe('upstream cost', () => {
+  it('prices a prediction from the channel\'s prices: run time, or per output', async () => {
+    up.on('GET', `/v1/predictions/${ID}`, { body: fixture('replicate-prediction-succeeded-video') });
+    const price = async (prices: ReplicateChannel['prices']) => {
+      const a = createReplicateAdapter(channel({ prices }));
+      const s = await a.poll(ID);
+      a.close();
+      return s.state === 'succeeded' ? s.usage : undefined;
+    };
+    // 87.9 s of run time.
+    await expect(price({ 'google/veo-3.1': { microUsdPerPredictSecond: 1_400 } })).resolves.toEqual({ units: 'predict_seconds', amount: 87.9, costMicroUsd: 123_060 });
+    await expect(price({ 'google/veo-3.1': { microUsdPerOutput: 3_200_000 } })).resolves.toEqual({ units: 'predict_seconds', amount: 87.9, costMicroUsd: 3_200_000 });
+    await expect(price({})).resolves.toEqual({ units: 'predict_seconds', amount: 87.9 });
+  });
+});
