@@ -10,8 +10,4 @@ import type { Section } from './section';
 import { submitSection } from './submit';
 import { timeToResultSection } from './time-to-result';
 
-<<<<<<< HEAD
-export const SECTIONS: Section[] = [submitSection, pollSection, pipelineSection, timeToResultSection, largeBodiesSection, inFlightSection];
-=======
-export const SECTIONS: Section[] = [submitSection, pollSection, pipelineSection, largeBodiesSection, inFlightSection, largeResultsSection, scaleSection];
->>>>>>> main
+export const SECTIONS: Section[] = [submitSection, pollSection, pipelineSection, timeToResultSection, largeBodiesSection, inFlightSection, largeResultsSection, scaleSection];

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
 import { Job, Worker } from 'bullmq';
+import IORedis from 'ioredis';
 import { Webhook } from 'standardwebhooks';
 import { createTaskWithCharge, newId } from '@mediagen/db';
 import { callbackSecret, callbackUrl } from '@mediagen/providers';
@@ -119,8 +120,8 @@ describe('a callback that comes in while the task step runs (issue 15.1)', () =>
     // Jobs the tests above woke are waiting too: only this one may be taken.
     await h.deps.queue.drain();
     await (await h.deps.queue.getJob(taskId))!.promote();
-    const connection = h.deps.redis.duplicate({ maxRetriesPerRequest: null });
-    const worker = new Worker(h.deps.queue.name, null, { connection, prefix: h.deps.config.REDIS_PREFIX, autorun: false });
+    const connection = new IORedis(h.deps.config.REDIS_URL, { maxRetriesPerRequest: null });
+    const worker = new Worker(h.deps.queue.name, null, { connection, prefix: h.deps.queue.opts.prefix, autorun: false });
     workers.push(async () => {
       await worker.close(true);
       connection.disconnect();
