@@ -1,16 +1,12 @@
-// Publishes task events (pubsub.ts) for gateways waiting on a task, and drops the task's poll cache
-// entry first, so a client polling within POLL_CACHE_MS sees the settled state at once instead of
-// the cached `pending`/`processing` for up to 5 s (issue 15.1: provider finished -> task visible).
-// Best effort by design: the state is already committed, a waiting gateway re-reads the task when
-// its window ends, and a cache entry left behind only expires on its own.
-import { redisKey, RedisClient } from './connection';
-import { encodeTaskEvent, pubsubChannel, TaskEvent } from './pubsub';
-
-/**
- * The gateway's poll cache entry of a task (apps/gateway poll.service.ts). Here because settling
- * processes (the worker) drop it: both sides must agree on the key.
- */
-export const pollCacheKey = (prefix: string, taskId: string): string => redisKey(prefix, 'poll', taskId);
+// Publishes task events (pubsub.ts) for gateways waiting on a task. Best effort by design: the
+// state is already committed, and a waiting gateway re-reads the task when its window ends.
+//
+// Before the event goes out, the task's shared poll cache entry (pollCacheKey) is deleted, on the
+// same connection and so in this order: a gateway that hears the event drops its local copy and
+// finds no shared entry holding the state from before the settlement, so every gateway answers
+// the settled state from then on (docs/operations.md, "Poll cache and rate limits across gateways").
+import type { RedisClient } from './connection';
+import { encodeTaskEvent, pollCacheKey, pubsubChannel, TaskEvent } from './pubsub';
 
 export interface TaskEventPublisher {
   publish(taskId: string, status: TaskEvent['status']): Promise<void>;
@@ -26,8 +22,8 @@ export function createTaskEventPublisher(redis: RedisClient, prefix: string, log
   return {
     async publish(taskId, status) {
       try {
-        // Sent together on one connection (DEL first); the PUBLISH does not wait for the DEL's answer.
-        await Promise.all([redis.del(pollCacheKey(prefix, taskId)), redis.publish(channel, encodeTaskEvent({ taskId, status }))]);
+        await redis.del(pollCacheKey(prefix, taskId));
+        await redis.publish(channel, encodeTaskEvent({ taskId, status }));
       } catch (err) {
         log.warn({ taskId, err: (err as Error).message }, 'task event not published');
       }
