@@ -9,12 +9,24 @@ import { Pool } from 'pg';
 process.env.DATABASE_URL ??= 'postgresql://postgres@127.0.0.1:5432/mediagen';
 
 /**
+ * scripts/prepare-db.ts holds Prisma Migrate's lock itself, as a transaction lock, and says so: the
+ * session lock Prisma takes (and never releases) would outlive the CLI behind PgBouncer.
+ */
+const LOCK_HELD = process.env.MEDIAGEN_MIGRATION_LOCK_HELD === '1';
+const NO_LOCK = 'SELECT NULL::void AS pg_advisory_lock';
+const isMigrationLock = (q: unknown): boolean => {
+  const text = typeof q === 'string' ? q : (q as { text?: unknown } | null)?.text;
+  return typeof text === 'string' && /^\s*SELECT\s+pg_advisory_lock\(\s*72707369\s*\)\s*;?\s*$/i.test(text);
+};
+
+/**
  * prisma/orm issue 27403: migrate through adapter-pg fails with "Column type 'name' could not be
  * deserialized" because catalog queries return Postgres' `name` type (OID 19). Report it as text (25).
  */
 class NameAsTextPool extends Pool {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   query(...args: any[]): any {
+    if (LOCK_HELD && isMigrationLock(args[0])) args[0] = typeof args[0] === 'string' ? NO_LOCK : { ...args[0], text: NO_LOCK };
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const result = (super.query as any)(...args);
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -32,6 +44,12 @@ export default defineConfig({
   schema: path.join('prisma', 'schema.prisma'),
   migrations: { path: path.join('prisma', 'migrations') },
   async adapter() {
-    return new PrismaPg(new NameAsTextPool({ connectionString: process.env.DATABASE_URL }));
+    // Migration scripts name tables without a schema: a `?schema=` must be the session's
+    // search_path (a startup option, which PgBouncer in transaction mode refuses: docs/operations.md).
+    const url = new URL(process.env.DATABASE_URL!);
+    const schema = url.searchParams.get('schema');
+    url.searchParams.delete('schema');
+    const options = schema ? `-c search_path="${schema.replace(/"/g, '""')}"` : undefined;
+    return new PrismaPg(new NameAsTextPool({ connectionString: url.toString(), options }), schema ? { schema } : undefined);
   },
 });

@@ -5,9 +5,15 @@
 // are written in plain SQL (sql.ts): Prisma 6's client engine compiles every query in Wasm on the
 // event loop, about 0.5-1 ms of CPU per query here, ten times what the query itself costs through
 // pg (docs/benchmark.md). Everything else keeps using Prisma.
-import { Pool } from 'pg';
+//
+// No query depends on session state, so DATABASE_URL may point at PgBouncer in transaction mode
+// (docs/operations.md, "Behind PgBouncer"): tables are named with their schema (qualify-sql.ts),
+// the timeouts travel with each transaction (SET LOCAL in its BEGIN), no statement is named
+// (pg prepares unnamed ones), and nothing takes session locks, LISTENs or creates temp tables.
+import { Client, Pool, PoolConfig } from 'pg';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from './generated/client';
+import { sqlQualifier } from './qualify-sql';
 
 export type Db = PrismaClient;
 
@@ -56,45 +62,120 @@ export const DEFAULT_DB_TIMEOUTS: DbTimeouts = {
 
 const pools = new WeakMap<Db, Pool>();
 
+/** PgBouncer (and other poolers) refuse a startup parameter they do not know: FATAL 08P01. */
+const refusesOptions = (err: unknown): boolean => /unsupported startup parameter:? *"?options/i.test(String((err as Error)?.message ?? ''));
+
+interface PendingItem {
+  callback: (err: Error | undefined, client?: unknown, release?: unknown) => void;
+  timedOut?: boolean;
+}
+
 /**
  * A pool that never takes back a connection with a query still in flight. After a client-side
  * query timeout (DB_QUERY_TIMEOUT_MS) pg gives up on the query but the connection still waits for
  * its answer; Prisma's transactions release such a connection as healthy, and every later query
  * on it would queue behind the dead one and time out too (a partition that never heals for that
- * connection). Releasing it with an error makes the pool destroy it instead. `_release` and the
- * client fields it reads are pg-pool/pg internals (pg 8), kept to this one place.
+ * connection). Releasing it with an error makes the pool destroy it instead.
+ *
+ * It also opens connections again without our `options` startup parameter once the server refused
+ * it (a pooler: `startup.refused`), instead of failing every connection. `_release`, `newClient`
+ * and the client fields they read are pg-pool/pg internals (pg 8), kept to this one place.
  */
 class DroppingStuckPool extends Pool {
+  constructor(
+    config: PoolConfig,
+    readonly startup: { refused: boolean },
+  ) {
+    super(config);
+  }
+
   _release(client: unknown, idleListener: unknown, err?: Error): unknown {
     const c = client as { _getActiveQuery?: () => unknown; _queryQueue?: unknown[] };
     const stuck = !err && (Boolean(c._getActiveQuery?.()) || (c._queryQueue?.length ?? 0) > 0);
     const base = (Pool.prototype as unknown as { _release(c: unknown, l: unknown, e?: Error): unknown })._release;
     return base.call(this, client, idleListener, stuck ? new Error('connection released with a query in flight (timed out); dropped') : err);
   }
+
+  newClient(pendingItem: PendingItem): unknown {
+    const base = (Pool.prototype as unknown as { newClient(p: PendingItem): unknown }).newClient;
+    const callback = pendingItem.callback;
+    // Several connections may be opening when the first refusal comes back: each retries once.
+    const sentOurOptions = !this.startup.refused;
+    const retry: PendingItem = {
+      get timedOut() {
+        return pendingItem.timedOut;
+      },
+      callback: (err, client, release) => {
+        if (err && sentOurOptions && refusesOptions(err)) {
+          this.startup.refused = true;
+          base.call(this, pendingItem);
+          return;
+        }
+        callback(err, client, release);
+      },
+    };
+    return base.call(this, retry);
+  }
+}
+
+/**
+ * The pool's connections: every query's text qualified with the schema, and every transaction's
+ * BEGIN carrying the timeouts as SET LOCAL (one round trip). Our startup `options` (TimeZone and
+ * the same timeouts for whole sessions, where a direct connection keeps them) are left out once
+ * the server refused them; the URL's own `options` are always sent.
+ */
+const BEGIN = /^\s*(BEGIN|START\s+TRANSACTION)\b[^;]*;?\s*$/i;
+
+function pooledClient(schema: string, setLocal: string, startup: { refused: boolean }, urlOptions: string): typeof Client {
+  const qualify = sqlQualifier(schema);
+  return class PooledClient extends Client {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    query(config: any, values?: any, callback?: any): any {
+      const text: unknown = typeof config === 'string' ? config : config?.text;
+      if (typeof text === 'string') {
+        const noValues = !(Array.isArray(values) && values.length) && !(config?.values?.length);
+        const next = noValues && BEGIN.test(text) ? `${text.replace(/;?\s*$/, '')}${setLocal}` : qualify(text);
+        if (next !== text) {
+          if (typeof config === 'string') config = next;
+          else if (typeof config.submit === 'function') config.text = next;
+          else config = { ...config, text: next };
+        }
+      }
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any
+      return (Client.prototype.query as any).call(this, config, values, callback);
+    }
+
+    getStartupConf(): Record<string, string> {
+      const conf = (Client.prototype as unknown as { getStartupConf(): Record<string, string> }).getStartupConf.call(this);
+      if (startup.refused) {
+        if (urlOptions) conf.options = urlOptions;
+        else delete conf.options;
+      }
+      return conf;
+    }
+  };
 }
 
 export function createDb(databaseUrl: string, opts: { poolSize?: number; timeouts?: Partial<DbTimeouts> } = {}): Db {
   const { connectionString, schema, options } = parseDatabaseUrl(databaseUrl);
   const t = { ...DEFAULT_DB_TIMEOUTS, ...opts.timeouts };
+  const statementTimeout = t.statementMs > 0 ? `statement_timeout=${t.statementMs}` : '';
+  const idleTimeout = t.idleInTransactionMs > 0 ? `idle_in_transaction_session_timeout=${t.idleInTransactionMs}` : '';
+  const setLocal = [statementTimeout, idleTimeout].filter(Boolean).map((s) => `; SET LOCAL ${s}`).join('');
+  const startup = { refused: false };
   const pool = new DroppingStuckPool({
+    Client: pooledClient(schema, setLocal, startup, options),
     connectionString,
     max: opts.poolSize ?? 10,
-    // Raw SQL (the transactional operations) must see the same schema as the generated queries.
-    // Sessions are pinned to UTC: every timestamp column is timestamptz, so correctness does not
-    // depend on it, but text renderings (logs, psql, ::text) then agree with the API's ISO times.
-    // All settings travel in the one `options` startup parameter (one thing to allow in a pooler).
-    options: [
-      `-c search_path="${schema}"`,
-      '-c TimeZone=UTC',
-      t.statementMs > 0 ? `-c statement_timeout=${t.statementMs}` : '',
-      t.idleInTransactionMs > 0 ? `-c idle_in_transaction_session_timeout=${t.idleInTransactionMs}` : '',
-      options,
-    ].filter(Boolean).join(' '),
+    // Sessions are pinned to UTC where the server takes the setting: every timestamp column is
+    // timestamptz, so correctness does not depend on it, but text renderings (logs, psql, ::text)
+    // then agree with the API's ISO times. The URL's own options come last, so they win.
+    options: ['-c TimeZone=UTC', ...[statementTimeout, idleTimeout].filter(Boolean).map((s) => `-c ${s}`), options].filter(Boolean).join(' '),
     connectionTimeoutMillis: t.connectMs || undefined,
     query_timeout: t.queryMs || undefined,
     keepAlive: t.keepAliveMs > 0,
     keepAliveInitialDelayMillis: t.keepAliveMs || undefined,
-  });
+  }, startup);
   // An idle pooled connection that dies (server restart, proxy cut) emits 'error' on the pool;
   // without a listener that would crash the process. pg drops the connection by itself.
   pool.on('error', () => undefined);

@@ -15,6 +15,12 @@ export interface StackOptions {
   workers?: number;
   /** Extra environment for every process (e.g. TASK_TIMEOUT_MS). */
   env?: Record<string, string>;
+  /** A schema the test made (e.g. in a database of its own); dropped on stop like the default one. */
+  schema?: TestSchema;
+  /** The DATABASE_URL of the processes and of `db`, from the schema's (e.g. through a pooler). */
+  databaseUrl?: (schemaUrl: string) => string;
+  /** Runs last on stop, after the schema is dropped (e.g. stop the pooler, drop the database). */
+  afterStop?: () => Promise<void>;
 }
 
 export interface Stack {
@@ -55,7 +61,8 @@ const TEST_ENV = {
 };
 
 export async function startStack(label: string, opts: StackOptions = {}): Promise<Stack> {
-  const schema: TestSchema = await createTestSchema(`e2e_${label}`);
+  const schema: TestSchema = opts.schema ?? (await createTestSchema(`e2e_${label}`));
+  const databaseUrl = opts.databaseUrl ? opts.databaseUrl(schema.url) : schema.url;
   const prefix = `e2e-${label}-${randomBytes(3).toString('hex')}`;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `mg-e2e-${label}-`));
   const logDir = path.join(dataDir, 'logs');
@@ -65,7 +72,7 @@ export async function startStack(label: string, opts: StackOptions = {}): Promis
   const adminToken = `admin-${randomBytes(12).toString('hex')}`;
   const env: Record<string, string> = {
     ...TEST_ENV,
-    DATABASE_URL: schema.url,
+    DATABASE_URL: databaseUrl,
     REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     REDIS_PREFIX: prefix,
     PORT: String(port),
@@ -90,7 +97,7 @@ export async function startStack(label: string, opts: StackOptions = {}): Promis
     return p;
   };
 
-  const db = createDb(schema.url, { poolSize: 5 });
+  const db = createDb(databaseUrl, { poolSize: 5 });
   const nodes = env.REDIS_CLUSTER_NODES ? parseClusterNodes(env.REDIS_CLUSTER_NODES) : undefined;
   if (typeof nodes === 'string') throw new Error(`REDIS_CLUSTER_NODES: ${nodes}`);
   const redis = createRedis({ REDIS_URL: env.REDIS_URL, REDIS_CLUSTER_NODES: nodes }, 'consumer', { redis: { maxRetriesPerRequest: 3 } });
@@ -103,6 +110,7 @@ export async function startStack(label: string, opts: StackOptions = {}): Promis
     await db.$disconnect();
     await schema.drop();
     if (!process.env.KEEP_E2E_DATA) fs.rmSync(dataDir, { recursive: true, force: true });
+    await opts.afterStop?.();
   };
 
   let gateway!: Proc;
