@@ -5,7 +5,7 @@
 import { Cluster } from 'ioredis';
 import { QueueKeys } from 'bullmq';
 import { createChannelHealth, healthKey, outcomesKey, streakAccountsKey } from '@mediagen/channel-health';
-import { createRedis, isCluster, jobKey, queuePrefix, QUEUES, RedisClient } from '@mediagen/queue';
+import { createRedis, isCluster, jobKey, queuePrefix, QUEUES, RedisClient, redisErrorText } from '@mediagen/queue';
 import { loadConfig, parseClusterNodes } from '@mediagen/config';
 import { createChannelSlots } from '../../apps/worker/src/channel-slots';
 
@@ -122,6 +122,17 @@ describe('REDIS_CLUSTER_NODES', () => {
     } finally {
       producer.disconnect();
       consumer.disconnect();
+    }
+  });
+
+  it('names the cause when the seed nodes are no cluster (the machine\'s single Redis)', async () => {
+    const url = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+    const wrong = createRedis(loadConfig({ NODE_ENV: 'test', REDIS_CLUSTER_NODES: `${url.hostname}:${url.port || 6379}` }), 'producer');
+    try {
+      const err = await new Promise<Error>((resolve) => wrong.once('error', resolve));
+      expect(redisErrorText(err)).toMatch(/cluster support disabled/);
+    } finally {
+      wrong.disconnect();
     }
   });
 

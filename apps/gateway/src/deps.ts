@@ -2,7 +2,7 @@
 // to createApp(). Tests build their own (own schema, own Redis prefix) through the same function.
 import type { Config } from '@mediagen/config';
 import { createDb, Db, dbTimeoutsFrom } from '@mediagen/db';
-import { createRedis, createTaskQueue, createWebhookQueue, RedisClient, TaskQueue, WebhookQueue } from '@mediagen/queue';
+import { createRedis, createTaskQueue, createWebhookQueue, RedisClient, redisErrorText, TaskQueue, WebhookQueue } from '@mediagen/queue';
 import { createStorage, StorageDriver } from '@mediagen/storage';
 import { clusterGauges, createGatewayMetrics, GatewayMetrics } from '@mediagen/metrics';
 import { TaskEvents } from './services/task-events';
@@ -41,7 +41,8 @@ export async function createDeps(config: Config): Promise<GatewayDeps> {
   // Auto-pipelining sends the commands of concurrent requests (rate-limit counter, poll cache,
   // enqueue) in one write instead of one write each.
   const redis = createRedis(config, 'producer', { enableAutoPipelining: true });
-  redis.on('error', () => undefined); // reconnects by itself; /readyz and submits report the outage
+  let lastRedisError: string | null = null;
+  redis.on('error', (err: Error) => (lastRedisError = redisErrorText(err))); // reconnects by itself; /readyz and submits report the outage
   await waitReady(redis, 5_000);
   const queue = createTaskQueue(redis, config.REDIS_PREFIX);
   queue.on('error', () => undefined); // the connection's errors, already handled above (BullMQ prints them otherwise)
@@ -55,6 +56,10 @@ export async function createDeps(config: Config): Promise<GatewayDeps> {
     const n = await revokeDevelopmentKey(db).catch(() => 0);
     if (n > 0) log.warn('revoked the public development API key found in this production database');
   }
+  // Say once why Redis is not there yet (a wrong address, a password, REDIS_CLUSTER_NODES naming a
+  // server without cluster support): the gateway keeps retrying, and its answers say only 503.
+  if (redis.status !== 'ready')
+    log.warn({ redis: config.REDIS_CLUSTER_NODES ? 'cluster' : 'single', status: redis.status, err: lastRedisError }, 'Redis is not ready yet; submits answer 503 until it is');
   if (config.ADMIN_DISABLED) log.warn('ADMIN_TOKEN is not set: the admin API refuses every request (set NODE_ENV=development for the development token)');
   const metrics = createGatewayMetrics();
   clusterGauges(metrics.registry, clusterSnapshotReader(redis, config.REDIS_PREFIX, queue), (err) =>

@@ -9,7 +9,7 @@ import { createDb, dbTimeoutsFrom } from '@mediagen/db';
 import { createLogger } from '@mediagen/logging';
 import { createWorkerMetrics } from '@mediagen/metrics';
 import { assertServesCatalog, ChannelAdapter, ChannelConfig, createAdapters, downloadPolicyFromConfig, loadChannelConfig } from '@mediagen/providers';
-import { createRedis, createTaskEventPublisher, createTaskQueue, createWebhookQueue } from '@mediagen/queue';
+import { createRedis, createTaskEventPublisher, createTaskQueue, createWebhookQueue, redisErrorText } from '@mediagen/queue';
 import { createStorage } from '@mediagen/storage';
 import { createChannelSlots } from './channel-slots';
 import { observeChannel } from './channel-observer';
@@ -53,7 +53,7 @@ export async function startWorkerApp(
   const workerRedis = createRedis(config, 'consumer');
   const maintenanceRedis = createRedis(config, 'consumer');
   const webhookRedis = createRedis(config, 'consumer');
-  for (const r of [redis, workerRedis, maintenanceRedis, webhookRedis]) r.on('error', (err: Error) => log.warn({ err: err.message }, 'redis error'));
+  for (const r of [redis, workerRedis, maintenanceRedis, webhookRedis]) r.on('error', (err: Error) => log.warn({ err: redisErrorText(err) }, 'redis error'));
   const metrics = createWorkerMetrics({ processMetrics: opts.processMetrics });
   const channelHealth = createChannelHealth(redis, config.REDIS_PREFIX, {
     failures: config.CHANNEL_BREAKER_FAILURES,

@@ -31,7 +31,7 @@ export function upstreamMetrics(registry: Registry) {
     }),
     resubmits: new Counter({
       name: 'mediagen_upstream_resubmits_total',
-      help: 'Submits sent again for an attempt whose earlier submit may have reached the upstream, by channel and how: idempotent (deduplicated upstream), orphan_found (earlier render adopted), blind (possible double render)',
+      help: 'Submits sent again for an attempt whose earlier submit may have reached the upstream, by channel and how: idempotent (deduplicated upstream), orphan_found (earlier render adopted, nothing sent), orphan_none (searched, none found: sent again), blind (no search possible: possible double render)',
       labelNames: ['channel', 'how'] as const,
       registers: [registry],
     }),

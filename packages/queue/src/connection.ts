@@ -89,6 +89,15 @@ export function createConsumerRedis(url: string, extra: RedisOptions = {}): Redi
   return createRedis({ REDIS_URL: url }, 'consumer', { redis: extra }) as Redis;
 }
 
+/**
+ * The text of a connection error for a log line. A cluster's "Failed to refresh slots cache" hides
+ * the cause in `lastNodeError` (a refused connection, a password, a server without cluster support).
+ */
+export function redisErrorText(err: Error): string {
+  const cause = (err as Error & { lastNodeError?: Error }).lastNodeError;
+  return cause ? `${err.message} (${cause.message})` : err.message;
+}
+
 export const isCluster = (redis: RedisClient): redis is Cluster => redis.isCluster === true;
 
 /**

@@ -26,9 +26,14 @@ function board(queues: Queue[], readOnlyMode: boolean): Router {
 }
 
 export function bullBoardRouter(deps: GatewayDeps): RequestHandler {
-  const queues = Object.values(QUEUES).map((name) =>
-    name === deps.queue.name ? deps.queue : new Queue(name, { connection: deps.redis, prefix: queuePrefix(deps.redis, deps.config.REDIS_PREFIX) }),
-  );
+  const queues = Object.values(QUEUES).map((name) => {
+    if (name === deps.queue.name) return deps.queue;
+    const q = new Queue(name, { connection: deps.redis, prefix: queuePrefix(deps.redis, deps.config.REDIS_PREFIX) });
+    // The connection's errors are the gateway's to report (/readyz); without a listener BullMQ prints
+    // each one with its stack (a cluster that cannot be reached: one every retry).
+    q.on('error', () => undefined);
+    return q;
+  });
   const full = board(queues, false);
   const readOnly = board(queues, true);
   const isBearer = bearerMatches(deps.config.ADMIN_TOKEN);

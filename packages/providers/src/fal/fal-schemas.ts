@@ -1,5 +1,6 @@
 // zod schemas of the fal queue's answers (providers.md 6). Loose: each app returns its own output JSON.
 import { z } from 'zod';
+import { wireNumber } from '../wire-values';
 
 export const falSubmitSchema = z.looseObject({
   request_id: z.string().min(1),
@@ -12,9 +13,9 @@ export const falStatusSchema = z.looseObject({
   // IN_QUEUE, IN_PROGRESS, COMPLETED per the docs; FAILED / CANCELED appear in a third-party schema
   // (providers.md 10, item 10), so any string is read and mapped.
   status: z.string(),
-  queue_position: z.number().nullish(),
+  queue_position: wireNumber,
   error: z.unknown().optional(),
-  metrics: z.looseObject({ inference_time: z.number().nullish() }).nullish(),
+  metrics: z.looseObject({ inference_time: wireNumber }).nullish(),
 });
 export type FalStatus = z.infer<typeof falStatusSchema>;
 

@@ -7,7 +7,8 @@ import { falOutputSchema, FalStatus } from './fal-schemas';
 
 /** The queue state: still running, finished (fetch the result), or over without a result. */
 export function falQueueState(s: FalStatus): RenderStatus | 'completed' {
-  switch (s.status) {
+  // The docs write the states in capitals; a fake (or a proxy) writing them otherwise means the same.
+  switch (s.status.trim().toUpperCase()) {
     case 'IN_QUEUE':
       return { state: 'running', progress: 0 };
     case 'IN_PROGRESS':

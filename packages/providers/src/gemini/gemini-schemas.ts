@@ -2,10 +2,11 @@
 // optional or loose: Google adds fields often, and a missing one must lead to a classified failure,
 // never to a parse exception that looks like a network error.
 import { z } from 'zod';
+import { wireNumber } from '../wire-values';
 
 /** google.rpc.Status as sent in `{error: ...}` envelopes and in finished operations. */
 export const googleStatusSchema = z.looseObject({
-  code: z.number().nullish(),
+  code: wireNumber,
   message: z.string().nullish(),
   status: z.string().nullish(),
   details: z.array(z.looseObject({ '@type': z.string().nullish(), retryDelay: z.string().nullish() })).nullish(),
@@ -23,7 +24,7 @@ const videoResponseSchema = z.looseObject({
   // accepted (providers.md section 10, item 7).
   generatedSamples: z.array(sampleSchema).nullish(),
   generatedVideos: z.array(sampleSchema).nullish(),
-  raiMediaFilteredCount: z.number().nullish(),
+  raiMediaFilteredCount: wireNumber,
   raiMediaFilteredReasons: z.array(z.string()).nullish(),
 });
 
@@ -55,7 +56,7 @@ export const generateContentSchema = z.looseObject({
     )
     .nullish(),
   promptFeedback: z.looseObject({ blockReason: z.string().nullish(), blockReasonMessage: z.string().nullish() }).nullish(),
-  usageMetadata: z.looseObject({ totalTokenCount: z.number().nullish(), candidatesTokenCount: z.number().nullish() }).nullish(),
+  usageMetadata: z.looseObject({ totalTokenCount: wireNumber, candidatesTokenCount: wireNumber }).nullish(),
   responseId: z.string().nullish(),
 });
 export type GenerateContentResponse = z.infer<typeof generateContentSchema>;

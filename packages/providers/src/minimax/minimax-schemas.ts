@@ -2,6 +2,7 @@
 // HTTP statuses and `{type:"error", error:{type, message, http_code}, request_id}`; older endpoints
 // answer HTTP 200 with `base_resp.status_code != 0`. Both are read.
 import { z } from 'zod';
+import { wireNumber } from '../wire-values';
 
 const code = z.union([z.number(), z.string()]).transform((v) => Number(v)).nullish();
 
@@ -26,9 +27,9 @@ const taskSchema = z.object({
   /** v1 shape: the result is a file to retrieve. */
   file_id: z.union([z.string(), z.number()]).transform(String).nullish(),
   resolution: z.string().nullish(),
-  duration: z.number().nullish(),
+  duration: wireNumber,
   ratio: z.string().nullish(),
-  usage: z.object({ output_seconds: z.number().nullish(), input_seconds: z.number().nullish(), total_seconds: z.number().nullish() }).nullish(),
+  usage: z.object({ output_seconds: wireNumber, input_seconds: wireNumber, total_seconds: wireNumber }).nullish(),
   error: z.object({ code: code, message: z.string().nullish() }).nullish(),
 });
 export type MinimaxTask = z.infer<typeof taskSchema>;

@@ -2,6 +2,7 @@
 // required; everything else is optional and passed through, so a field the upstream adds or drops
 // does not break a running render.
 import { z } from 'zod';
+import { wireNumber } from '../wire-values';
 
 const errorObject = z.object({
   code: z.union([z.string(), z.number()]).transform(String).nullish(),
@@ -23,26 +24,26 @@ export const seedanceTaskSchema = z.object({
   status: z.string(),
   error: errorObject.nullish(),
   content: z.object({ video_url: z.string().nullish(), last_frame_url: z.string().nullish() }).nullish(),
-  usage: z.object({ completion_tokens: z.number().nullish(), total_tokens: z.number().nullish() }).nullish(),
-  seed: z.number().nullish(),
+  usage: z.object({ completion_tokens: wireNumber, total_tokens: wireNumber }).nullish(),
+  seed: wireNumber,
   resolution: z.string().nullish(),
   ratio: z.string().nullish(),
-  duration: z.number().nullish(),
-  created_at: z.number().nullish(),
-  updated_at: z.number().nullish(),
+  duration: wireNumber,
+  created_at: wireNumber,
+  updated_at: wireNumber,
 });
 export type SeedanceTask = z.infer<typeof seedanceTaskSchema>;
 
 /** `GET /contents/generations/tasks?page_num&page_size&filter.model` -> `{items: [task...], total}`. */
 export const seedanceListSchema = z.object({
   items: z.array(z.unknown()).nullish(),
-  total: z.number().nullish(),
+  total: wireNumber,
 });
 
 /** `POST /images/generations`: one entry per image, each a file or its own error (group mode). */
 export const seedreamAnswerSchema = z.object({
   model: z.string().nullish(),
-  created: z.number().nullish(),
+  created: wireNumber,
   data: z
     .array(
       z.object({
@@ -53,7 +54,7 @@ export const seedreamAnswerSchema = z.object({
       }),
     )
     .nullish(),
-  usage: z.object({ generated_images: z.number().nullish(), output_tokens: z.number().nullish(), total_tokens: z.number().nullish() }).nullish(),
+  usage: z.object({ generated_images: wireNumber, output_tokens: wireNumber, total_tokens: wireNumber }).nullish(),
   error: errorObject.nullish(),
 });
 export type SeedreamAnswer = z.infer<typeof seedreamAnswerSchema>;

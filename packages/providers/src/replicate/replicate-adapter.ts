@@ -31,6 +31,15 @@ export function createReplicateAdapter(channel: ReplicateChannel): ChannelAdapte
     return webhookSecretSchema.parse(res.data).key;
   });
 
+  /** The channel's price for the model a request renders on (keyed by its `models` value). */
+  const priceOf = (spec: RenderRequest['spec']) => {
+    const value = target(spec);
+    return value ? channel.prices?.[value] ?? channel.prices?.[value.split(':')[0]] : undefined;
+  };
+  /** The price for a polled prediction, from the model (and version) it names. */
+  const modelPrice = (model: string | null | undefined, version: unknown) =>
+    Object.entries(channel.prices ?? {}).find(([k]) => (model && k === model) || (typeof version === 'string' && k.endsWith(`:${version}`)))?.[1];
+
   /** The `next` page URL when it stays under our base (the key is never sent elsewhere). */
   const sameApi = (next: string | null | undefined): string | null => {
     if (!next) return null;
@@ -66,7 +75,7 @@ export function createReplicateAdapter(channel: ReplicateChannel): ChannelAdapte
         const res = await request<unknown>({ method: 'POST', url, data: body, headers }, channel.timeouts.submitMs + (wait ?? 0) * 1000);
         const p = predictionSchema.safeParse(res.data);
         if (!p.success) throw new UpstreamError('failed', 'submit: Replicate answered without a prediction id');
-        const status = predictionStatus(p.data, channel.reportsViolations);
+        const status = predictionStatus(p.data, channel.reportsViolations, priceOf(req.spec));
         return { upstreamId: p.data.id, ...(status.state !== 'running' ? { status } : {}) };
       } catch (err) {
         throw classify(err, 'submit');
@@ -79,7 +88,7 @@ export function createReplicateAdapter(channel: ReplicateChannel): ChannelAdapte
         const res = await request<unknown>({ method: 'GET', url: `/predictions/${upstreamId}` }, channel.timeouts.pollMs);
         const p = predictionSchema.safeParse(res.data);
         if (!p.success) throw new UpstreamError('transient', 'status: unreadable prediction');
-        return predictionStatus(p.data, channel.reportsViolations);
+        return predictionStatus(p.data, channel.reportsViolations, modelPrice(p.data.model, p.data.version));
       } catch (err) {
         throw classify(err, 'status');
       }

@@ -26,6 +26,20 @@ export const replicateChannelSchema = channelBaseSchema.extend({
    * before creating another. Off: a lost answer means a blind resubmit.
    */
   orphanSearch: z.boolean().default(true),
+  /**
+   * What Replicate charges, by the channel's model value (`owner/name`, version included when the
+   * channel names one), so each attempt's cost (and the margin per model) is known: public models
+   * bill their run time (`metrics.predict_time` x `microUsdPerPredictSecond`), official models
+   * (google/veo-3.1, bytedance/seedance-2.0) a price per output (`microUsdPerOutput`, the video or
+   * image; per-second video prices: multiply by the seconds you sell). Replicate answers run time,
+   * never money; without an entry the attempt records usage only.
+   */
+  prices: z
+    .record(z.string().min(1), z.object({
+      microUsdPerPredictSecond: z.number().nonnegative().optional(),
+      microUsdPerOutput: z.number().int().nonnegative().optional(),
+    }))
+    .default({}),
 });
 
 export type ReplicateChannel = z.infer<typeof replicateChannelSchema>;

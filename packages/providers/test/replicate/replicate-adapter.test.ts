@@ -228,3 +228,19 @@ describe('orphan search (a create whose answer was lost)', () => {
     await expect(search(lost())).rejects.toMatchObject({ kind: 'transient' });
   });
 });
+
+describe('upstream cost', () => {
+  it('prices a prediction from the channel\'s prices: run time, or per output', async () => {
+    up.on('GET', `/v1/predictions/${ID}`, { body: fixture('replicate-prediction-succeeded-video') });
+    const price = async (prices: ReplicateChannel['prices']) => {
+      const a = createReplicateAdapter(channel({ prices }));
+      const s = await a.poll(ID);
+      a.close();
+      return s.state === 'succeeded' ? s.usage : undefined;
+    };
+    // 87.9 s of run time.
+    await expect(price({ 'google/veo-3.1': { microUsdPerPredictSecond: 1_400 } })).resolves.toEqual({ units: 'predict_seconds', amount: 87.9, costMicroUsd: 123_060 });
+    await expect(price({ 'google/veo-3.1': { microUsdPerOutput: 3_200_000 } })).resolves.toEqual({ units: 'predict_seconds', amount: 87.9, costMicroUsd: 3_200_000 });
+    await expect(price({})).resolves.toEqual({ units: 'predict_seconds', amount: 87.9 });
+  });
+});
