@@ -18,6 +18,12 @@ export type PubSubName = keyof typeof PUBSUB;
 /** The Redis channel of one deployment (REDIS_PREFIX) for a pub/sub contract. */
 export const pubsubChannel = (prefix: string, name: PubSubName): string => redisKey(prefix, PUBSUB[name]);
 
+/**
+ * The poll cache entry of a task, shared by every gateway (apps/gateway poll-cache.ts writes it;
+ * the task event publisher deletes it before announcing a settlement).
+ */
+export const pollCacheKey = (prefix: string, taskId: string): string => `${prefix}:poll:${taskId}`;
+
 /** A task-events message. Best effort: receivers re-read the task in Postgres, the event only wakes them. */
 export const taskEventSchema = z.object({
   taskId: z.string().min(1).max(200),

@@ -12,7 +12,7 @@ import { findApiKeyByHash } from '@mediagen/db';
 import { AppError } from '@mediagen/errors';
 import type { GatewayDeps } from '../deps';
 import { DEV_API_KEY_HASH, hashApiKey, looksLikeApiKey } from '../services/api-keys';
-import { guardAuth } from './ip-limits';
+import { authFailures, clientAddress, guardAuth } from './ip-limits';
 
 export interface AuthContext {
   apiKeyId: string;
@@ -43,7 +43,7 @@ export function apiKeyAuth(deps: GatewayDeps): RequestHandler {
   });
   const production = deps.config.NODE_ENV === 'production';
 
-  const authenticate = async (header: string | undefined): Promise<AuthContext> => {
+  const authenticate = async (header: string | undefined): Promise<{ ctx: AuthContext; hash: string }> => {
     if (!header) throw unauthorized('Missing Authorization header; send "Authorization: Bearer <API_KEY>"');
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!m || !looksLikeApiKey(m[1])) throw unauthorized('Malformed Authorization header; expected "Bearer <API_KEY>"');
@@ -51,7 +51,7 @@ export function apiKeyAuth(deps: GatewayDeps): RequestHandler {
     if (production && hash === DEV_API_KEY_HASH) throw unauthorized('Invalid or revoked API key');
     const now = Date.now();
     const hit = cache.get(hash);
-    if (hit && hit.until > now) return hit.ctx;
+    if (hit && hit.until > now) return { ctx: hit.ctx, hash };
     const miss = unknown.get(hash);
     if (miss !== undefined && miss > now) throw unauthorized('Invalid or revoked API key');
     const seen = revocations;
@@ -68,12 +68,33 @@ export function apiKeyAuth(deps: GatewayDeps): RequestHandler {
       if (cache.size >= CACHE_MAX) cache.clear();
       cache.set(hash, { ctx, until: now + CACHE_MS });
     }
-    return ctx;
+    return { ctx, hash };
   };
 
+  // The cache by the Authorization header as sent: a known key costs one Map look-up, no parsing,
+  // no sha256 and no promise. Entries point at the hash-keyed entry, so a revocation (which evicts
+  // that one) ends them too.
+  const failures = authFailures(deps);
+  const byHeader = new Map<string, { hash: string; entry: { ctx: AuthContext; until: number } }>();
   return (req, _res, next) => {
-    guardAuth(deps, req, () => authenticate(req.headers.authorization)).then((ctx) => {
+    const header = req.headers.authorization;
+    if (header !== undefined) {
+      const known = byHeader.get(header);
+      // An address blocked for failed attempts is refused whatever it sends (guardAuth's order).
+      if (known !== undefined && known.entry.until > Date.now() && cache.get(known.hash) === known.entry && failures.blockedFor(clientAddress(req)) === 0) {
+        req.auth = known.entry.ctx;
+        return next();
+      }
+    }
+    guardAuth(deps, req, () => authenticate(header)).then(({ ctx, hash }) => {
       req.auth = ctx;
+      if (header !== undefined && header.length <= 300) {
+        const entry = cache.get(hash);
+        if (entry !== undefined && entry.ctx === ctx) {
+          if (byHeader.size >= CACHE_MAX) byHeader.clear();
+          byHeader.set(header, { hash, entry });
+        }
+      }
       next();
     }, next);
   };

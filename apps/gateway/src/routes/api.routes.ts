@@ -9,27 +9,14 @@ import { apiKeyAuth } from '../middleware/auth';
 import { requestRateLimit } from '../middleware/rate-limit';
 import { jsonBody } from '../middleware/json-body';
 import { submitTask, Endpoint } from '../services/submit.service';
-import { MAX_TASK_ID_CHARS, pollCacheKey, pollTask } from '../services/poll.service';
+import { pollCache, pollLocal, pollTask } from '../services/poll.service';
+import type { PollEntry } from '../services/poll-cache';
 import { cancelTask } from '../services/cancel.service';
 import { listTaskItems } from '../services/task-list.service';
 
 export function apiRouter(deps: GatewayDeps): Router {
   const r = Router();
-  // A poll's cache entry is read in the same Redis round trip as the rate-limit count.
-  const pollPath = /^\/(?:video|image)\/tasks\/([^/]+)$/;
-  const peekPollCache = (req: express.Request): string | null => {
-    if (req.method !== 'GET' || deps.config.POLL_CACHE_MS <= 0) return null;
-    const m = pollPath.exec(req.path);
-    if (!m) return null;
-    let taskId: string;
-    try {
-      taskId = decodeURIComponent(m[1]);
-    } catch {
-      return null; // the route refuses it; nothing to read
-    }
-    return taskId.length > MAX_TASK_ID_CHARS ? null : pollCacheKey(deps.config.REDIS_PREFIX, taskId);
-  };
-  r.use(apiKeyAuth(deps), requestRateLimit(deps, { peek: peekPollCache }));
+  r.use(apiKeyAuth(deps), requestRateLimit(deps));
   const requireJson: express.RequestHandler = (req, _res, next) =>
     next(req.is('application/json') ? undefined : new AppError('invalid_json', 'Content-Type must be application/json'));
   const json = [requireJson, ...jsonBody(MAX_BODY_BYTES)];
@@ -53,8 +40,22 @@ export function apiRouter(deps: GatewayDeps): Router {
       }).finally(() => res.off('close', onClose));
       res.status(200).json(body);
     };
-  const poll = (type: 'video' | 'image') => async (req: express.Request<{ taskId: string }>, res: express.Response) => {
-    res.json(await pollTask(deps, req.auth!.accountId, type, req.params.taskId, req.peeked));
+  // A poll answered from this gateway's copy of the shared cache entry stays synchronous, and sends
+  // the body serialised when the entry was copied, with its ETag computed once per entry.
+  const cache = pollCache(deps);
+  const send = (res: express.Response, e: PollEntry) => {
+    if (e.etag === undefined) {
+      const etagFn = res.app.get('etag fn') as ((body: Buffer) => string) | undefined;
+      e.etag = etagFn ? etagFn(e.json) : '';
+    }
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    if (e.etag) res.setHeader('ETag', e.etag);
+    res.send(e.json);
+  };
+  const poll = (type: 'video' | 'image') => (req: express.Request<{ taskId: string }>, res: express.Response, next: express.NextFunction) => {
+    const local = pollLocal(cache, req.auth!.accountId, type, req.params.taskId);
+    if (local) return send(res, local);
+    pollTask(deps, req.auth!.accountId, type, req.params.taskId).then((e) => send(res, e), next);
   };
 
   r.post('/video/generate', ...json, submit('video'));

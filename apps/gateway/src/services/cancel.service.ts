@@ -12,7 +12,6 @@ import { registryKey } from '@mediagen/channel-health';
 import { settleFailed } from '@mediagen/settle';
 import type { GatewayDeps } from '../deps';
 import { settleContext } from './settle';
-import { pollCacheKey } from './poll.service';
 import { pollBody } from './task-view';
 
 const ACCEPTED_ATTEMPT = new Set(['running', 'succeeded', 'submitting']);
@@ -38,10 +37,10 @@ export async function cancelTask(deps: GatewayDeps, accountId: string, type: 'vi
       throw new AppError('not_cancellable', `Task ${taskId} has already finished (${r.status}); only pending or processing tasks can be cancelled`);
     const accepted = r.upstreamId !== null && ACCEPTED_ATTEMPT.has(r.attemptStatus ?? '');
     if (!accepted) {
-      // The shared settle path: refund in the same transaction, task event, metrics, webhooks.
+      // The shared settle path: refund in the same transaction, task event (which drops the shared
+      // poll cache entry first), metrics, webhooks.
       const won = await settleFailed(settleContext(deps), taskId, 'cancelled', { cause: 'cancelled by the client before any upstream accepted it' });
       if (!won) continue; // a worker settled it meanwhile: answer from what it became
-      await deps.redis.del(pollCacheKey(deps.config.REDIS_PREFIX, taskId)).catch(() => undefined);
       deps.log.info({ taskId, accountId }, 'task cancelled before any upstream accepted it');
       return answer((await load(deps, accountId, taskId))!);
     }

@@ -1,57 +1,63 @@
-// Polling (spec 4.2): polls within POLL_CACHE_MS return the cached status. The cache is in
-// Redis so every gateway instance serves the same answer; it remembers the owner, so another
-// account's poll is still a 404. Terminal states never change, so they are cached longer.
+// Polling (spec 4.2): polls within POLL_CACHE_MS return the cached status. The cache is shared by
+// every gateway instance (the Redis entry) and copied into each one until the shared entry expires
+// (poll-cache.ts says how they never disagree); it remembers the owner, so another account's poll
+// is still a 404.
 import { AppError } from '@mediagen/errors';
 import { findTaskView } from '@mediagen/db';
 import type { GatewayDeps } from '../deps';
 import { pollBody } from './task-view';
-
-const TERMINAL_CACHE_MS = 10 * 60_000;
-
-interface CachedPoll {
-  a: string; // accountId
-  t: 'video' | 'image';
-  b: Record<string, unknown>;
-}
+import { PollCache, PollEntry } from './poll-cache';
 
 const notFound = (taskId: string) => new AppError('not_found', `Task ${taskId} not found`);
 
 export const MAX_TASK_ID_CHARS = 200;
 const TASK_ID = /^[A-Za-z0-9_-]+$/;
-export const pollCacheKey = (redisPrefix: string, taskId: string): string => `${redisPrefix}:poll:${taskId}`;
 
-/**
- * `prefetched`: the cache entry when it was already read in the request's rate-limit round trip
- * (middleware/rate-limit.ts); otherwise it is read here.
- */
-export async function pollTask(
-  deps: GatewayDeps,
-  accountId: string,
-  type: 'video' | 'image',
-  taskId: string,
-  prefetched?: { key: string; value: string | null },
-): Promise<Record<string, unknown>> {
+/** The poll cache of a gateway's deps, one per deps (and so per process in production). */
+const caches = new WeakMap<GatewayDeps, PollCache>();
+export function pollCache(deps: GatewayDeps): PollCache {
+  let c = caches.get(deps);
+  if (!c) {
+    const cache = (c = new PollCache(deps.redis, deps.config.REDIS_PREFIX, deps.config.POLL_CACHE_MS));
+    deps.events.onTaskSettled((taskId) => cache.settle(taskId));
+    caches.set(deps, c);
+  }
+  return c;
+}
+
+const owned = (e: PollEntry, accountId: string, type: 'video' | 'image', taskId: string): PollEntry => {
+  // A task of the other type is not found at this endpoint (its URL is the other task endpoint).
+  if (e.accountId !== accountId || e.type !== type) throw notFound(taskId);
+  return e;
+};
+
+/** The answer from this gateway's copy of the shared entry, or undefined (then call pollTask). */
+export function pollLocal(cache: PollCache, accountId: string, type: 'video' | 'image', taskId: string): PollEntry | undefined {
+  const e = cache.ttlMs > 0 ? cache.localCopy(taskId) : undefined;
+  return e && owned(e, accountId, type, taskId);
+}
+
+export async function pollTask(deps: GatewayDeps, accountId: string, type: 'video' | 'image', taskId: string): Promise<PollEntry> {
   // Ids are ours (UUIDs): anything else is not found without a cache or database look-up.
   if (taskId.length > MAX_TASK_ID_CHARS || !TASK_ID.test(taskId)) throw notFound(taskId.slice(0, 40).replace(/[^\x20-\x7e]/g, '?'));
-  const ttl = deps.config.POLL_CACHE_MS;
-  const key = pollCacheKey(deps.config.REDIS_PREFIX, taskId);
-  if (ttl > 0) {
-    const raw =
-      prefetched?.key === key ? prefetched.value : await deps.redis.get(key).catch(() => null); // cache outage: fall through to the DB
-    if (raw) {
-      const c = JSON.parse(raw) as CachedPoll;
-      if (c.a !== accountId || c.t !== type) throw notFound(taskId);
-      return c.b;
-    }
+  const cache = pollCache(deps);
+  if (cache.ttlMs <= 0) return owned(PollCache.uncached(accountId, type, await readBody(deps, accountId, type, taskId)), accountId, type, taskId);
+  const local = pollLocal(cache, accountId, type, taskId);
+  if (local) return local;
+  const shared = await cache.readShared(taskId).catch(() => null); // cache outage: fall through to the DB
+  if (shared) return owned(shared, accountId, type, taskId);
+  // Twice at most: a task event that arrives during the first read makes its answer stale.
+  let body!: Record<string, unknown>;
+  for (let i = 0; i < 2; i++) {
+    body = await readBody(deps, accountId, type, taskId);
+    const filled = await cache.fill(taskId, accountId, type, body).catch(() => PollCache.uncached(accountId, type, body));
+    if (filled) return owned(filled, accountId, type, taskId);
   }
+  return PollCache.uncached(accountId, type, body);
+}
+
+async function readBody(deps: GatewayDeps, accountId: string, type: 'video' | 'image', taskId: string): Promise<Record<string, unknown>> {
   const task = await findTaskView(deps.db, taskId, accountId);
-  // A task of the other type is not found at this endpoint (its URL is the other task endpoint).
   if (!task || task.type !== type) throw notFound(taskId);
-  const body = pollBody(task);
-  if (ttl > 0) {
-    const terminal = task.status === 'completed' || task.status === 'failed';
-    const entry: CachedPoll = { a: accountId, t: task.type, b: body };
-    await deps.redis.set(key, JSON.stringify(entry), 'PX', terminal ? Math.max(ttl, TERMINAL_CACHE_MS) : ttl).catch(() => undefined);
-  }
-  return body;
+  return pollBody(task);
 }

@@ -11,6 +11,7 @@ export class TaskEvents {
   private sub: RedisClient | null = null;
   private readonly waiters = new Map<string, Set<Listener>>();
   private readonly revokeListeners = new Set<(keyHash: string) => void>();
+  private readonly settleListeners = new Set<(taskId: string) => void>();
   readonly taskChannel: string;
   readonly revokeChannel: string;
 
@@ -48,6 +49,11 @@ export class TaskEvents {
     this.revokeListeners.add(fn);
   }
 
+  /** Every settled task, before its waiters wake (the poll cache drops its local copy here). */
+  onTaskSettled(fn: (taskId: string) => void): void {
+    this.settleListeners.add(fn);
+  }
+
   /**
    * Resolves when the task settles or after `ms`. Register BEFORE enqueueing: a fast render can
    * settle before the submit would otherwise start listening.
@@ -79,7 +85,9 @@ export class TaskEvents {
     }
     if (channel !== this.taskChannel) return;
     const event = decodeTaskEvent(message);
-    const set = event ? this.waiters.get(event.taskId) : undefined;
+    if (!event) return;
+    for (const fn of this.settleListeners) fn(event.taskId);
+    const set = this.waiters.get(event.taskId);
     if (set) for (const l of [...set]) l();
   }
 }

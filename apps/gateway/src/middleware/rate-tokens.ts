@@ -1,0 +1,129 @@
+// The per-account request count of rate-limit.ts, taken from Redis in small batches: a gateway
+// reserves a few of the window's requests at once (INCRBY on the shared window counter) and admits
+// that many from memory, so most requests cost no Redis round trip.
+//
+// Why no gateway can admit more than the limit (docs/operations.md, "Poll cache and rate limits
+// across gateways"): the shared counter numbers every reserved request of the window; a
+// reservation that takes the counter from `total - n` to `total` is granted only the numbers
+// that are <= the limit, so each admitted request owns one distinct number in 1..limit, whatever
+// the number of gateways. Reserved requests are spent only before the window's own expiry
+// (measured from before the command was sent), never in the next window. The cost is on the other
+// side: requests another gateway reserved and did not use are not available here, so an account
+// spreading its requests over N gateways may be refused up to (batch - 1) x (N - 1) requests
+// before its limit. The batch is 1% of the limit (at least 1, at most MAX_BATCH): with limits of
+// 100 a minute or less every request is counted in Redis, exactly as before.
+import { performance } from 'node:perf_hooks';
+import type { RedisClient } from '@mediagen/queue';
+
+const MAX_BATCH = 100;
+const MAX_ACCOUNTS = 10_000;
+
+/** Requests reserved at a time for an account with this limit. */
+export const batchFor = (limit: number): number => Math.max(1, Math.min(MAX_BATCH, Math.floor(limit / 100)));
+
+// Reserve ARGV[2] requests of the window KEYS[1] (created with ARGV[1] ms of life by its first
+// reservation). Answers {the counter after, ms until the window resets}. One key: cluster-safe.
+const RESERVE = `
+local ttl = redis.call("PTTL", KEYS[1])
+local total
+if ttl <= 0 then
+  redis.call("SET", KEYS[1], ARGV[2], "PX", ARGV[1])
+  total = tonumber(ARGV[2])
+  ttl = tonumber(ARGV[1])
+else
+  total = redis.call("INCRBY", KEYS[1], ARGV[2])
+end
+return { total, ttl }`;
+
+type ReserveRedis = RedisClient & { rateLimitReserve(key: string, windowMs: number, n: number): Promise<[number, number]> };
+
+export interface Verdict {
+  admitted: boolean;
+  /** Requests of the window still available to the account, as far as this gateway knows. */
+  remaining: number;
+  /** Milliseconds until the window resets. */
+  resetMs: number;
+}
+
+interface Bucket {
+  limit: number;
+  /** performance.now() of the window's reset at the latest. */
+  windowEnd: number;
+  /** Reserved here and not spent yet. */
+  left: number;
+  /** The limit minus the shared counter as last seen: reservable by any gateway. */
+  unreserved: number;
+  /** Requests waiting for the reservation in flight. */
+  waiting: number;
+  pending: Promise<void> | null;
+}
+
+/** The verdict this gateway can give without Redis, or null when it must reserve first. */
+function fromMemory(b: Bucket, limit: number): Verdict | null {
+  if (b.limit !== limit) return null;
+  const now = performance.now();
+  if (b.windowEnd <= now) return null;
+  if (b.left > 0) {
+    b.left--;
+    return { admitted: true, remaining: b.unreserved + b.left, resetMs: b.windowEnd - now };
+  }
+  // Every request of the window is reserved: refused here until it resets.
+  if (b.unreserved === 0) return { admitted: false, remaining: 0, resetMs: b.windowEnd - now };
+  return null;
+}
+
+export class RateTokens {
+  private readonly buckets = new Map<string, Bucket>();
+  private readonly redis: ReserveRedis;
+
+  constructor(redis: RedisClient, private readonly windowMs: number) {
+    const r = redis as ReserveRedis;
+    if (typeof r.rateLimitReserve !== 'function') r.defineCommand('rateLimitReserve', { numberOfKeys: 1, lua: RESERVE });
+    this.redis = r;
+  }
+
+  /**
+   * Admits or refuses one request of `key`'s window; synchronous when this gateway still holds
+   * reserved requests (or knows the window is spent). Rejects only when Redis fails.
+   */
+  take(key: string, limit: number): Verdict | Promise<Verdict> {
+    const b = this.buckets.get(key);
+    return (b !== undefined && b.pending === null && fromMemory(b, limit)) || this.takeAfterReserving(key, limit);
+  }
+
+  private async takeAfterReserving(key: string, limit: number): Promise<Verdict> {
+    for (;;) {
+      let b = this.buckets.get(key);
+      if (b === undefined) {
+        if (this.buckets.size >= MAX_ACCOUNTS) this.buckets.clear(); // unspent reservations are lost: fewer admitted, never more
+        this.buckets.set(key, (b = { limit, windowEnd: 0, left: 0, unreserved: limit, waiting: 0, pending: null }));
+      }
+      if (b.pending === null) {
+        const v = fromMemory(b, limit);
+        if (v) return v;
+        const bucket = b;
+        b.pending = this.reserve(b, key, limit).finally(() => (bucket.pending = null));
+      }
+      b.waiting++;
+      try {
+        await b.pending;
+      } finally {
+        b.waiting--;
+      }
+    }
+  }
+
+  private async reserve(b: Bucket, key: string, limit: number): Promise<void> {
+    // Enough for the requests already waiting, so a burst does not queue behind one batch each.
+    const n = Math.max(batchFor(limit), b.waiting + 1);
+    const sent = performance.now();
+    const [total, ttl] = await this.redis.rateLimitReserve(key, this.windowMs, n);
+    const granted = Math.max(0, Math.min(n, limit - (total - n)));
+    // Reservations are made only with nothing left (or a changed limit): nothing carries over, so
+    // no request reserved in one window is ever spent in the next.
+    b.left = granted;
+    b.limit = limit;
+    b.windowEnd = sent + Number(ttl);
+    b.unreserved = Math.max(0, limit - total);
+  }
+}
