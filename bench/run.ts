@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   try {
     await startSimAndGateway(s);
     db = createDb(s.databaseUrl, { poolSize: 4 });
-    const ctx = createContext(s, db, report);
+    const ctx = createContext(s, db, report, sections.some((x) => x.needsPendingTasks));
     for (const section of sections) await section.run(ctx);
 
     const figures = [...report.figures];
@@ -53,7 +53,7 @@ async function main(): Promise<void> {
       benchSeconds: Math.round((Date.now() - started) / 1000),
       loadAverage1m: { atStart: Number(loadAverageAtStart.toFixed(2)), atEnd: Number(os.loadavg()[0].toFixed(2)) },
     });
-    const out = path.join(ROOT, 'bench/results/latest.json');
+    const out = path.resolve(ROOT, process.env.BENCH_OUT ?? 'bench/results/latest.json');
     writeReport(out, machine, figures);
     console.log(
       `\n${formatTable(figures)}\n\nmachine: ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}; ` +
@@ -62,8 +62,10 @@ async function main(): Promise<void> {
     failed = false;
   } finally {
     await db?.$disconnect();
-    await destroyStack(s, failed);
+    const keep = failed || process.env.BENCH_KEEP_LOGS === '1';
+    await destroyStack(s, keep);
     if (failed) console.error(`bench failed; logs kept in ${s.logDir}`);
+    else if (keep) console.log(`logs kept in ${s.logDir}`);
   }
 }
 

@@ -132,12 +132,14 @@ async function main(): Promise<void> {
     // References to the lying server (and a zero-balance key, which must fetch nothing).
     async () => {
       const p = pick(HOSTILE_PATHS);
-      const kind = p.endsWith('.mp3') ? 'audio' : 'video';
-      const body = kind === 'audio'
+      const kind = p.endsWith('.mp3') || p.endsWith('.wav') ? 'audio' : p.endsWith('.png') ? 'image' : 'video';
+      const body = kind === 'image'
+        ? { model: 'image-b-2.5', prompt: 'p', images: [`${refs.base}/${p}`] }
+        : kind === 'audio'
         ? { model: 'video-a-h3', prompt: 'p', ref_mode: 'lip-sync', media: [{ type: 'image', url: `${refs.base}/ok.png` }, { type: 'audio', url: `${refs.base}/${p}` }] }
         : { model: 'video-b-2.5', prompt: 'p', duration: 5, media: [{ type: 'video', url: `${refs.base}/${p}` }] };
       const who = rnd() < 0.15 ? poor : rich;
-      const r = await send(stack.base, 'POST', '/api/video/generate', { ...keyAuth(who.key), 'Content-Type': 'application/json' }, json(body));
+      const r = await send(stack.base, 'POST', kind === 'image' ? '/api/image/generate' : '/api/video/generate', { ...keyAuth(who.key), 'Content-Type': 'application/json' }, json(body));
       return { kind: 'reference', ...r, what: p };
     },
     // Valid submits now and then: tasks are created and charged.

@@ -23,6 +23,10 @@ export const HOSTILE_PATHS = [
   'ok.mp3', // a real 2 s MP3 (audio reference)
   'status-500.mp4',
   'empty.mp4',
+  'lying.wav', // a WAV whose header says 1 s over 20 s of samples (lip-sync audio is capped at 15 s)
+  'switch.png', // one picture for the first visitor, another for everyone after
+  'bomb.png', // a PNG header claiming 100,000 x 100,000 pixels
+  'huge-length.mp4', // Content-Length of a terabyte, then a trickle
 ] as const;
 
 export async function startHostileServer(): Promise<{ base: string; close(): Promise<void> }> {
@@ -31,6 +35,25 @@ export async function startHostileServer(): Promise<{ base: string; close(): Pro
   const okMp3 = fixture('audio-2s.mp3');
   const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024));
   const timers = new Set<NodeJS.Timeout>();
+  const png = fixture('image.png');
+  const jpg = fixture('image.jpg');
+  const bombPng = Buffer.from(png);
+  bombPng.writeUInt32BE(100_000, 16);
+  bombPng.writeUInt32BE(100_000, 20);
+  const lyingWav = Buffer.alloc(44 + 20 * 8000, 128);
+  lyingWav.write('RIFF', 0, 'latin1');
+  lyingWav.writeUInt32LE(36 + 8000, 4);
+  lyingWav.write('WAVEfmt ', 8, 'latin1');
+  lyingWav.writeUInt32LE(16, 16);
+  lyingWav.writeUInt16LE(1, 20);
+  lyingWav.writeUInt16LE(1, 22);
+  lyingWav.writeUInt32LE(8000, 24);
+  lyingWav.writeUInt32LE(8000, 28);
+  lyingWav.writeUInt16LE(1, 32);
+  lyingWav.writeUInt16LE(8, 34);
+  lyingWav.write('data', 36, 'latin1');
+  lyingWav.writeUInt32LE(8000, 40); // "1 s"
+  let switchHits = 0;
   const server = http.createServer((req, res) => {
     res.on('error', () => undefined);
     const name = (req.url ?? '/').split('?')[0].slice(1);
@@ -108,6 +131,23 @@ export async function startHostileServer(): Promise<{ base: string; close(): Pro
         const png = fixture('image.png');
         res.writeHead(200, { 'Content-Type': 'image/png', 'Content-Length': png.length });
         return void res.end(png);
+      }
+      case 'lying.wav':
+        res.writeHead(200, { 'Content-Type': 'audio/wav', 'Content-Length': lyingWav.length });
+        return void res.end(lyingWav);
+      case 'switch.png': {
+        const img = switchHits++ === 0 ? png : jpg;
+        res.writeHead(200, { 'Content-Type': 'image/png', 'Content-Length': img.length });
+        return void res.end(img);
+      }
+      case 'bomb.png':
+        res.writeHead(200, { 'Content-Type': 'image/png', 'Content-Length': bombPng.length });
+        return void res.end(bombPng);
+      case 'huge-length.mp4': {
+        res.writeHead(200, { 'Content-Type': 'video/mp4', 'Content-Length': String(2 ** 40) });
+        const t = setInterval(() => (res.destroyed ? clearInterval(t) : res.write(Buffer.alloc(1024))), 200);
+        timers.add(t);
+        return;
       }
       case 'status-500.mp4':
         return void res.writeHead(500).end('boom');

@@ -10,3 +10,4 @@ export { safeFetch, pinnedRequest, type SafeResponse, type Hop } from './safe-fe
 export { HttpSource, BufferSource, type ByteSource } from './byte-source';
 export { measureMedia, type Measured } from './probe-duration';
 export { MediaProblem, isMediaProblem } from './problem';
+export { SnapshotBudget, SnapshotBudgetExhausted, DEFAULT_SNAPSHOT_BUDGET_BYTES } from './snapshot-budget';

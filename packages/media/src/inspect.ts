@@ -7,7 +7,8 @@ import { EndOfStreamError } from 'strtok3/lib/core';
 import { AppError, type ErrorDetail } from '@mediagen/errors';
 import { MAX_INLINE_FILE_BYTES, type MeasuredMedia, type MediaRef } from '@mediagen/catalog';
 import { BufferSource, HttpSource, httpStatusProblem } from './byte-source';
-import { readAtMost } from './body-reader';
+import { BodyReader } from './body-reader';
+import { SnapshotBudget, SnapshotBudgetExhausted, sharedSnapshotBudget } from './snapshot-budget';
 import { safeFetch } from './safe-fetch';
 import { formatBytes } from './data-uri';
 import { decodeDataUri } from './data-uri';
@@ -60,17 +61,22 @@ export async function inspectReferences(refs: MediaRef[], policy: MediaPolicy, c
     fire(reason);
   };
   const timer = setTimeout(() => stop(timeout), p.timeoutMs);
+  const budget = p.snapshotBudget ?? sharedSnapshotBudget;
+  const reserved = { bytes: 0 };
   const onCancel = () => stop(new DeadlineExceeded('not read: the request was cancelled'));
   if (cancel?.aborted) onCancel();
   else cancel?.addEventListener('abort', onCancel, { once: true });
 
   try {
     const results = await mapLimited(refs, p.concurrency ?? 8, (ref) =>
-      Promise.race([checkRef(ref, p, controller.signal), deadline]).then(
+      Promise.race([checkRef(ref, p, controller.signal, budget, reserved), deadline]).then(
         (ok): { ok: Checked } => ({ ok }),
-        (err: unknown): { err: ErrorDetail } => ({ err: { path: ref.path, message: problemText(err, ref) } }),
+        (err: unknown): { err: ErrorDetail; busy?: boolean } => ({ err: { path: ref.path, message: problemText(err, ref) }, busy: err instanceof SnapshotBudgetExhausted }),
       ),
     );
+    if (results.some((r) => 'busy' in r && r.busy)) {
+      throw new AppError('service_unavailable', 'The service is reading too many reference files at once; retry shortly', undefined, undefined, { 'Retry-After': '2' });
+    }
     const details = results.flatMap((r) => ('err' in r ? [r.err] : []));
     if (details.length) throw refusal(details);
 
@@ -86,12 +92,17 @@ export async function inspectReferences(refs: MediaRef[], policy: MediaPolicy, c
   } finally {
     clearTimeout(timer);
     cancel?.removeEventListener('abort', onCancel);
+    budget.give(reserved.bytes);
     controller.abort(timeout); // stops whatever is still reading after a refusal
   }
 }
 
-async function checkRef(ref: MediaRef, p: MediaPolicy, signal: AbortSignal): Promise<Checked> {
-  return ref.source === 'inline' ? checkInline(ref, signal) : checkUrlRef(ref, p, signal);
+interface Reserved {
+  bytes: number;
+}
+
+async function checkRef(ref: MediaRef, p: MediaPolicy, signal: AbortSignal, budget: SnapshotBudget, reserved: Reserved): Promise<Checked> {
+  return ref.source === 'inline' ? checkInline(ref, signal) : checkUrlRef(ref, p, signal, budget, reserved);
 }
 
 async function checkInline(ref: MediaRef, signal: AbortSignal): Promise<Checked> {
@@ -115,22 +126,63 @@ async function checkInline(ref: MediaRef, signal: AbortSignal): Promise<Checked>
   return { seconds: m.seconds, inline: { ref, mime: m.mime, bytes, ext: extensionFor(m.mime) } };
 }
 
-/** The whole file behind a URL, at most `max` bytes (more is refused, not cut). */
-async function downloadWhole(url: string, p: MediaPolicy, signal: AbortSignal, max: number): Promise<Buffer> {
+/**
+ * The whole file behind a URL, at most `max` bytes (more is refused, not cut). Its bytes are
+ * reserved from the process's snapshot budget as they arrive. A known length is read into one
+ * buffer allocated up front (no join of tens of MB in one step on the event loop).
+ */
+async function downloadWhole(url: string, p: MediaPolicy, signal: AbortSignal, max: number, budget: SnapshotBudget, reserved: Reserved): Promise<Buffer> {
   const { res } = await safeFetch(url, p, { signal });
   if (res.statusCode !== 200) {
     res.destroy();
     throw new MediaProblem(httpStatusProblem(res.statusCode ?? 0));
   }
-  const declared = Number(res.headers['content-length']);
+  const declared = res.headers['content-length'] !== undefined ? Number(res.headers['content-length']) : NaN;
   if (Number.isFinite(declared) && declared > max) {
     res.destroy();
     throw new MediaProblem(`the file is larger than ${formatBytes(max)}`);
   }
-  const bytes = await readAtMost(res, max + 1, signal);
-  if (bytes.length > max) throw new MediaProblem(`the file is larger than ${formatBytes(max)}`);
-  if (bytes.length === 0) throw new MediaProblem('the file is empty');
-  return bytes;
+  const reader = new BodyReader(res, signal);
+  const tooLarge = () => new MediaProblem(`the file is larger than ${formatBytes(max)}`);
+  try {
+    const known = Number.isSafeInteger(declared) && declared >= 0;
+    let buf: Buffer = known ? Buffer.allocUnsafe(declared) : Buffer.alloc(0);
+    const parts: Buffer[] = [];
+    let have = 0;
+    for (let piece = await reader.pull(); piece; piece = await reader.pull()) {
+      if (have + piece.length > max) throw tooLarge();
+      budget.take(piece.length);
+      reserved.bytes += piece.length;
+      if (known) {
+        if (have + piece.length > declared) throw new MediaProblem('the server sent more bytes than its Content-Length');
+        piece.copy(buf, have);
+      } else parts.push(piece);
+      have += piece.length;
+    }
+    if (known && have < declared) throw new MediaProblem('the connection was cut while reading it');
+    if (!known) buf = await joinPieces(parts, have);
+    if (buf.length === 0) throw new MediaProblem('the file is empty');
+    return buf;
+  } finally {
+    reader.close();
+  }
+}
+
+/** Joins pieces into one buffer a few MiB at a time, with a turn of the event loop between. */
+async function joinPieces(parts: Buffer[], total: number): Promise<Buffer> {
+  const out = Buffer.allocUnsafe(total);
+  let at = 0;
+  let sinceTurn = 0;
+  for (const part of parts) {
+    part.copy(out, at);
+    at += part.length;
+    sinceTurn += part.length;
+    if (sinceTurn >= 4 * 1024 * 1024) {
+      sinceTurn = 0;
+      await new Promise<void>((r) => setImmediate(r));
+    }
+  }
+  return out;
 }
 
 function urlImageMime(bytes: Buffer): string {
@@ -141,12 +193,12 @@ function urlImageMime(bytes: Buffer): string {
   return sniffed;
 }
 
-async function checkUrlRef(ref: MediaRef, p: MediaPolicy, signal: AbortSignal): Promise<Checked> {
+async function checkUrlRef(ref: MediaRef, p: MediaPolicy, signal: AbortSignal, budget: SnapshotBudget, reserved: Reserved): Promise<Checked> {
   if (p.snapshot) {
     // What the provider will get is what we measure: our stored copy of these very bytes. Images
     // too: a server that recognises our fetch could otherwise show us one picture and the
     // provider another (issue 11.4).
-    const bytes = await downloadWhole(ref.url, p, signal, p.maxSnapshotBytes ?? DEFAULT_MEDIA_POLICY.maxSnapshotBytes!);
+    const bytes = await downloadWhole(ref.url, p, signal, p.maxSnapshotBytes ?? DEFAULT_MEDIA_POLICY.maxSnapshotBytes!, budget, reserved);
     if (ref.kind === 'image') {
       const mime = urlImageMime(bytes);
       return { inline: { ref, mime, bytes, ext: extensionFor(mime), ...imageSize(bytes, mime) } };

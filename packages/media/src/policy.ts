@@ -1,6 +1,7 @@
 // Limits and switches of reference-media inspection, built once from the service config.
 
 import type { Resolver } from './url-policy';
+import type { SnapshotBudget } from './snapshot-budget';
 
 export interface MediaPolicy {
   /** ALLOW_PRIVATE_MEDIA_URLS: http:// and loopback/private addresses allowed (dev and tests only). */
@@ -22,6 +23,8 @@ export interface MediaPolicy {
    */
   snapshot?: boolean;
   maxSnapshotBytes?: number;
+  /** Bytes of snapshots in flight in this process (snapshot-budget.ts); the shared 256 MiB one by default. */
+  snapshotBudget?: SnapshotBudget;
 }
 
 export const DEFAULT_MEDIA_POLICY: Readonly<MediaPolicy> = Object.freeze({
