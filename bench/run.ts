@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   try {
     await startSimAndGateway(s);
     db = createDb(s.databaseUrl, { poolSize: 4 });
-    const ctx = createContext(s, db, report);
+    const ctx = createContext(s, db, report, sections.some((x) => x.needsPendingTasks));
     for (const section of sections) await section.run(ctx);
 
     const figures = [...report.figures];
@@ -62,8 +62,10 @@ async function main(): Promise<void> {
     failed = false;
   } finally {
     await db?.$disconnect();
-    await destroyStack(s, failed);
+    const keep = failed || process.env.BENCH_KEEP_LOGS === '1';
+    await destroyStack(s, keep);
     if (failed) console.error(`bench failed; logs kept in ${s.logDir}`);
+    else if (keep) console.log(`logs kept in ${s.logDir}`);
   }
 }
 

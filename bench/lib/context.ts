@@ -36,7 +36,8 @@ export interface BenchContext {
 
 export const log = (msg: string) => process.stdout.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 
-export function createContext(stack: Stack, db: Db, report: { figures: Figure[]; floors: Figure[] }): BenchContext {
+/** `needPending`: some section of the run polls pending tasks, so they are made before the worker starts. */
+export function createContext(stack: Stack, db: Db, report: { figures: Figure[]; floors: Figure[] }, needPending: boolean): BenchContext {
   const pending: Submitted[] = [];
   let workerPid: number | null = null;
   const ctx: BenchContext = {
@@ -71,7 +72,7 @@ export function createContext(stack: Stack, db: Db, report: { figures: Figure[];
     ensureWorker: async () => {
       if (workerPid !== null) return workerPid;
       // Sections that poll pending tasks may run after this one: make them while no worker runs.
-      await ctx.pendingTasks();
+      if (needPending) await ctx.pendingTasks();
       // The tasks of the submit phases were never meant to run: drop their jobs, then start the
       // worker on an empty queue.
       const redis = new IORedis(stack.redisUrl, { maxRetriesPerRequest: null });

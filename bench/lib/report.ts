@@ -13,8 +13,10 @@ export interface Figure {
   floor: number | null;
   /** value / floor. */
   ratio: number | null;
-  /** Compared with `ratio` when there is a floor, with `value` otherwise. */
+  /** Compared with `ratio` when there is a floor, with `value` otherwise (or when `targetOn` is 'value'). */
   target: number | null;
+  /** What `target` is compared with: 'ratio' (value / floor) or 'value'. */
+  targetOn: 'ratio' | 'value';
   better: 'higher' | 'lower';
   /** null when the figure has no target. */
   met: boolean | null;
@@ -24,15 +26,17 @@ export function figure(
   name: string,
   value: number,
   unit: string,
-  opts: { floor?: number | null; target?: number | null; better: 'higher' | 'lower' },
+  /** `targetOn: 'value'`: an absolute target on a figure that still reports its floor and ratio. */
+  opts: { floor?: number | null; target?: number | null; targetOn?: 'ratio' | 'value'; better: 'higher' | 'lower' },
 ): Figure {
   const floor = opts.floor ?? null;
   const ratio = floor !== null && floor > 0 && Number.isFinite(value) ? value / floor : null;
   const target = opts.target ?? null;
-  const judged = floor !== null ? ratio : value;
+  const targetOn = floor !== null && opts.targetOn !== 'value' ? 'ratio' : 'value';
+  const judged = targetOn === 'ratio' ? ratio : value;
   const met =
     target === null ? null : judged === null || !Number.isFinite(judged) ? false : opts.better === 'higher' ? judged >= target : judged <= target;
-  return { name, value: round(value), unit, floor: floor === null ? null : round(floor), ratio: ratio === null ? null : round(ratio, 3), target, better: opts.better, met };
+  return { name, value: round(value), unit, floor: floor === null ? null : round(floor), ratio: ratio === null ? null : round(ratio, 3), target, targetOn, better: opts.better, met };
 }
 
 const round = (v: number, digits = 2): number => (Number.isFinite(v) ? Number(v.toFixed(digits)) : v);
@@ -69,7 +73,7 @@ export function formatTable(figures: Figure[]): string {
     `${fmt(f.value)} ${f.unit}`,
     f.floor === null ? '-' : `${fmt(f.floor)} ${f.unit}`,
     f.ratio === null ? '-' : f.ratio.toFixed(2),
-    f.target === null ? '-' : `${f.better === 'higher' ? '>=' : '<='} ${f.target}${f.floor !== null ? 'x' : ` ${f.unit}`}`,
+    f.target === null ? '-' : `${f.better === 'higher' ? '>=' : '<='} ${f.target}${f.targetOn === 'ratio' ? 'x' : ` ${f.unit}`}`,
     f.met === null ? '' : f.met ? 'yes' : 'NO',
   ]);
   const head = ['figure', 'value', 'floor', 'ratio', 'target', 'met'];

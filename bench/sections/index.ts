@@ -8,5 +8,6 @@ import { pollSection } from './poll';
 import { scaleSection } from './scale';
 import type { Section } from './section';
 import { submitSection } from './submit';
+import { timeToResultSection } from './time-to-result';
 
-export const SECTIONS: Section[] = [submitSection, pollSection, pipelineSection, largeBodiesSection, inFlightSection, largeResultsSection, scaleSection];
+export const SECTIONS: Section[] = [submitSection, pollSection, pipelineSection, timeToResultSection, largeBodiesSection, inFlightSection, largeResultsSection, scaleSection];

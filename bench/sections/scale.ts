@@ -174,7 +174,9 @@ export async function scale(ctx: BenchContext): Promise<void> {
     );
     ctx.add(figure('scale: gap between two gateways first answering completed (max)', gaps.at(-1) ?? NaN, 'ms', { target: GAP_TARGET_MS, better: 'lower' }));
     ctx.add(figure('scale: task completion to a gateway answering completed (p50)', percentile(stale, 50), 'ms', { better: 'lower' }));
-    ctx.add(figure('scale: task completion to a gateway answering completed (max)', stale.at(-1) ?? NaN, 'ms', { target: pollCacheMs, better: 'lower' }));
+    // Settlement drops every gateway's cached answer (docs/operations.md): the bound is the event's
+    // way plus one poll round trip, as for the gap; without the event it would be POLL_CACHE_MS.
+    ctx.add(figure('scale: task completion to a gateway answering completed (max)', stale.at(-1) ?? NaN, 'ms', { target: Math.min(GAP_TARGET_MS, pollCacheMs), better: 'lower' }));
     ctx.add(figure('scale: tasks never seen completed on both gateways', rows.length - ok.length, 'tasks', { target: 0, better: 'lower' }));
 
     // ---- rate limit across instances ----------------------------------------------------------

@@ -4,5 +4,7 @@ import type { BenchContext } from '../lib/context';
 
 export interface Section {
   name: string;
+  /** Polls tasks that must stay `pending`: they are made before any section starts the worker. */
+  needsPendingTasks?: boolean;
   run: (ctx: BenchContext) => Promise<void>;
 }

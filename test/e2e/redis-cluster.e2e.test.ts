@@ -40,7 +40,7 @@ async function keysOn(node: IORedis, prefix: string): Promise<string[]> {
   let cluster: RedisCluster;
   let receiver: Receiver;
   beforeAll(async () => {
-    [cluster, receiver] = await Promise.all([startRedisCluster(3), startReceiver()]);
+    [cluster, receiver] = await Promise.all([startRedisCluster({ masters: 3 }), startReceiver()]);
   }, 60_000);
   // Outer afterAll: runs after the suite's own, which stops the processes that use the cluster.
   afterAll(async () => {

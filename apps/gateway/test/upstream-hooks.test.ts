@@ -5,9 +5,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
+import { Job, Worker } from 'bullmq';
+import IORedis from 'ioredis';
 import { Webhook } from 'standardwebhooks';
 import { createTaskWithCharge, newId } from '@mediagen/db';
 import { callbackSecret, callbackUrl } from '@mediagen/providers';
+import { takeWake } from '@mediagen/queue';
 import { Harness, startHarness } from './harness';
 
 const SECRET = `whsec_${Buffer.from('replicate-test-secret-0123456789').toString('base64')}`;
@@ -106,4 +109,57 @@ it('answers 404 for an unknown channel and for a channel that takes no callbacks
     expect(res.status).toBe(404);
     expect(res.body).toMatchObject({ code: 'not_found' });
   }
+});
+
+describe('a callback that comes in while the task step runs (issue 15.1)', () => {
+  // The job is active (its step is reading the upstream, which still said "running"): it cannot be
+  // promoted then. The wake must not be lost: when the step has put the job back in the delayed
+  // set for its next poll, takeWake finds the callback's flag and runs the job again at once.
+  async function activeTask(): Promise<{ taskId: string; job: Job; token: string }> {
+    const taskId = await waitingTask('ark', `cgt-${taskId0++}`);
+    // Jobs the tests above woke are waiting too: only this one may be taken.
+    await h.deps.queue.drain();
+    await (await h.deps.queue.getJob(taskId))!.promote();
+    const connection = new IORedis(h.deps.config.REDIS_URL, { maxRetriesPerRequest: null });
+    const worker = new Worker(h.deps.queue.name, null, { connection, prefix: h.deps.queue.opts.prefix, autorun: false });
+    workers.push(async () => {
+      await worker.close(true);
+      connection.disconnect();
+    });
+    const token = `t-${taskId}`;
+    const job = (await worker.getNextJob(token)) as Job;
+    expect(job.id).toBe(taskId);
+    expect(await jobState(taskId)).toBe('active');
+    return { taskId, job, token };
+  }
+  let taskId0 = 100;
+  const workers: (() => Promise<void>)[] = [];
+  afterAll(async () => {
+    for (const stop of workers) await stop();
+  });
+  const callback = async (taskId: string) => {
+    const url = new URL(callbackUrl('http://x', callbackSecret(h.deps.config), 'ark', taskId));
+    return request(h.app).post(`${url.pathname}${url.search}`).send({ status: 'succeeded' });
+  };
+
+  it('the step end runs the job again at once instead of sleeping until its next poll', async () => {
+    const { taskId, job, token } = await activeTask();
+    const res = await callback(taskId);
+    expect(res.body).toEqual({ received: true, woken: false });
+    // The step ends as the worker's run-task does: back to the delayed set for the next poll...
+    await job.moveToDelayed(Date.now() + 3_600_000, token);
+    expect(await takeWake(h.deps.queue, h.deps.redis, job)).toBe(true);
+    // ...and the wake it missed moves it to run now.
+    expect(await jobState(taskId)).toBe('waiting');
+  });
+
+  it('a step that ends with no callback stays delayed, and a delivered wake is not taken twice', async () => {
+    const { taskId, job, token } = await activeTask();
+    await job.moveToDelayed(Date.now() + 3_600_000, token);
+    expect(await takeWake(h.deps.queue, h.deps.redis, job)).toBe(false);
+    expect(await jobState(taskId)).toBe('delayed');
+    // Delayed now: the callback promotes it itself and leaves no flag for the next step.
+    expect((await callback(taskId)).body).toEqual({ received: true, woken: true });
+    expect(await takeWake(h.deps.queue, h.deps.redis, job)).toBe(false);
+  });
 });

@@ -141,6 +141,16 @@ export class RenderStore {
     setTimeout(() => fn(r), Math.max(0, r.createdAt + r.renderMs - now)).unref();
   }
 
+  /**
+   * When a render was created and when its time is up, by id (the benchmark's time-to-result
+   * figures compare the moment a task becomes visible with this); null for unknown or hanging ones.
+   */
+  timing(id: string): { id: string; createdAt: number; renderMs: number; finishesAt: number } | null {
+    const r = this.renders.get(id);
+    if (!r || r.directives.hang) return null;
+    return { id: r.id, createdAt: r.createdAt, renderMs: r.renderMs, finishesAt: r.createdAt + r.renderMs };
+  }
+
   /** Number of renders not finished yet (hanging ones included). */
   inFlight(now = Date.now()): number {
     let n = 0;

@@ -48,6 +48,10 @@ export function createSimServer(opts: SimOptions): { server: http.Server; store:
       if (parts[0] === 'healthz') return send(res, 200, { ok: true });
       if (parts[0] === 'stats' && parts.length === 1) return send(res, 200, { ...store.totals, inFlight: store.inFlight() });
       if (parts[0] === 'stats' && parts[1] === 'refs' && parts[2]) return send(res, 200, store.refSummary(parts[2]));
+      if (parts[0] === 'stats' && parts[1] === 'renders' && parts[2]) {
+        const timing = store.timing(parts[2]);
+        return timing ? send(res, 200, timing) : fail(res, 404, 'not_found', 'No such render.');
+      }
       if (parts[0] === 'media') return serveMedia(store, req, res, parts.slice(1));
       const protocol = parts[0] ? protocolAt(parts[0]) : undefined;
       if (protocol) return protocol.handle(contextFor(protocol.protocol), { req, res, url, rest: parts.slice(1) });

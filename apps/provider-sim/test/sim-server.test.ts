@@ -157,3 +157,13 @@ it('refuses a wrong key, which the adapter classifies as a failure of that chann
   await expect(wrong.submit(req(video('x')))).rejects.toMatchObject({ kind: 'failed', httpStatus: 401 });
   wrong.close();
 });
+
+it('GET /stats/renders/<id> says when a render was created and when its time is up (benchmark time-to-result)', async () => {
+  const a = adapters.get('sim-image-main')!;
+  const before = Date.now();
+  const { upstreamId } = await a.submit(req(image('a timed render #sim:delay=700', 'image-a-5.0')));
+  const t = (await (await fetch(`${base}/stats/renders/${upstreamId}`)).json()) as { createdAt: number };
+  expect(t).toEqual({ id: upstreamId, createdAt: expect.any(Number), renderMs: 700, finishesAt: t.createdAt + 700 });
+  expect(t.createdAt).toBeGreaterThanOrEqual(before);
+  expect((await fetch(`${base}/stats/renders/r_unknown`)).status).toBe(404);
+});

@@ -6,7 +6,7 @@ import { DelayedError, Job, UnrecoverableError } from 'bullmq';
 import { parseStoredTaskParams } from '@mediagen/catalog';
 import { pickChannel } from '@mediagen/channel-health';
 import { channelsFor, UpstreamError } from '@mediagen/providers';
-import { RunTaskPayload, runTaskPayloadSchema } from '@mediagen/queue';
+import { RunTaskPayload, runTaskPayloadSchema, takeWake } from '@mediagen/queue';
 import { Attempt, loadTask, lostAttemptsOn, setAttemptStatus, startAttempt, triedChannels } from '@mediagen/db';
 import { closeAttempt, collectStep, newAttemptId, pollStep, submitStep } from './attempt-steps';
 import { slotLeaseUntil } from './channel-slots';
@@ -44,6 +44,9 @@ export function createRunTaskProcessor(ctx: WorkerContext) {
     await job.updateData({ taskId: payload.taskId, step: next.step, transientErrors: next.transientErrors, requestId: payload.requestId });
     await job.moveToDelayed(next.at, token);
     ctx.stats.delayed += 1;
+    // An upstream callback that came in while this step ran could not promote a running job; it
+    // left a flag instead (packages/queue wakeTask). Only waits for a render can be cut short.
+    if (next.step === 'poll') await takeWake(ctx.queue, ctx.redis, job);
     throw new DelayedError();
   };
 }

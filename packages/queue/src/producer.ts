@@ -19,17 +19,52 @@ export async function enqueueTask(queue: TaskQueue, taskId: string, requestId?: 
 
 /**
  * Runs a task's job now instead of at its next scheduled step (an upstream callback said the render
- * moved). Only a job waiting in the delayed set is moved; a running or missing one is left alone
- * (the running step reads the upstream anyway; the reconciler re-creates lost jobs).
+ * moved). A job waiting in the delayed set is promoted. A job that is running a step right now
+ * cannot be: its step may already have read the upstream as still running, and would then sleep a
+ * whole poll interval with the callback lost (issue 15.1: most callbacks of short renders came in
+ * while the poll step ran). So the wake is written down first (a flag key, kept a minute) and the
+ * running step's end takes it (takeWake) and runs the job again at once. A missing job is left
+ * alone (the reconciler re-creates lost jobs).
+ * Ordering: flag, then promote here; move to delayed, then take the flag in the worker. Whichever
+ * way the two interleave, one of them finds the job delayed with the flag set.
  */
-export async function wakeTask(queue: TaskQueue, taskId: string): Promise<boolean> {
+export async function wakeTask(queue: TaskQueue, redis: WakeFlags, taskId: string): Promise<boolean> {
   const job = await queue.getJob(taskId);
   if (!job) return false;
+  const key = wakeKey(queue, taskId);
+  await redis.set(key, '1', 'PX', WAKE_FLAG_MS);
+  try {
+    await job.promote();
+    // Delivered: the flag would only cost the next step an extra immediate run.
+    await redis.del(key);
+    return true;
+  } catch {
+    // Not delayed (running, or finished): the flag wakes it when its step ends.
+    return false;
+  }
+}
+
+/** The plain command connection of the process (the gateway's or the worker's), same Redis as the queue. */
+export interface WakeFlags {
+  set(key: string, value: string, px: 'PX', ms: number): Promise<unknown>;
+  del(key: string): Promise<number>;
+}
+
+const WAKE_FLAG_MS = 60_000;
+const wakeKey = (queue: TaskQueue, taskId: string) => `${queue.opts.prefix ?? 'bull'}:wake:${taskId}`;
+
+/**
+ * Called by the worker right after a step moved the job to the delayed set: when a wake came in
+ * while the step ran, the job is promoted now. True when it was.
+ */
+export async function takeWake(queue: TaskQueue, redis: WakeFlags, job: { id?: string; promote(): Promise<void> }): Promise<boolean> {
+  if (!job.id) return false;
+  if ((await redis.del(wakeKey(queue, job.id))) === 0) return false;
   try {
     await job.promote();
     return true;
   } catch {
-    // Not delayed any more (running, or finished): nothing to wake.
+    // Already promoted by the callback itself, or running again: the wake is delivered either way.
     return false;
   }
 }

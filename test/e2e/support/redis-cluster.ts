@@ -1,5 +1,5 @@
-// A throwaway Redis Cluster for end-to-end tests: N masters (no replicas) from the machine's
-// `redis-server`, each on its own loopback port with a private folder, joined with
+// A throwaway Redis Cluster for end-to-end tests: N masters (and optionally one replica each) from
+// the machine's `redis-server`, each on its own loopback port with a private folder, joined with
 // `redis-cli --cluster create`. The caller stops it (kills the servers it started, removes the folders).
 import { ChildProcess, execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -16,6 +16,8 @@ export interface RedisCluster {
   nodes: string;
   ports: number[];
   dir: string;
+  /** Kills one server at once (SIGKILL), as a crashed machine would go. */
+  kill(port: number): Promise<void>;
   /** Tail of every server's log (for a failing test's message). */
   logs(): string;
   stop(): Promise<void>;
@@ -29,7 +31,8 @@ export function redisClusterUnavailable(): string | null {
   return missing.length ? `${missing.join(' and ')} not found on PATH (apt-get install -y redis-server; .ci/run does it)` : null;
 }
 
-async function clusterInfo(port: number): Promise<string> {
+/** CLUSTER INFO of one node, or "" when it does not answer. */
+export async function clusterInfo(port: number): Promise<string> {
   const r = new IORedis({ host: '127.0.0.1', port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
   r.on('error', () => undefined);
   try {
@@ -51,29 +54,37 @@ async function until(what: string, check: () => Promise<boolean>, ms: number, lo
   throw new Error(`redis cluster: ${what} not reached within ${ms} ms\n${logs()}`);
 }
 
-export async function startRedisCluster(masters = 3): Promise<RedisCluster> {
+export interface ClusterShape {
+  masters?: number;
+  /** Replicas per master (0 or 1 here). */
+  replicas?: number;
+  /** cluster-node-timeout: how long a silent master goes before its replica takes over. */
+  nodeTimeoutMs?: number;
+}
+
+export async function startRedisCluster(shape: ClusterShape = {}): Promise<RedisCluster> {
+  const masters = shape.masters ?? 3;
+  const replicas = shape.replicas ?? 0;
+  const total = masters * (1 + replicas);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mg-redis-cluster-'));
   const children: ChildProcess[] = [];
   const ports: number[] = [];
   const logs = () =>
     ports.map((p) => `----- redis ${p}\n${fs.existsSync(path.join(dir, String(p), 'redis.log')) ? fs.readFileSync(path.join(dir, String(p), 'redis.log'), 'utf8').slice(-1500) : ''}`).join('\n');
 
+  const killChild = (c: ChildProcess) =>
+    new Promise<void>((resolve) => {
+      if (c.exitCode !== null || c.signalCode !== null) return resolve();
+      c.once('exit', () => resolve());
+      c.kill('SIGKILL');
+    });
   const stop = async () => {
-    await Promise.all(
-      children.map(
-        (c) =>
-          new Promise<void>((resolve) => {
-            if (c.exitCode !== null || c.signalCode !== null) return resolve();
-            c.once('exit', () => resolve());
-            c.kill('SIGKILL'); // nothing to save: the folders go next
-          }),
-      ),
-    );
+    await Promise.all(children.map(killChild)); // nothing to save: the folders go next
     if (!process.env.KEEP_E2E_DATA) fs.rmSync(dir, { recursive: true, force: true });
   };
 
   try {
-    for (let i = 0; i < masters; i++) {
+    for (let i = 0; i < total; i++) {
       // The cluster bus port is picked too (not port + 10000, which may fall among ephemeral ports).
       const [port, bus] = [await freePort(), await freePort()];
       const own = path.join(dir, String(port));
@@ -82,16 +93,16 @@ export async function startRedisCluster(masters = 3): Promise<RedisCluster> {
       children.push(
         spawn('redis-server', [
           '--port', String(port), '--bind', '127.0.0.1', '--cluster-enabled', 'yes', '--cluster-port', String(bus),
-          '--cluster-config-file', path.join(own, 'nodes.conf'), '--cluster-node-timeout', '5000', '--dir', own,
+          '--cluster-config-file', path.join(own, 'nodes.conf'), '--cluster-node-timeout', String(shape.nodeTimeoutMs ?? 5000), '--dir', own,
           '--save', '', '--appendonly', 'no', '--logfile', path.join(own, 'redis.log'), '--protected-mode', 'no',
         ], { stdio: 'ignore' }),
       );
     }
     await until('every server answering', async () => (await Promise.all(ports.map(clusterInfo))).every((i) => i !== ''), 15_000, logs);
-    await run('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes'], { timeout: 30_000 });
+    await run('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', String(replicas), '--cluster-yes'], { timeout: 30_000 });
     await until(
       'cluster_state:ok on every node',
-      async () => (await Promise.all(ports.map(clusterInfo))).every((i) => /cluster_state:ok/.test(i) && /cluster_known_nodes:(\d+)/.exec(i)?.[1] === String(masters)),
+      async () => (await Promise.all(ports.map(clusterInfo))).every((i) => /cluster_state:ok/.test(i) && /cluster_known_nodes:(\d+)/.exec(i)?.[1] === String(total)),
       30_000,
       logs,
     );
@@ -99,5 +110,6 @@ export async function startRedisCluster(masters = 3): Promise<RedisCluster> {
     await stop();
     throw err;
   }
-  return { nodes: ports.map((p) => `127.0.0.1:${p}`).join(','), ports, dir, logs, stop };
+  const kill = (port: number) => killChild(children[ports.indexOf(port)]);
+  return { nodes: ports.map((p) => `127.0.0.1:${p}`).join(','), ports, dir, logs, stop, kill };
 }

@@ -45,7 +45,7 @@ export async function acceptUpstreamCallback(deps: GatewayDeps, channelId: strin
     taskId = claimedTask!;
   }
   if (!taskId) throw new AppError('not_found', 'No task has this render.');
-  const woken = await wakeTask(deps.queue, taskId);
+  const woken = await wakeTask(deps.queue, deps.redis, taskId);
   deps.log.info({ channel: channelId, taskId, upstreamId: verified?.upstreamId, woken }, 'upstream callback');
   return { taskId, woken };
 }

@@ -23,10 +23,20 @@ export function falFamily(model: string, app: string): FalFamily | null {
   return null;
 }
 
+/**
+ * fal's MiniMax H3 app (`minimax/h3-max`, providers.md 5 "third-party hosts"): H3 Max renders 480P
+ * and 768P, 5-15 s (Runware's figures for the same model), and has no effort knob. video-a-h3 sells
+ * 1080p, 1-15 s and effort 1.5x/2x, so no fal app can serve all of it: a mapping is refused when the
+ * config loads (and no request mapping exists for it).
+ */
+const FAL_H3 = /(^|\/)(minimax\/)?h3(-max)?(\/|$)/i;
+
 export function falUnsupported(model: string, app: string | undefined): string | null {
   const info = getModel(model);
   if (!info) return `${model} is not in the catalog`;
   if (!app || !/^[\w.-]+\/[\w.-]+(\/[\w.-]+)*$/.test(app)) return `the channel maps ${model} to "${app ?? ''}", not a fal app (owner/app)`;
+  if (FAL_H3.test(app) && info.type === 'video' && info.family === 'video-a')
+    return `${model} sells 480p/768p/1080p, 1-15 s and effort 1.5x/2x; fal's ${app} renders 480P/768P, 5-15 s and has no effort tiers: map video-a-h3 to a MiniMax v2 channel (protocol minimax)`;
   const family = falFamily(model, app);
   if (family === 'seedance') return seedanceShortfall(model, app);
   if (family) return null;

@@ -74,7 +74,9 @@ describe('request mapping: the references pick the sub-path and the input names'
   });
   it('refuses at config load what it cannot map', () => {
     const a = createFalAdapter(channel({ models: { 'video-a-h3': 'minimax/h3-max', 'video-c-3.1-pro': 'fal-ai/veo3.1' } }));
-    expect(a.unsupported!('video-a-h3', null)).toMatch(/video-a-h3 on fal app minimax\/h3-max/);
+    // fal hosts MiniMax H3 Max (480P/768P, 5-15 s, no effort tiers): less than video-a-h3 sells.
+    expect(a.unsupported!('video-a-h3', null)).toBe(
+      "video-a-h3 sells 480p/768p/1080p, 1-15 s and effort 1.5x/2x; fal's minimax/h3-max renders 480P/768P, 5-15 s and has no effort tiers: map video-a-h3 to a MiniMax v2 channel (protocol minimax)");
     expect(a.unsupported!('video-c-3.1', 'video-c-3.1-pro')).toBeNull();
     a.close();
     // Seedance 2.0 renders at most 15 s with 9/3/3 references: it serves video-b-2.0, not video-b-2.5.

@@ -1,0 +1,164 @@
+// Time to result (issue 15.1, issue 13): from the moment the provider finished a render (the
+// simulator's own clock: GET /stats/renders/<id> `finishesAt`) to the moment a client sees the
+// task `completed`. The client polls the task back to back from shortly before the render's end,
+// so what it measures is visibility through the API, not a database write; the floor is the same
+// client's poll of an already-completed task (one round trip: the best visibility can be).
+// - callbacks: ModelArk Seedance (video-b-2.0-mini), whose upstream calls /hooks/upstream/... when
+//   the render ends; 4 tasks at a time (light load).
+// - polling: MiniMax (video-a-h3), which takes no callbacks: the worker's poll schedule finds the
+//   end; renders of 2, 5 and 20 s at once, figure = (visible - finished) / render time.
+// - answers at once on synchronous upstreams: Gemini image (image-d-2.5-flash-image) and Replicate
+//   with Prefer: wait (image-c-2.1); figure = submit latency minus the render time the simulator
+//   took (its own time), 4 connections.
+import { randomUUID } from 'node:crypto';
+import type { BenchAccount } from '../lib/admin';
+import type { BenchContext } from '../lib/context';
+import { sleep } from '../lib/procs';
+import { figure } from '../lib/report';
+import { percentile } from '../lib/stats';
+import { auth, jsonAuth } from '../lib/tasks';
+import type { Section } from './section';
+
+const CALLBACK_TASKS = Number(process.env.BENCH_TTR_TASKS ?? 40);
+const CALLBACK_RENDER_MS = 1500;
+const POLL_LENGTHS_MS = [2_000, 5_000, 20_000];
+const POLL_TASKS_PER_LENGTH = Number(process.env.BENCH_TTR_POLL_TASKS ?? 8);
+const SYNC_RENDER_MS = 1000;
+/** The client starts polling this long before the render's expected end. */
+const LEAD_MS = 150;
+const CLIENTS = 4;
+
+type Kind = 'video' | 'image';
+interface Seen {
+  finishesAt: number;
+  visibleAt: number;
+  renderMs: number;
+  status: string;
+}
+
+const now = () => performance.timeOrigin + performance.now();
+
+async function submit(ctx: BenchContext, a: BenchAccount, kind: Kind, body: object): Promise<{ taskId: string; status: string; at: number; ms: number }> {
+  const t0 = now();
+  const res = await fetch(`${ctx.stack.base}/api/${kind}/generate`, { method: 'POST', headers: jsonAuth(a), body: JSON.stringify(body) });
+  const b = (await res.json()) as { taskId?: string; status?: string };
+  const t1 = now();
+  if (res.status !== 200 || !b.taskId) throw new Error(`submit ${kind}: ${res.status} ${JSON.stringify(b)}`);
+  return { taskId: b.taskId, status: b.status!, at: t0, ms: t1 - t0 };
+}
+
+async function poll(ctx: BenchContext, a: BenchAccount, kind: Kind, taskId: string): Promise<{ status: string; ms: number; at: number }> {
+  const t0 = now();
+  const res = await fetch(`${ctx.stack.base}/api/${kind}/tasks/${taskId}`, { headers: auth(a) });
+  const b = (await res.json()) as { status?: string };
+  const t1 = now();
+  return { status: b.status ?? `http ${res.status}`, ms: t1 - t0, at: t1 };
+}
+
+/** The simulator's render of the task's latest attempt, once the worker has recorded it. */
+async function renderTiming(ctx: BenchContext, taskId: string, untilMs = 60_000): Promise<{ finishesAt: number; renderMs: number }> {
+  const until = Date.now() + untilMs;
+  while (Date.now() < until) {
+    const rows = await ctx.db.$queryRaw<{ upstreamId: string | null }[]>`
+      SELECT "upstreamId" FROM "TaskAttempt" WHERE "taskId" = ${taskId} ORDER BY "attemptNo" DESC LIMIT 1`;
+    const id = /r_[0-9a-f-]{36}/.exec(rows[0]?.upstreamId ?? '')?.[0];
+    if (id) {
+      const res = await fetch(`http://127.0.0.1:${ctx.stack.env.SIM_PORT}/stats/renders/${id}`);
+      if (res.ok) return (await res.json()) as { finishesAt: number; renderMs: number };
+    }
+    await sleep(20);
+  }
+  throw new Error(`task ${taskId}: no upstream render recorded`);
+}
+
+/** Submits one task, then polls it back to back from LEAD_MS before its render's end until it settles. */
+async function watchOne(ctx: BenchContext, a: BenchAccount, kind: Kind, body: object): Promise<Seen> {
+  const { taskId } = await submit(ctx, a, kind, body);
+  const { finishesAt, renderMs } = await renderTiming(ctx, taskId);
+  const wait = finishesAt - LEAD_MS - now();
+  if (wait > 0) await sleep(wait);
+  const giveUp = now() + 60_000;
+  for (;;) {
+    const p = await poll(ctx, a, kind, taskId);
+    if (p.status === 'completed' || p.status === 'failed') return { finishesAt, visibleAt: p.at, renderMs, status: p.status };
+    if (p.at > giveUp) throw new Error(`task ${taskId} not settled 60 s after its render ended`);
+  }
+}
+
+/** `n` jobs, `clients` at a time. */
+async function pool<T>(n: number, clients: number, job: (i: number) => Promise<T>): Promise<T[]> {
+  const out: T[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (next < n) {
+        const i = next++;
+        out[i] = await job(i);
+      }
+    }),
+  );
+  return out;
+}
+
+const p = (xs: number[], q: number) => percentile([...xs].sort((a, b) => a - b), q);
+
+/** The floor: the same client polling a completed task, `n` times back to back. */
+async function completedPollFloor(ctx: BenchContext, a: BenchAccount, kind: Kind, taskId: string, n = 200) {
+  const ms: number[] = [];
+  for (let i = 0; i < n; i++) ms.push((await poll(ctx, a, kind, taskId)).ms);
+  return { p50: p(ms, 50), p99: p(ms, 99) };
+}
+
+async function run(ctx: BenchContext): Promise<void> {
+  const { log, add } = ctx;
+  const accounts = await ctx.accounts('time-to-result', CLIENTS * 2);
+  await ctx.ensureWorker();
+  const tag = () => randomUUID().slice(0, 8);
+
+  // ---- callbacks --------------------------------------------------------------------------
+  const cbBody = () => ({ model: 'video-b-2.0-mini', prompt: `time to result ${tag()} #sim:delay=${CALLBACK_RENDER_MS}`, duration: 5, resolution: '720p' });
+  await pool(CLIENTS, CLIENTS, (i) => watchOne(ctx, accounts[i], 'video', cbBody())); // warm-up
+  log(`time to result, callbacks: ${CALLBACK_TASKS} renders of ${CALLBACK_RENDER_MS} ms on ModelArk (callback on finish), ${CLIENTS} at a time`);
+  const cb = await pool(CALLBACK_TASKS, CLIENTS, (i) => watchOne(ctx, accounts[i % CLIENTS], 'video', cbBody()));
+  const cbLate = cb.filter((s) => s.status === 'completed').map((s) => s.visibleAt - s.finishesAt);
+  const done = await submit(ctx, accounts[0], 'image', { model: 'image-d-2.5-flash-image', prompt: `floor ${tag()}` });
+  while ((await poll(ctx, accounts[0], 'image', done.taskId)).status !== 'completed') await sleep(50);
+  const floor = await completedPollFloor(ctx, accounts[0], 'image', done.taskId);
+  log(
+    `  finished -> visible p50=${p(cbLate, 50).toFixed(0)}ms p99=${p(cbLate, 99).toFixed(0)}ms over ${cbLate.length} (${cb.length - cbLate.length} failed); ` +
+      `floor (poll of a completed task) p50=${floor.p50.toFixed(1)}ms p99=${floor.p99.toFixed(1)}ms`,
+  );
+  add(figure('time to result with upstream callbacks p50 (provider finished -> client sees completed, 4 at a time)', p(cbLate, 50), 'ms', { floor: floor.p50, target: 50, targetOn: 'value', better: 'lower' }));
+  add(figure('time to result with upstream callbacks p99 (4 at a time)', p(cbLate, 99), 'ms', { floor: floor.p99, target: 200, targetOn: 'value', better: 'lower' }));
+
+  // ---- polling ----------------------------------------------------------------------------
+  log(`time to result, polling: MiniMax renders of ${POLL_LENGTHS_MS.map((m) => m / 1000).join(', ')} s, ${POLL_TASKS_PER_LENGTH} of each at once`);
+  const jobs = POLL_LENGTHS_MS.flatMap((ms) => Array.from({ length: POLL_TASKS_PER_LENGTH }, () => ms));
+  const polled = await Promise.all(
+    jobs.map((ms, i) => watchOne(ctx, accounts[CLIENTS + (i % CLIENTS)], 'video', { model: 'video-a-h3', prompt: `time to result ${tag()} #sim:delay=${ms}`, duration: 2, resolution: '480p' })),
+  );
+  const share = (s: Seen) => (s.visibleAt - s.finishesAt) / s.renderMs;
+  const ok = polled.filter((s) => s.status === 'completed');
+  for (const ms of POLL_LENGTHS_MS) {
+    const of = ok.filter((s) => s.renderMs === ms);
+    const late = of.map((s) => s.visibleAt - s.finishesAt);
+    log(`  ${ms / 1000} s renders: finished -> visible p50=${p(late, 50).toFixed(0)}ms p99=${p(late, 99).toFixed(0)}ms; share of the render p50=${(p(of.map(share), 50) * 100).toFixed(1)}%`);
+    add(figure(`time to result with polling, ${ms / 1000} s renders: added delay / render time p50`, p(of.map(share), 50), 'ratio', { target: 0.1, better: 'lower' }));
+  }
+  add(figure('time to result with polling, all lengths: added delay / render time p50', p(ok.map(share), 50), 'ratio', { target: 0.1, better: 'lower' }));
+  add(figure('time to result with polling, all lengths: added delay / render time p99', p(ok.map(share), 99), 'ratio', { better: 'lower' }));
+
+  // ---- answers at once on synchronous upstreams --------------------------------------------
+  for (const model of ['image-d-2.5-flash-image', 'image-c-2.1']) {
+    const body = () => ({ model, prompt: `answers at once ${tag()} #sim:delay=${SYNC_RENDER_MS}` });
+    await pool(CLIENTS, CLIENTS, (i) => submit(ctx, accounts[i], 'image', body()));
+    const runs = await pool(CALLBACK_TASKS, CLIENTS, (i) => submit(ctx, accounts[i % CLIENTS], 'image', body()));
+    const completed = runs.filter((r) => r.status === 'completed');
+    const added = completed.map((r) => r.ms - SYNC_RENDER_MS);
+    log(`  answers at once, ${model}: submit - render time p50=${p(added, 50).toFixed(0)}ms p99=${p(added, 99).toFixed(0)}ms (${completed.length}/${runs.length} answered completed)`);
+    add(figure(`answers-at-once submit over the upstream's own time p50 (${model}, ${SYNC_RENDER_MS} ms renders, 4 connections)`, p(added, 50), 'ms', { floor: SYNC_RENDER_MS, target: 50, targetOn: 'value', better: 'lower' }));
+    add(figure(`answers-at-once submits not answered completed (${model})`, runs.length - completed.length, 'responses', { target: 0, better: 'lower' }));
+  }
+}
+
+export const timeToResultSection: Section = { name: 'time-to-result', run };
