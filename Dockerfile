@@ -7,7 +7,7 @@
 # output that could drift from what the tests ran. `node --import tsx` (not `npx tsx`) keeps the app
 # as the container's main process, so SIGTERM reaches its graceful shutdown directly.
 
-FROM node:20-bookworm-slim AS deps
+FROM node:24-bookworm-slim AS deps
 WORKDIR /app
 # Manifests first: the dependency layer is rebuilt only when they change.
 COPY package.json package-lock.json ./
@@ -42,7 +42,7 @@ FROM deps AS prune
 # The prisma CLI is a production dependency: the migrate service runs `prisma migrate deploy`.
 RUN npm prune --omit=dev --no-audit --no-fund --ignore-scripts
 
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     NPM_CONFIG_UPDATE_NOTIFIER=false \
     DATA_DIR=/data \

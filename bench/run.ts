@@ -53,7 +53,7 @@ async function main(): Promise<void> {
       benchSeconds: Math.round((Date.now() - started) / 1000),
       loadAverage1m: { atStart: Number(loadAverageAtStart.toFixed(2)), atEnd: Number(os.loadavg()[0].toFixed(2)) },
     });
-    const out = path.join(ROOT, 'bench/results/latest.json');
+    const out = path.resolve(ROOT, process.env.BENCH_OUT ?? 'bench/results/latest.json');
     writeReport(out, machine, figures);
     console.log(
       `\n${formatTable(figures)}\n\nmachine: ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}; ` +

@@ -3,7 +3,8 @@
 // connections serve the gateway, the worker and this file's client, so one client's transactions
 // land on connections another client used before: anything kept in a session (search_path,
 // prepared statements, session locks, LISTEN) would be lost or leak. The schema is not `public`
-// (a query that relied on search_path would not find its table), in a database of its own.
+// (a query that relied on search_path would not find its table), in a database of its own whose
+// default time zone is not UTC.
 import fs from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
@@ -37,7 +38,11 @@ async function onServer<T>(fn: (c: Client) => Promise<T>): Promise<T> {
 
 /** A database of its own with the migrations applied directly (not through PgBouncer), and PgBouncer in front. */
 async function prepare() {
-  await onServer((c) => c.query(`CREATE DATABASE "${dbName}"`));
+  // A server whose default time zone is not UTC: behind PgBouncer the sessions keep it.
+  await onServer(async (c) => {
+    await c.query(`CREATE DATABASE "${dbName}"`);
+    await c.query(`ALTER DATABASE "${dbName}" SET TimeZone TO 'America/New_York'`);
+  });
   const dropDb = () => onServer((c) => c.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`));
   const dbUrl = new URL(serverUrl);
   dbUrl.pathname = `/${dbName}`;
@@ -170,6 +175,24 @@ async function balanceOf(a: Account): Promise<number> {
       expect(rows.map((r) => r.kind)).toEqual(['charge', 'refund']);
     }
     expect(await balanceOf(account)).toBe(before);
+  });
+
+  it('the task listing pages through every task once (keyset cursor on timestamps, server not in UTC)', async () => {
+    const all = (await api.listTasks(account, 'limit=100')).body.data.map((t) => t.taskId);
+    expect(all.length).toBeGreaterThan(4);
+    const paged: unknown[] = [];
+    let cursor: string | null = null;
+    do {
+      const res: Awaited<ReturnType<typeof api.listTasks>> = await api.listTasks(account, `limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(res.status).toBe(200);
+      paged.push(...res.body.data.map((t) => t.taskId));
+      cursor = res.body.nextCursor;
+    } while (cursor);
+    expect(paged).toEqual(all);
+    // The timestamps the API shows are the stored instants, in UTC, whatever the session's zone.
+    const newest = (await api.listTasks(account, 'limit=1')).body.data[0];
+    const stored = await stack.db.task.findUniqueOrThrow({ where: { id: String(newest.taskId) }, select: { createdAt: true } });
+    expect(newest.createdAt).toBe(stored.createdAt.toISOString());
   });
 
   it('Postgres saw no more server connections for the database than the pool size', async () => {

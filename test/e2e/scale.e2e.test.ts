@@ -8,7 +8,9 @@ jest.setTimeout(90_000);
 
 let stack: Stack;
 
-e2eSuite('scale', { stack: { workers: 2, env: { WORKER_CONCURRENCY: '4' } } }, (s) => ({ stack } = s));
+// Sixty pollers every 100 ms on one account: the per-account request limit (600 a minute by
+// default) is not what this file is about, and on Node 24 the polls come fast enough to reach it.
+e2eSuite('scale', { stack: { workers: 2, env: { WORKER_CONCURRENCY: '4', RATE_LIMIT_PER_MINUTE: '100000' } } }, (s) => ({ stack } = s));
 
 it('two workers share 60 tasks, each processed exactly once', async () => {
   const api = apiClient(stack);

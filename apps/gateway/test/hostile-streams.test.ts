@@ -33,6 +33,11 @@ describe('7: aborted downloads', () => {
     // One full download first: the first file read sets up libuv's machinery (io_uring, thread
     // pool), whose descriptors stay for the life of the process and are not a leak.
     await new Promise<void>((resolve) => http.get({ port, path: '/files/results/aborts/0.mp4', agent: false }, (res) => res.resume().on('end', resolve)));
+    // The gateway's Postgres pool (20 connections, apps/gateway/src/deps.ts) grows with concurrent
+    // requests, and its connections are descriptors of this process too: on a fast Node (24) the
+    // burst below opened a dozen or more of them. Open them all first, so what is counted is the
+    // downloads' own descriptors.
+    await Promise.all(Array.from({ length: 25 }, () => h.deps.db.$queryRaw`SELECT 1 AS one FROM pg_sleep(0.2)`));
     await sleep(200);
     const fdsBefore = openFds();
     await Promise.all(

@@ -106,7 +106,10 @@ async function afterStatus({ run, attempt, adapter }: StepInput, status: RenderS
     if (task.status === 'pending') await toProcessing(run, attempt);
     // Only when it moved: most polls of a long render see the same number, and the write is per poll.
     if (Math.min(99, Math.floor(status.progress)) > task.progress) await updateProgress(ctx.db, task.id, status.progress);
-    return wait('poll', pollDelayMs(adapter.channel, Date.now() - attempt.createdAt.getTime()));
+    // The channel's renders in flight are counted only where it limits status calls (one more
+    // Redis round trip per poll there).
+    const inFlight = adapter.channel.poll.maxPerSecond ? await ctx.slots.inUse(adapter.channel.id) : 1;
+    return wait('poll', pollDelayMs(adapter.channel, Date.now() - attempt.createdAt.getTime(), inFlight));
   }
   if (status.state === 'failed') {
     if (status.error.kind === 'violation') return violation(run, attempt, status.error);

@@ -16,10 +16,16 @@ export function backoffMs(n: number, retryAfterMs?: number): number {
 /**
  * Poll often while a render is young and rarely once it has run long: about a tenth of its age,
  * within the channel's bounds. A render of an hour is then asked about once a minute, which keeps
- * thousands of renders in flight cheap, and finishing late costs at most ~10% of its run time.
+ * thousands of renders in flight cheap, and finishing late costs at most ~10% of its run time
+ * (~5% at the median: the end falls anywhere in the last interval). Where the channel limits its
+ * status calls (`poll.maxPerSecond`), every render also waits at least its share of that rate,
+ * `inFlight` renders / maxPerSecond, so all of the channel's renders together stay under the limit;
+ * the share wins over the age-based delay and over maxMs.
  */
-export function pollDelayMs(channel: Channel, renderAgeMs: number): number {
-  return Math.min(channel.poll.maxMs, Math.max(channel.poll.minMs, Math.round(renderAgeMs / 10)));
+export function pollDelayMs(channel: Channel, renderAgeMs: number, inFlight = 1): number {
+  const byAge = Math.min(channel.poll.maxMs, Math.max(channel.poll.minMs, Math.round(renderAgeMs / 10)));
+  const limit = channel.poll.maxPerSecond;
+  return limit ? Math.max(byAge, Math.ceil((Math.max(1, inFlight) * 1000) / limit)) : byAge;
 }
 
 /** A task waiting for a free channel slot looks again after this long. */

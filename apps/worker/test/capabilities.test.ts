@@ -55,6 +55,10 @@ function scripted(ch: ChannelConfig['channels'][number]): ChannelAdapter {
     },
     async findOrphan(req: RenderRequest) {
       calls.orphanSearches.push(req.taskId);
+      // An upstream without the list (404): the search cannot run, the submit goes out blind.
+      if ((req.spec.prompt ?? '').includes('unlisted')) throw new UpstreamError('failed', 'orphan search: HTTP 404', undefined, 404);
+      // A search that matches a render another task recorded (same input at the same time).
+      if ((req.spec.prompt ?? '').includes('claimed')) return 'taken-by-another-task';
       if (!(req.spec.prompt ?? '').includes('orphan')) return null;
       const upstreamId = `orphan-${req.taskId}`;
       renders.set(upstreamId, { taskId: req.taskId, prompt: req.spec.prompt ?? '', polls: 0 });
@@ -139,6 +143,25 @@ describe('an attempt resumed in `submitting` after its submit was sent (no upstr
     expect(calls.orphanSearches).toContain(taskId);
     expect(calls.submits.get(taskId) ?? 0).toBe(0);
     expect((await attempts(taskId))[0]).toMatchObject({ upstreamId: `orphan-${taskId}`, status: 'completed' });
+  });
+
+  it('submits without a search where the upstream has no list, counted as blind', async () => {
+    const taskId = await crashedAfterSend('a vole unlisted');
+    expect(await w.settled(taskId)).toMatchObject({ status: 'completed' });
+    expect(calls.orphanSearches).toContain(taskId);
+    expect(calls.submits.get(taskId)).toBe(1);
+    const blind = (await w.app.ctx.metrics.upstream.resubmits.get()).values.find((v) => v.labels.how === 'blind');
+    expect(blind?.value).toBeGreaterThanOrEqual(1);
+  });
+
+  it('never adopts a render another task already recorded', async () => {
+    const other = await crashedAfterSend('another task');
+    await w.settled(other);
+    await w.db.taskAttempt.updateMany({ where: { taskId: other }, data: { upstreamId: 'taken-by-another-task' } });
+    const taskId = await crashedAfterSend('a mole claimed');
+    expect(await w.settled(taskId)).toMatchObject({ status: 'completed' });
+    expect(calls.submits.get(taskId)).toBe(1);
+    expect((await attempts(taskId))[0].upstreamId).not.toBe('taken-by-another-task');
   });
 
   it('searches first, and submits when the upstream has none', async () => {

@@ -25,6 +25,22 @@ describe('poll cadence', () => {
     expect(pollDelayMs(channel, 300_000)).toBe(30_000);
     expect(pollDelayMs(channel, 3 * 3600_000)).toBe(60_000);
   });
+
+  it('keeps the channel under its status-call limit: each render waits at least its share', () => {
+    const limited = channelSchema.parse({ ...channel, poll: { firstMs: 1000, minMs: 2000, maxMs: 60_000, maxPerSecond: 50 } });
+    // 10 renders in flight at 50 calls/s: the age-based delay is the larger one, unchanged.
+    expect(pollDelayMs(limited, 300_000, 10)).toBe(30_000);
+    // 5,000 renders: 100 s each, past maxMs too; 5,000 renders / 100 s = the 50 calls/s allowed.
+    expect(pollDelayMs(limited, 300_000, 5_000)).toBe(100_000);
+    expect(pollDelayMs(limited, 1_000, 200)).toBe(4_000);
+    // Channels without a limit ignore the count.
+    expect(pollDelayMs(channel, 1_000, 5_000)).toBe(2_000);
+  });
+
+  it('asks again within a tenth of the render time, so a render is seen at most ~10% late', () => {
+    const quick = channelSchema.parse({ ...channel, poll: { firstMs: 100, minMs: 100, maxMs: 60_000 } });
+    for (const age of [2_000, 5_000, 20_000, 180_000]) expect(pollDelayMs(quick, age) / age).toBeLessThanOrEqual(0.1);
+  });
 });
 
 describe('failure messages', () => {

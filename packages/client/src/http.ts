@@ -15,7 +15,7 @@ export interface ClientOptions {
   timeoutMs?: number;
   /** Longest Retry-After the SDK waits out by itself, in s (default 60); longer ones are thrown. */
   maxRetryAfterSeconds?: number;
-  /** A fetch implementation (default: the global fetch of Node 20+). */
+  /** A fetch implementation (default: the global fetch of Node 24). */
   fetch?: typeof fetch;
 }
 
@@ -64,7 +64,7 @@ export class HttpClient {
     this.timeoutMs = opts.timeoutMs ?? 60_000;
     this.maxRetryAfterS = opts.maxRetryAfterSeconds ?? 60;
     this.fetchImpl = opts.fetch ?? globalThis.fetch;
-    if (typeof this.fetchImpl !== 'function') throw new MediaGenError('No fetch available: use Node 20+ or pass options.fetch');
+    if (typeof this.fetchImpl !== 'function') throw new MediaGenError('No fetch available: use Node 24 or pass options.fetch');
   }
 
   async request<T>(o: RequestOptions): Promise<T> {

@@ -1,4 +1,4 @@
-// @mediagen/client: the TypeScript SDK of the media generation task service (Node 20+, global fetch).
+// @mediagen/client: the TypeScript SDK of the media generation task service (Node 24 LTS, global fetch).
 export { MediaGen } from './client';
 export { MediaGen as default } from './client';
 export type { ClientOptions } from './http';

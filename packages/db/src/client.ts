@@ -6,10 +6,11 @@
 // event loop, about 0.5-1 ms of CPU per query here, ten times what the query itself costs through
 // pg (docs/benchmark.md). Everything else keeps using Prisma.
 //
-// No query depends on session state, so DATABASE_URL may point at PgBouncer in transaction mode
-// (docs/operations.md, "Behind PgBouncer"): tables are named with their schema (qualify-sql.ts),
-// the timeouts travel with each transaction (SET LOCAL in its BEGIN), no statement is named
-// (pg prepares unnamed ones), and nothing takes session locks, LISTENs or creates temp tables.
+// No query depends on session state that a pooler loses, so DATABASE_URL may point at PgBouncer
+// in transaction mode (docs/operations.md, "Behind PgBouncer"): tables are named with their schema
+// (qualify-sql.ts), the timeouts travel with each transaction (SET LOCAL in its BEGIN), TimeZone
+// is a startup parameter PgBouncer keeps per client, no statement is named (pg prepares unnamed
+// ones), and nothing takes session locks, LISTENs or creates temp tables.
 import { Client, Pool, PoolConfig } from 'pg';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from './generated/client';
@@ -120,9 +121,16 @@ class DroppingStuckPool extends Pool {
 
 /**
  * The pool's connections: every query's text qualified with the schema, and every transaction's
- * BEGIN carrying the timeouts as SET LOCAL (one round trip). Our startup `options` (TimeZone and
- * the same timeouts for whole sessions, where a direct connection keeps them) are left out once
- * the server refused them; the URL's own `options` are always sent.
+ * BEGIN carrying the timeouts as SET LOCAL (one round trip). Our startup `options` (the same
+ * timeouts for whole sessions, where a direct connection keeps them) are left out once the server
+ * refused them; the URL's own `options` are always sent.
+ *
+ * TimeZone=UTC travels as a startup parameter of its own, which PgBouncer accepts and restores on
+ * whichever server connection serves the client (it tracks TimeZone, DateStyle, client_encoding,
+ * standard_conforming_strings, application_name). Correctness needs it: Prisma's pg adapter sends
+ * DateTime values as UTC wall-clock text without an offset, which Postgres reads in the session's
+ * zone, so a server in another zone would shift every deadline Prisma writes (tasks timed out at
+ * once). Unless the URL's own options set TimeZone (a test does), then theirs wins.
  */
 const BEGIN = /^\s*(BEGIN|START\s+TRANSACTION)\b[^;]*;?\s*$/i;
 
@@ -147,6 +155,7 @@ function pooledClient(schema: string, setLocal: string, startup: { refused: bool
 
     getStartupConf(): Record<string, string> {
       const conf = (Client.prototype as unknown as { getStartupConf(): Record<string, string> }).getStartupConf.call(this);
+      if (!/\bTimeZone=/i.test(urlOptions)) conf.TimeZone = 'UTC';
       if (startup.refused) {
         if (urlOptions) conf.options = urlOptions;
         else delete conf.options;
@@ -167,10 +176,8 @@ export function createDb(databaseUrl: string, opts: { poolSize?: number; timeout
     Client: pooledClient(schema, setLocal, startup, options),
     connectionString,
     max: opts.poolSize ?? 10,
-    // Sessions are pinned to UTC where the server takes the setting: every timestamp column is
-    // timestamptz, so correctness does not depend on it, but text renderings (logs, psql, ::text)
-    // then agree with the API's ISO times. The URL's own options come last, so they win.
-    options: ['-c TimeZone=UTC', ...[statementTimeout, idleTimeout].filter(Boolean).map((s) => `-c ${s}`), options].filter(Boolean).join(' '),
+    // The URL's own options come last, so they win.
+    options: [...[statementTimeout, idleTimeout].filter(Boolean).map((s) => `-c ${s}`), options].filter(Boolean).join(' '),
     connectionTimeoutMillis: t.connectMs || undefined,
     query_timeout: t.queryMs || undefined,
     keepAlive: t.keepAliveMs > 0,

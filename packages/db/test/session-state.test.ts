@@ -6,7 +6,7 @@
 // The whole stack behind a real PgBouncer: test/e2e/pgbouncer.e2e.test.ts.
 import { createDb, Db, sql, sqlTransaction } from '../src';
 import { sqlQualifier } from '../src/qualify-sql';
-import { createTestSchema, TestSchema, withSessionSetting } from '../src/test-schema';
+import { createTestSchema, createTimeZoneDatabase, TestSchema, withSessionSetting } from '../src/test-schema';
 
 let schema: TestSchema;
 let db: Db;
@@ -67,4 +67,20 @@ test('the qualifier prefixes unqualified table and enum names only', () => {
   expect(q(generated)).toBe(generated);
   // Column names and other identifiers are not table names.
   expect(q(`SELECT "taskId", "TaskIdx" FROM x`)).toBe(`SELECT "taskId", "TaskIdx" FROM x`);
+});
+
+test('on a server whose default zone is not UTC, a DateTime written by Prisma is the instant it was given', async () => {
+  const tzDb = await createTimeZoneDatabase('America/New_York');
+  const s = await createTestSchema('session_tz', { baseUrl: tzDb.url });
+  const tz = createDb(s.url, { poolSize: 1 });
+  try {
+    const at = new Date('2026-06-01T12:00:00.000Z');
+    await tz.account.create({ data: { id: 'acc_tz', name: 'tz', createdAt: at } });
+    const r = await sql<{ same: boolean }>(tz, `SELECT "createdAt" = $1::timestamptz AS same FROM "Account" WHERE "id" = 'acc_tz'`, [at.toISOString()]);
+    expect(r.rows[0].same).toBe(true);
+    expect((await tz.account.count({ where: { createdAt: { gte: at } } }))).toBe(1);
+  } finally {
+    await tz.$disconnect();
+    await tzDb.drop();
+  }
 });

@@ -45,6 +45,12 @@ export const channelBaseSchema = z.object({
       firstMs: z.number().int().min(0).default(5_000),
       minMs: z.number().int().positive().default(5_000),
       maxMs: z.number().int().positive().default(60_000),
+      /**
+       * Status calls per second the upstream allows this channel (all workers together), when it
+       * limits them: each render then waits at least its share, renders in flight / maxPerSecond,
+       * which wins over the age-based delay and over maxMs (docs/workers-and-channels.md).
+       */
+      maxPerSecond: z.number().positive().optional(),
     })
     .prefault({}),
   enabled: z.boolean().default(true),
