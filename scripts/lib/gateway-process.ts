@@ -24,7 +24,7 @@ export interface GatewayProcess {
 }
 
 export async function startGatewayProcess(label: string, env: Record<string, string> = {}): Promise<GatewayProcess> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'gateway-child.ts')], {
+  const child: ChildProcess = spawn(process.execPath, [...(process.env.HOSTILE_NODE_ARGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', path.join(__dirname, 'gateway-child.ts')], {
     cwd: path.resolve(__dirname, '../..'),
     env: { ...process.env, HOSTILE_LABEL: label, HOSTILE_ENV: JSON.stringify(env) },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

@@ -85,6 +85,8 @@ describe('jsonBody off the main thread (issue 11.2/11.9)', () => {
     expect([bad.status, bad.body.type]).toEqual([400, 'entity.parse.failed']);
     const nul = await send(`{"s":"${pad}","t":"a\\u0000b"}`, 'application/json', appWith());
     expect([nul.status, nul.body.type]).toEqual([400, 'entity.nul']);
+    const deep = await send(`{"s":"${pad}","t":${'['.repeat(100_000)}${']'.repeat(100_000)}}`, 'application/json', appWith());
+    expect([deep.status, deep.body.type]).toEqual([400, 'entity.parse.failed']); // over MAX_DEPTH levels
     const escaped = await send(`{"s":"${pad}","t":"a\\\\u0000b"}`, 'application/json', appWith());
     expect(escaped.status).toBe(200); // a backslash followed by "u0000" is no NUL
   });

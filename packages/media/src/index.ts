@@ -11,3 +11,4 @@ export { HttpSource, BufferSource, type ByteSource } from './byte-source';
 export { measureMedia, type Measured } from './probe-duration';
 export { MediaProblem, isMediaProblem } from './problem';
 export { SnapshotBudget, SnapshotBudgetExhausted, DEFAULT_SNAPSHOT_BUDGET_BYTES } from './snapshot-budget';
+export { cpuTurn, CPU_TURN_CHARS } from './cpu-turn';

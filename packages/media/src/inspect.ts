@@ -17,6 +17,7 @@ import { DeadlineExceeded, MediaProblem, isMediaProblem } from './problem';
 import { measureMedia } from './probe-duration';
 import { canonicalMime, extensionFor, sniffMime } from './sniff';
 import { imageSize } from './image-size';
+import { CPU_TURN_CHARS, cpuTurn } from './cpu-turn';
 
 export interface DecodedInline {
   ref: MediaRef;
@@ -107,7 +108,15 @@ async function checkRef(ref: MediaRef, p: MediaPolicy, signal: AbortSignal, budg
 
 async function checkInline(ref: MediaRef, signal: AbortSignal): Promise<Checked> {
   if (ref.kind === 'video') throw new MediaProblem('videos are accepted by https URL only, not as data URIs');
-  const { mime: declaredRaw, bytes } = decodeDataUri(ref.url, MAX_INLINE_FILE_BYTES);
+  // Decoding megabytes of base64 is one long step: large ones take their own turn of the loop.
+  const release = ref.url.length >= CPU_TURN_CHARS ? await cpuTurn() : undefined;
+  let declaredRaw: string;
+  let bytes: Buffer;
+  try {
+    ({ mime: declaredRaw, bytes } = decodeDataUri(ref.url, MAX_INLINE_FILE_BYTES));
+  } finally {
+    release?.();
+  }
   const declared = canonicalMime(ref.mime ?? declaredRaw);
   const sniffed = sniffMime(bytes);
 

@@ -4,9 +4,9 @@
 // (maxRetriesPerRequest: null).
 //
 // On a cluster every multi-key command, MULTI, pipeline and Lua script must touch keys of one hash
-// slot. Our keys keep their single-server names (nothing moves for existing deployments) and spread
-// over the masters by their own names; where keys must meet they share a hash tag: BullMQ's keys
-// all sit under queuePrefix() = `{prefix}` on a cluster, and a channel's breaker keys share the
+// slot. Keys spread over the masters by their own names; where keys must meet they share a hash tag:
+// BullMQ's keys sit under queuePrefix() = `{prefix}` on a cluster (on a single server their names do
+// not change, so a running deployment keeps its jobs), and a channel's breaker keys carry the
 // channel's tag (packages/channel-health keys.ts). Everything else is one key per command.
 import IORedis, { Cluster, ClusterOptions, Redis, RedisOptions } from 'ioredis';
 

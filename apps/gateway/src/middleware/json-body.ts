@@ -20,6 +20,7 @@
 // express.json unchanged (inflate off). See docs/benchmark.md and docs/security.md.
 import express, { NextFunction, Request, RequestHandler, Response } from 'express';
 import { AppError } from '@mediagen/errors';
+import { cpuTurn } from '@mediagen/media';
 import { JsonNulError, JsonParsePool, JsonStringTooLong, ownedCopy, sharedJsonParsePool } from './json-parse-pool';
 
 /** Bodies from this size on (or of unknown size) are "large": gated, see above. */
@@ -125,9 +126,15 @@ export function jsonBody(limit: number, gate = new Gate(LARGE_BODY_SLOTS, LARGE_
         if (e instanceof JsonStringTooLong) return next(new AppError('validation_error', e.message));
         return next(httpError(400, (e as Error).message.slice(0, 200), 'entity.parse.failed'));
       }
-      // The parsed value arrived in one step (a copy); the route's own checks are another.
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      return next();
+      // The parsed value arrived in one step (a copy); the route's own checks on it (the catalog's
+      // walk of a multi-MB data URI) are another. They take their own turn of the loop, one large
+      // body at a time (cpuTurn), instead of running back to back with other large bodies'.
+      const release = await cpuTurn();
+      try {
+        return next();
+      } finally {
+        release();
+      }
     }
     if (!Buffer.isBuffer(req.body)) return next();
     const bytes = req.body as Buffer;

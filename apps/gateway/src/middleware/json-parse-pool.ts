@@ -26,8 +26,15 @@ type Answer =
   | { id: number; nul: true }
   | { id: number; tooLong: { path: string; chars: number } };
 
+/**
+ * No request nests deeper than a few levels; a body nesting deeper than this is refused on the
+ * worker, so the main thread never deserializes (recursively) a structure thousands deep.
+ */
+export const MAX_DEPTH = 64;
+
 const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
+const MAX_DEPTH = ${MAX_DEPTH};
 function containsNul(v) {
   const stack = [v];
   while (stack.length) {
@@ -40,12 +47,15 @@ function containsNul(v) {
   return false;
 }
 function longString(v, max) {
-  const stack = [[v, '']];
+  const stack = [[v, '', 0]];
   while (stack.length) {
-    const [x, path] = stack.pop();
+    const [x, path, depth] = stack.pop();
     if (typeof x === 'string') { if (x.length > max) return { path, chars: x.length }; }
-    else if (Array.isArray(x)) { for (let i = 0; i < x.length; i++) stack.push([x[i], path + '[' + i + ']']); }
-    else if (x && typeof x === 'object') { for (const k of Object.keys(x)) stack.push([x[k], path ? path + '.' + k : k]); }
+    else if (x && typeof x === 'object') {
+      if (depth >= MAX_DEPTH) return { deep: true };
+      if (Array.isArray(x)) { for (let i = 0; i < x.length; i++) stack.push([x[i], path + '[' + i + ']', depth + 1]); }
+      else { for (const k of Object.keys(x)) stack.push([x[k], path ? path + '.' + k : k, depth + 1]); }
+    }
   }
   return null;
 }
@@ -67,6 +77,7 @@ parentPort.on('message', ({ id, chunks, maxString }) => {
   if (text.includes('\\\\u0000') && containsNul(value)) return parentPort.postMessage({ id, nul: true });
   text = null;
   const tooLong = longString(value, maxString);
+  if (tooLong && tooLong.deep) return parentPort.postMessage({ id, error: 'Request body nests deeper than ' + MAX_DEPTH + ' levels' });
   if (tooLong) return parentPort.postMessage({ id, tooLong });
   parentPort.postMessage({ id, value });
 });
@@ -147,6 +158,15 @@ export class JsonParsePool {
       this.pump();
     };
     w.on('error', fail);
+    // An answer the main thread cannot deserialize fails its job (it must not hang the request).
+    w.on('messageerror', (e) => {
+      const job = this.inFlight.get(w);
+      this.inFlight.delete(w);
+      this.idle.push(w);
+      w.unref();
+      job?.reject(new JsonParseError(`the parsed body could not be handed over (${e.message})`));
+      this.pump();
+    });
     w.on('exit', (code) => {
       if (this.inFlight.has(w) || this.idle.includes(w)) fail(new Error(`JSON parse worker exited (${code})`));
     });

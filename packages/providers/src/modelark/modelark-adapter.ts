@@ -48,7 +48,7 @@ export function createModelarkAdapter(channel: ModelarkChannel): ChannelAdapter 
 
   return {
     channel,
-    capabilities: { ...MODELARK_CAPABILITIES, findOrphan: channel.orphanSearch },
+    capabilities: { ...MODELARK_CAPABILITIES, findOrphan: channel.orphanSearch !== false },
     unsupported: (model) => modelarkUnsupported(model, channel.models[model]),
     classifyError,
 
@@ -85,7 +85,7 @@ export function createModelarkAdapter(channel: ModelarkChannel): ChannelAdapter 
       call('submit', async (): Promise<string | null> => {
         const model = channel.models[req.spec.model];
         // Seedream answered (or not) inside the lost call: there is no task to find.
-        if (!channel.orphanSearch || !model || req.spec.type !== 'video') return null;
+        if (channel.orphanSearch === false || !model || req.spec.type !== 'video') return null;
         const seed = seedanceSeed(req, req.spec, channel)!;
         const seconds = req.outputSeconds ?? req.spec.duration;
         const query = {

@@ -40,7 +40,7 @@ export const wholeSeconds = (s: number) => Math.max(1, Math.ceil(s - 1e-9));
  */
 export function seedanceSeed(req: Pick<RenderRequest, 'attemptId'>, spec: VideoTaskSpec, channel: Pick<ModelarkChannel, 'orphanSearch'>): number | undefined {
   if (spec.seed !== null && spec.seed !== undefined) return spec.seed;
-  return channel.orphanSearch ? attemptSeed(req.attemptId) : undefined;
+  return channel.orphanSearch !== false ? attemptSeed(req.attemptId) : undefined;
 }
 
 export function seedanceBody(req: RenderRequest, spec: VideoTaskSpec, upstreamModel: string, channel: ModelarkChannel): Record<string, unknown> {
