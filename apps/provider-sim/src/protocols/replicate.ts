@@ -152,7 +152,11 @@ registerProtocol({
       // Prefer: wait holds the answer until the prediction is done or the wait is over.
       const wait = waitSeconds(req);
       const until = Date.now() + wait * 1000;
-      while (Date.now() < until && !TERMINAL.has(prediction(ctx, channel, render, origin).status)) await sleep(Math.min(50, until - Date.now()));
+      // Answered when the render ends, as Replicate does, not at the next 50 ms tick: the benchmark's
+      // answers-at-once figure subtracts the render time and would count the tick as ours.
+      const ends = render.directives.hang ? until : render.createdAt + render.renderMs;
+      while (Date.now() < until && !TERMINAL.has(prediction(ctx, channel, render, origin).status))
+        await sleep(Math.max(1, Math.min(50, until - Date.now(), ends - Date.now())));
       await sleep(directives.slowSubmitMs);
       return send(res, 201, prediction(ctx, channel, render, origin));
     }
