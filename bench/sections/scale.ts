@@ -215,4 +215,4 @@ export async function scale(ctx: BenchContext): Promise<void> {
   }
 }
 
-export const scaleSection: Section = { name: 'scale', run: scale };
+export const scaleSection: Section = { name: 'scale', needsPendingTasks: true, run: scale };

@@ -108,10 +108,19 @@ export class PollCache {
   /** The local copy, while the shared entry it copies still exists at the latest. */
   localCopy(taskId: string): PollEntry | undefined {
     const e = this.local.get(taskId);
-    if (e === undefined) return undefined;
-    if (e.until > performance.now()) return e;
+    return e !== undefined && e.until > performance.now() ? e : undefined;
+  }
+
+  /**
+   * Drops an expired local copy; true when there was one. Its shared entry has expired too (a copy
+   * ends no later than its entry), so unless another gateway has stored a new one meanwhile there
+   * is nothing to read: the caller goes to Postgres and fill() adopts such an entry if there is one.
+   */
+  dropExpired(taskId: string): boolean {
+    const e = this.local.get(taskId);
+    if (e === undefined || e.until > performance.now()) return false;
     this.local.delete(taskId);
-    return undefined;
+    return true;
   }
 
   /**

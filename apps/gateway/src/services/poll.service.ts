@@ -44,8 +44,11 @@ export async function pollTask(deps: GatewayDeps, accountId: string, type: 'vide
   if (cache.ttlMs <= 0) return owned(PollCache.uncached(accountId, type, await readBody(deps, accountId, type, taskId)), accountId, type, taskId);
   const local = pollLocal(cache, accountId, type, taskId);
   if (local) return local;
-  const shared = await cache.readShared(taskId).catch(() => null); // cache outage: fall through to the DB
-  if (shared) return owned(shared, accountId, type, taskId);
+  // After this gateway's own copy expired, the shared entry has expired too: one round trip less.
+  if (!cache.dropExpired(taskId)) {
+    const shared = await cache.readShared(taskId).catch(() => null); // cache outage: fall through to the DB
+    if (shared) return owned(shared, accountId, type, taskId);
+  }
   // Twice at most: a task event that arrives during the first read makes its answer stale.
   let body!: Record<string, unknown>;
   for (let i = 0; i < 2; i++) {
