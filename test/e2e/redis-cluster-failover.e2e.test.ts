@@ -36,7 +36,7 @@ async function masterOf(askPort: number, slot: number): Promise<number | null> {
   let cluster: RedisCluster;
   beforeAll(async () => {
     cluster = await startRedisCluster({ masters: 3, replicas: 1, nodeTimeoutMs: 2_000 });
-  }, 60_000);
+  }, 120_000);
   afterAll(async () => {
     await cluster?.stop();
   });

@@ -41,7 +41,7 @@ async function keysOn(node: IORedis, prefix: string): Promise<string[]> {
   let receiver: Receiver;
   beforeAll(async () => {
     [cluster, receiver] = await Promise.all([startRedisCluster({ masters: 3 }), startReceiver()]);
-  }, 60_000);
+  }, 120_000);
   // Outer afterAll: runs after the suite's own, which stops the processes that use the cluster.
   afterAll(async () => {
     await Promise.all([cluster?.stop(), receiver?.close()]);

@@ -98,12 +98,18 @@ export async function startRedisCluster(shape: ClusterShape = {}): Promise<Redis
         ], { stdio: 'ignore' }),
       );
     }
-    await until('every server answering', async () => (await Promise.all(ports.map(clusterInfo))).every((i) => i !== ''), 15_000, logs);
-    await run('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', String(replicas), '--cluster-yes'], { timeout: 30_000 });
+    await until('every server answering', async () => (await Promise.all(ports.map(clusterInfo))).every((i) => i !== ''), 30_000, logs);
+    // Joining waits for the nodes' gossip, slow on a loaded machine: a generous bound, and what
+    // redis-cli said (with the servers' logs) when it fails.
+    await run('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', String(replicas), '--cluster-yes'], { timeout: 60_000 }).catch(
+      (err: Error & { stdout?: string; stderr?: string }) => {
+        throw new Error(`redis-cli --cluster create failed: ${err.message}\n${err.stdout ?? ''}\n${err.stderr ?? ''}\n${logs()}`);
+      },
+    );
     await until(
       'cluster_state:ok on every node',
       async () => (await Promise.all(ports.map(clusterInfo))).every((i) => /cluster_state:ok/.test(i) && /cluster_known_nodes:(\d+)/.exec(i)?.[1] === String(total)),
-      30_000,
+      60_000,
       logs,
     );
   } catch (err) {
