@@ -3,6 +3,7 @@
 // failed elsewhere with no running attempt, so the sweep itself must send the cancel, or nobody does.
 import { ledgerDiscrepancies } from '@mediagen/db';
 import { ChannelAdapter, createAdapter } from '@mediagen/providers';
+import { abandonAttempt } from '../src/upstream-calls';
 import { InProcess, startInProcess } from './in-process';
 
 jest.setTimeout(30_000);
@@ -31,19 +32,36 @@ afterAll(async () => {
   await w.stop();
 });
 
-it('a task the sweep times out is cancelled upstream, though its attempt is closed before the job wakes', async () => {
-  const taskId = await w.submit('a render that outlives its deadline #sim:delay=60000');
+async function runningAttempt(taskId: string) {
   let attempt = await w.db.taskAttempt.findFirst({ where: { taskId } });
   for (let i = 0; i < 200 && !(attempt?.status === 'running' && attempt.upstreamId); i++) {
     await new Promise((r) => setTimeout(r, 25));
     attempt = await w.db.taskAttempt.findFirst({ where: { taskId } });
   }
   expect(attempt).toMatchObject({ status: 'running', upstreamId: expect.any(String) });
+  return { id: attempt!.id, taskId, attemptNo: attempt!.attemptNo, channelId: attempt!.channelId, upstreamId: attempt!.upstreamId, status: 'running' as const, createdAt: attempt!.createdAt };
+}
+
+it('a task the sweep times out is cancelled upstream, though its attempt is closed before the job wakes', async () => {
+  const taskId = await w.submit('a render that outlives its deadline #sim:delay=60000');
+  const attempt = await runningAttempt(taskId);
   await w.db.task.update({ where: { id: taskId }, data: { deadlineAt: new Date(Date.now() - 1000) } });
   expect(await w.settled(taskId, 5_000)).toMatchObject({ status: 'failed', errorCode: 'timeout' });
   const [closed] = await w.closedAttempts(taskId);
   expect(closed.status).toBe('abandoned');
   // Well before the job's next poll (10 s away): only the sweep can have sent it.
-  for (let i = 0; i < 40 && !cancelled.includes(attempt!.upstreamId!); i++) await new Promise((r) => setTimeout(r, 50));
-  expect(cancelled).toEqual([attempt!.upstreamId]);
+  for (let i = 0; i < 40 && !cancelled.includes(attempt.upstreamId!); i++) await new Promise((r) => setTimeout(r, 50));
+  expect(cancelled).toEqual([attempt.upstreamId]);
+});
+
+it('the sweep and the job ending the same attempt at once cancel its render once (a second DELETE deletes a MiniMax task)', async () => {
+  cancelled.length = 0;
+  const taskId = await w.submit('a render ended twice at once #sim:delay=60000');
+  const attempt = await runningAttempt(taskId);
+  // Both read the attempt while it ran, as the sweep and a job's deadline step do.
+  await Promise.all([abandonAttempt(w.app.ctx, attempt, 'timeout'), abandonAttempt(w.app.ctx, attempt, 'task failed elsewhere')]);
+  expect(cancelled).toEqual([attempt.upstreamId]);
+  expect((await w.db.taskAttempt.findUniqueOrThrow({ where: { id: attempt.id } })).status).toBe('abandoned');
+  // The job finds its attempt closed with no channel left and fails the task, refunded.
+  expect(await w.settled(taskId, 20_000)).toMatchObject({ status: 'failed' });
 });
