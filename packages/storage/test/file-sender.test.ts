@@ -2,6 +2,7 @@
 // What must hold whatever the chunking: exact bytes for any range, no buffer overwritten while the
 // destination still holds it, the descriptor closed when the destination goes away early, and a
 // cut (destroyed) destination when the file comes up short.
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,9 +11,8 @@ import { SEND_CHUNK, sendFile } from '../src/file-sender';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mg-sender-'));
 const file = path.join(dir, 'data.bin');
-// 3.5 chunks of a pattern that differs at every offset of a chunk, so a reused buffer shows.
-const data = Buffer.alloc(Math.floor(SEND_CHUNK * 3.5));
-for (let i = 0; i < data.length; i++) data[i] = (i * 7 + (i >> 10)) & 0xff;
+// 3.5 chunks of random bytes: no two chunks alike, so a buffer overwritten while held shows.
+const data = randomBytes(Math.floor(SEND_CHUNK * 3.5));
 fs.writeFileSync(file, data);
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -24,13 +24,18 @@ const openFds = () => fs.readdirSync('/proc/self/fd').filter((fd) => {
   }
 }).length;
 
-/** A destination that keeps the chunks it is given (not copies) and flushes each one late. */
+/**
+ * A destination that sends each chunk late, as a socket whose kernel buffer is full: the bytes are
+ * taken (copied) only when the write completes, so a chunk overwritten before then shows.
+ */
 function slowSink(delayMs: number) {
   const held: Buffer[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, cb) {
-      held.push(chunk);
-      setTimeout(cb, delayMs);
+      setTimeout(() => {
+        held.push(Buffer.from(chunk));
+        cb();
+      }, delayMs);
     },
   });
   return { sink, bytes: () => Buffer.concat(held) };
