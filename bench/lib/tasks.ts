@@ -17,7 +17,14 @@ export const fmt = (r: LoadResult) =>
   `${r.rps.toFixed(0)}/s ok=${r.ok} bad=${r.bad} errors=${r.errors} p50=${r.p50}ms p99=${r.p99}ms${r.firstBad ? ` first bad: ${r.firstBad}` : ''}`;
 
 /** Submits round-robin over `accounts`; collects the task ids of the accepted ones. */
-export function submitLoad(s: Stack, accounts: BenchAccount[], body: object, opts: { connections: number; duration?: number; amount?: number }, into: Submitted[]) {
+export function submitLoad(
+  s: Stack,
+  accounts: BenchAccount[],
+  body: object,
+  opts: { connections: number; duration?: number; amount?: number },
+  into: Submitted[],
+  kind: 'image' | 'video' = 'image',
+) {
   const text = JSON.stringify(body);
   let i = 0;
   return load({
@@ -28,7 +35,7 @@ export function submitLoad(s: Stack, accounts: BenchAccount[], body: object, opt
     amount: opts.amount,
     request: () => {
       const account = accounts[i++ % accounts.length];
-      return { path: '/api/image/generate', headers: jsonAuth(account), body: text, tag: account };
+      return { path: `/api/${kind}/generate`, headers: jsonAuth(account), body: text, tag: account };
     },
     check: expectJson(200, (b, tag) => {
       if (typeof b.taskId !== 'string' || b.status !== 'pending') return 'expected {taskId, status: "pending"}';

@@ -1,4 +1,4 @@
-// In flight: IN_FLIGHT renders of 60 s through one worker; the simulator's count of renders in
+// In flight: IN_FLIGHT video renders of 60 s (MiniMax) through one worker; the simulator's count of renders in
 // flight, the worker's RSS and steps/s, and submit/poll latency at light load meanwhile against the
 // same probe on the quiet stack just before.
 import type { BenchContext } from '../lib/context';
@@ -9,6 +9,7 @@ import { fmt, idleRss, pollLoad, submitLoad, Submitted } from '../lib/tasks';
 import type { Section } from './section';
 
 const RENDER_MS = 60_000;
+const FLIGHT_BODY = { model: 'video-a-h3', prompt: `benchmark #sim:delay=${RENDER_MS}`, duration: 2, resolution: '480p' };
 
 async function run(ctx: BenchContext): Promise<void> {
   const { stack: s, log, add } = ctx;
@@ -50,7 +51,10 @@ async function run(ctx: BenchContext): Promise<void> {
       await sleep(500);
     }
   })();
-  const flightSubmit = await submitLoad(s, flightAccounts, { ...IMAGE_BODY, prompt: `benchmark #sim:delay=${RENDER_MS}` }, { connections: CONNECTIONS, amount: IN_FLIGHT }, flightTasks);
+  // On an asynchronous upstream (MiniMax video): the image models now go to synchronous upstreams
+  // (Seedream, Gemini), whose render holds the worker's submit call for its whole length, so only
+  // WORKER_CONCURRENCY renders could be in flight and the queue stayed clogged after the section.
+  const flightSubmit = await submitLoad(s, flightAccounts, FLIGHT_BODY, { connections: CONNECTIONS, amount: IN_FLIGHT }, flightTasks, 'video');
   log(`  submitted ${flightSubmit.ok} in ${flightSubmit.seconds.toFixed(1)} s (${fmt(flightSubmit)})`);
   // Wait until every render is in flight upstream, or the first ones are about to finish.
   while (peakInFlight < IN_FLIGHT && Date.now() - flightStart < RENDER_MS - 12_000) await sleep(500);

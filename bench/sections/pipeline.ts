@@ -55,15 +55,27 @@ async function run(ctx: BenchContext): Promise<void> {
   await instantLoad(WARMUP_SECONDS);
   const pipelineFrom = new Date();
   log(`pipeline: answers-at-once submits (${INSTANT_BODY.model}) through worker and simulator, ${CONNECTIONS} connections, ${PHASE_SECONDS} s`);
+  const completedSoFar = async () =>
+    ((await (await fetch(`http://127.0.0.1:${s.env.WORKER_PORT}/stats`)).json()) as { stats: { completed: number } }).stats.completed;
   const workerCpu0 = cpuMs(workerPid) ?? 0;
+  const completed0 = await completedSoFar();
   const pipelineRun = await withRss(ctx.gatewayPid, () => instantLoad(PHASE_SECONDS));
   const pipeline = pipelineRun.out;
-  // Issue 15.5: the worker's CPU time per completed task (process user + system time over the
-  // phase), and what one core of it would complete per second at that cost.
-  const workerCpuPerTaskMs = ((cpuMs(workerPid) ?? 0) - workerCpu0) / Math.max(1, pipeline.ok);
+  // Issue 15.5: the worker's CPU time per task it completed (process user + system time), over the
+  // phase and until the tasks still running when the load stopped have finished (the count holds
+  // still for a second, 20 s at most), and what one core would complete per second at that cost.
+  let completed = await completedSoFar();
+  for (let until = Date.now() + 20_000; Date.now() < until; ) {
+    await sleep(1000);
+    const now = await completedSoFar();
+    if (now === completed) break;
+    completed = now;
+  }
+  const tasksDone = completed - completed0;
+  const workerCpuPerTaskMs = tasksDone > 0 ? ((cpuMs(workerPid) ?? 0) - workerCpu0) / tasksDone : NaN;
   ctx.gatewayLoadPeaks.push(pipelineRun.peak);
   const added = await addedSince(pipelineFrom);
-  log(`  worker CPU ${workerCpuPerTaskMs.toFixed(2)} ms per task (${(1000 / workerCpuPerTaskMs).toFixed(0)} tasks/s per core)`);
+  log(`  worker CPU ${workerCpuPerTaskMs.toFixed(2)} ms per task over ${tasksDone} tasks (${(1000 / workerCpuPerTaskMs).toFixed(0)} tasks/s per core)`);
   log(`  ${fmt(pipeline)}; provider done -> completed p50=${percentile(added, 50).toFixed(0)}ms p99=${percentile(added, 99).toFixed(0)}ms over ${added.length} tasks; gateway RSS peak ${(pipelineRun.peak / MiB).toFixed(0)} MiB`);
   await sleep(1000);
   const lightFrom = new Date();

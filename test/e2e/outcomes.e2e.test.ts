@@ -27,8 +27,16 @@ async function ledgerOf(taskId: string) {
   return rows.map((r) => ({ kind: r.kind, amountCents: Number(r.amountCents) }));
 }
 
-const attemptsOf = (taskId: string) =>
-  stack.db.taskAttempt.findMany({ where: { taskId }, orderBy: { attemptNo: 'asc' }, select: { channelId: true, status: true, upstreamId: true } });
+// The task settles first, then its attempt row is closed: read the attempts once the last is closed.
+async function attemptsOf(taskId: string) {
+  const read = () => stack.db.taskAttempt.findMany({ where: { taskId }, orderBy: { attemptNo: 'asc' }, select: { channelId: true, status: true, upstreamId: true, finishedAt: true } });
+  let rows = await read();
+  for (let i = 0; i < 60 && rows.some((a) => !a.finishedAt); i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    rows = await read();
+  }
+  return rows.map(({ finishedAt: _closed, ...a }) => a);
+}
 
 describe('completed', () => {
   it('a video task reports progress, completes with an MP4 served with ranges, and is charged once', async () => {

@@ -6,6 +6,7 @@ import { createRedis, createTaskQueue, createWebhookQueue, RedisClient, redisErr
 import { createStorage, StorageDriver } from '@mediagen/storage';
 import { clusterGauges, createGatewayMetrics, GatewayMetrics } from '@mediagen/metrics';
 import { TaskEvents } from './services/task-events';
+import { defineGatewayScripts } from './services/redis-scripts';
 import { clusterSnapshotReader } from './services/cluster-snapshot';
 import { createLogger } from '@mediagen/logging';
 import { revokeDevelopmentKey } from './services/dev-key';
@@ -41,6 +42,7 @@ export async function createDeps(config: Config): Promise<GatewayDeps> {
   // Auto-pipelining sends the commands of concurrent requests (rate-limit counter, poll cache,
   // enqueue) in one write instead of one write each.
   const redis = createRedis(config, 'producer', { enableAutoPipelining: true });
+  defineGatewayScripts(redis); // before any command: see redis-scripts.ts
   let lastRedisError: string | null = null;
   redis.on('error', (err: Error) => (lastRedisError = redisErrorText(err))); // reconnects by itself; /readyz and submits report the outage
   await waitReady(redis, 5_000);

@@ -176,8 +176,11 @@ export function createDb(databaseUrl: string, opts: { poolSize?: number; timeout
     Client: pooledClient(schema, setLocal, startup, options),
     connectionString,
     max: opts.poolSize ?? 10,
-    // The URL's own options come last, so they win.
-    options: [...[statementTimeout, idleTimeout].filter(Boolean).map((s) => `-c ${s}`), options].filter(Boolean).join(' '),
+    // The URL's own options come last, so they win. search_path is sent too where the server takes
+    // startup options (a direct connection): our queries are qualified and need none, but raw SQL
+    // typed by an operator or a test (CREATE FUNCTION, triggers) must land in the URL's schema, not
+    // in public, where two schemas' objects would collide. A pooler that refuses it loses only that.
+    options: [`-c search_path="${schema}"`, ...[statementTimeout, idleTimeout].filter(Boolean).map((s) => `-c ${s}`), options].filter(Boolean).join(' '),
     connectionTimeoutMillis: t.connectMs || undefined,
     query_timeout: t.queryMs || undefined,
     keepAlive: t.keepAliveMs > 0,

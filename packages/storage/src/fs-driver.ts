@@ -4,9 +4,10 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { Readable } from 'node:stream';
+import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { assertValidKey } from './keys';
+import { sendFile } from './file-sender';
 import type { ByteRange, FileInfo, StorageDriver, StoredFile } from './storage-driver';
 
 interface Sidecar {
@@ -84,6 +85,10 @@ export class FsStorageDriver implements StorageDriver {
   createReadStream(key: string, range?: ByteRange): NodeJS.ReadableStream {
     const file = this.pathOf(key);
     return range ? fs.createReadStream(file, { start: range.start, end: range.end }) : fs.createReadStream(file);
+  }
+
+  sendTo(key: string, range: ByteRange | undefined, dest: NodeJS.WritableStream, done: (err?: Error) => void): void {
+    sendFile(this.pathOf(key), range, dest as Writable, done);
   }
 
   async delete(key: string): Promise<void> {

@@ -23,6 +23,12 @@ export interface StorageDriver {
   /** Null when there is no file under `key`. */
   stat(key: string): Promise<FileInfo | null>;
   createReadStream(key: string, range?: ByteRange): NodeJS.ReadableStream;
+  /**
+   * Optional, cheaper than createReadStream piped into `dest` (file-sender.ts): writes the file or
+   * range into `dest` and ends it; closes the source as soon as `dest` closes early, destroys
+   * `dest` when the source fails. `done` is called once.
+   */
+  sendTo?(key: string, range: ByteRange | undefined, dest: NodeJS.WritableStream, done: (err?: Error) => void): void;
   /** Deleting a missing file is not an error. */
   delete(key: string): Promise<void>;
 }

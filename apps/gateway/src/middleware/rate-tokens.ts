@@ -72,14 +72,19 @@ function fromMemory(b: Bucket, limit: number): Verdict | null {
   return null;
 }
 
+/** The connection with the reserving script defined (once per connection; see redis-scripts.ts). */
+export function reserveRedis(redis: RedisClient): ReserveRedis {
+  const r = redis as ReserveRedis;
+  if (typeof r.rateLimitReserve !== 'function') r.defineCommand('rateLimitReserve', { numberOfKeys: 1, lua: RESERVE });
+  return r;
+}
+
 export class RateTokens {
   private readonly buckets = new Map<string, Bucket>();
   private readonly redis: ReserveRedis;
 
   constructor(redis: RedisClient, private readonly windowMs: number) {
-    const r = redis as ReserveRedis;
-    if (typeof r.rateLimitReserve !== 'function') r.defineCommand('rateLimitReserve', { numberOfKeys: 1, lua: RESERVE });
-    this.redis = r;
+    this.redis = reserveRedis(redis);
   }
 
   /**

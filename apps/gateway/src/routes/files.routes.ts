@@ -5,7 +5,7 @@
 // - inputs (`inputs/<random>/...`, the client's inline reference files) are private: served only
 //   with an unexpired signature (storage/signed-url.ts; the URL the provider is given), with
 //   `Cache-Control: private, no-store`, and deleted when their task settles.
-// Streams are joined with pipeline(): when the client goes away (a player seeking aborts every
+// Streams are joined with pipeline() (or the driver's sendTo, with the same semantics): when the client goes away (a player seeking aborts every
 // time), the stored file's stream is destroyed at once, so no descriptor or S3 socket is left
 // held (issue 11.7); a response that makes no progress for IDLE_MS is cut the same way.
 import { pipeline } from 'node:stream';
@@ -99,10 +99,12 @@ export function createFilesRouter(storage: StorageDriver, opts: FilesRouterOptio
       return;
     }
     if (res.destroyed || req.socket.destroyed) return; // gone during the stat: open nothing
-    const stream = storage.createReadStream(key, range ?? undefined) as Readable;
     res.setTimeout(idleMs, () => res.destroy());
-    // pipeline destroys the source when the response closes early, and the response when the
-    // source fails (headers are out: the client sees a cut transfer, as it must).
+    // Both paths close the source when the response closes early, and destroy the response when
+    // the source fails (headers are out: the client sees a cut transfer, as it must). sendTo (the
+    // filesystem driver) reuses its read buffers: docs/benchmark.md, "large results".
+    if (storage.sendTo) return storage.sendTo(key, range ?? undefined, res, () => undefined);
+    const stream = storage.createReadStream(key, range ?? undefined) as Readable;
     pipeline(stream, res, () => undefined);
   };
   router.get('/*key', serve); // Express answers HEAD with the GET handler; serve() sends no body then.

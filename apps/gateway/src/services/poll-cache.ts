@@ -70,7 +70,8 @@ type CacheRedis = RedisClient & {
   pollCacheFill(key: string, value: string, px: number, mode: 'nx' | 'set'): Promise<[string | 1, number]>;
 };
 
-function cacheRedis(redis: RedisClient): CacheRedis {
+/** The connection with the poll cache's scripts defined (once per connection; see redis-scripts.ts). */
+export function cacheRedis(redis: RedisClient): CacheRedis {
   const r = redis as CacheRedis;
   if (typeof r.pollCacheRead !== 'function') {
     r.defineCommand('pollCacheRead', { numberOfKeys: 1, lua: READ });
