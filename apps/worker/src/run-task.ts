@@ -16,7 +16,7 @@ import { settleFailed } from './settle';
 import { runCancel } from './cancel-task';
 import { currentStepScope, runInStepScope } from './step-scope';
 import { Next, StepOutcome, TaskRun } from './task-run';
-import { cancelUpstream } from './upstream-calls';
+import { abandonAttempt } from './upstream-calls';
 
 const ACTIVE_ATTEMPT: ReadonlySet<string> = new Set(['submitting', 'running', 'succeeded']);
 
@@ -74,15 +74,13 @@ export async function advanceTask(ctx: WorkerContext, payload: RunTaskPayload): 
   if (task.status === 'completed' || task.status === 'failed') {
     // Settled elsewhere (timeout sweep, a client's cancel, a racing worker): stop the upstream
     // render where the protocol can, tidy the attempt and free its slot.
-    if (attempt && task.status === 'failed') await cancelUpstream(ctx, attempt, 'task failed elsewhere');
-    if (attempt && ACTIVE_ATTEMPT.has(attempt.status))
-      await closeAttempt(ctx, attempt, task.status === 'completed' && attempt.status === 'succeeded' ? 'completed' : 'abandoned');
+    if (attempt && task.status === 'failed') await abandonAttempt(ctx, attempt, 'task failed elsewhere');
+    else if (attempt && ACTIVE_ATTEMPT.has(attempt.status)) await closeAttempt(ctx, attempt, attempt.status === 'succeeded' ? 'completed' : 'abandoned');
     return null;
   }
   if (Date.now() >= task.deadlineAt.getTime()) {
     await settleFailed(ctx, task.id, 'timeout');
-    if (attempt) await cancelUpstream(ctx, attempt, 'timeout');
-    if (attempt && ACTIVE_ATTEMPT.has(attempt.status)) await closeAttempt(ctx, attempt, 'abandoned');
+    if (attempt) await abandonAttempt(ctx, attempt, 'timeout');
     return null;
   }
   if (task.cancelRequested) return runCancel(ctx, task, payload.transientErrors);

@@ -2,10 +2,15 @@
 // them in the settlement transaction. Jobs also check the deadline on every step; the sweep covers
 // tasks whose job is asleep for long or was lost.
 //
+// The sweep cancels the upstream render itself (abandonAttempt): once the attempt is 'abandoned',
+// the job's own next step sees a task failed elsewhere with no open attempt and has nothing left
+// to cancel, so a sweep that won the race against the job's deadline step left the render running
+// (and billing) upstream.
+//
 // Each task is settled on its own: one whose settlement throws (a poison row, a constraint, a lost
 // connection) is logged and skipped for this run, and never stops the tasks behind it.
 import { latestAttempt, overdueTaskIds } from '@mediagen/db';
-import { closeAttempt } from './attempt-steps';
+import { abandonAttempt } from './upstream-calls';
 import type { WorkerContext } from './context';
 import { settleFailed } from './settle';
 
@@ -27,7 +32,7 @@ export async function sweepTimeouts(ctx: WorkerContext): Promise<number> {
       }
       try {
         const attempt = await latestAttempt(ctx.db, id);
-        if (attempt && ['submitting', 'running', 'succeeded'].includes(attempt.status)) await closeAttempt(ctx, attempt, 'abandoned');
+        if (attempt) await abandonAttempt(ctx, attempt, 'timeout');
       } catch (err) {
         ctx.log.warn({ taskId: id, err: (err as Error).message }, 'timed-out task settled; its attempt was not closed');
       }

@@ -1,7 +1,7 @@
 // The parts of an attempt that depend on what its upstream can do (adapter capabilities): the
 // request with its references and callback URL, what to do before submitting again, cancelling a
 // render we gave up on, and recording what a render cost.
-import { Attempt, markSubmitSent, recordUsage, taskOfUpstreamRender, taskSummary } from '@mediagen/db';
+import { abandonOpenAttempt, Attempt, markSubmitSent, recordUsage, taskOfUpstreamRender, taskSummary } from '@mediagen/db';
 import { callbackSecret, callbackUrl, ChannelAdapter, RenderRequest, renderReferences, UpstreamUsage } from '@mediagen/providers';
 import type { WorkerContext } from './context';
 import { referenceLoader } from './reference-bytes';
@@ -86,14 +86,29 @@ async function searchOrphan(ctx: WorkerContext, attempt: Attempt, adapter: Chann
   return found;
 }
 
-/** Asks the upstream to stop a render we gave up on; best effort, never fails the step. */
-export async function cancelUpstream(ctx: WorkerContext, attempt: Attempt, why: string): Promise<void> {
+/**
+ * Ends the open attempt of a task that ended otherwise (timeout, failed elsewhere): closes it as
+ * abandoned and, when this call is the one that closed it (a compare-and-set: the sweep and the
+ * task's job can both get here), asks the upstream to stop its render. Closed first so the cancel
+ * is sent once: MiniMax deletes a task on a second DELETE, and a sweep that closed the attempt
+ * without cancelling left the job nothing to cancel. Best effort, never fails the step.
+ */
+export async function abandonAttempt(ctx: WorkerContext, attempt: Attempt, why: string): Promise<void> {
+  const closed = await abandonOpenAttempt(ctx.db, attempt);
+  if (!closed) return;
+  await ctx.slots.release(attempt.channelId, attempt.taskId);
+  // A 'succeeded' render is finished upstream: nothing to stop. A 'submitting' one read before its
+  // id was written may be running now: the returned row carries the id.
+  if (attempt.status !== 'succeeded' && closed.upstreamId) await cancelUpstream(ctx, closed, closed.upstreamId, why);
+}
+
+async function cancelUpstream(ctx: WorkerContext, attempt: Attempt, upstreamId: string, why: string): Promise<void> {
   const adapter = ctx.adapters.get(attempt.channelId);
-  if (!adapter?.capabilities.cancel || !adapter.cancel || !attempt.upstreamId || attempt.status !== 'running') return;
+  if (!adapter?.capabilities.cancel || !adapter.cancel) return;
   try {
-    await adapter.cancel(attempt.upstreamId);
+    await adapter.cancel(upstreamId);
     ctx.metrics.upstream.cancels.inc({ channel: attempt.channelId, result: 'sent' });
-    ctx.log.info({ taskId: attempt.taskId, channel: attempt.channelId, upstreamId: attempt.upstreamId, why }, 'upstream render cancelled');
+    ctx.log.info({ taskId: attempt.taskId, channel: attempt.channelId, upstreamId, why }, 'upstream render cancelled');
   } catch (err) {
     ctx.metrics.upstream.cancels.inc({ channel: attempt.channelId, result: 'failed' });
     ctx.log.warn({ taskId: attempt.taskId, channel: attempt.channelId, err: (err as Error).message }, 'upstream cancel failed');

@@ -107,6 +107,21 @@ export async function finishAttempt(db: Db, attempt: Attempt, status: AttemptSta
 }
 
 /**
+ * Closes an attempt that is still open ('submitting', 'running', 'succeeded') as abandoned, once:
+ * of the steps that end a task otherwise at the same moment (the timeout sweep, the job's deadline
+ * step, a job that finds its task failed elsewhere), only the one whose update changed the row gets
+ * it back, with the upstream id as it stands now, so exactly one of them cancels the render upstream.
+ * Null when the attempt was already closed.
+ */
+export async function abandonOpenAttempt(db: Db, attempt: Attempt): Promise<Attempt | null> {
+  const rows = await db.$queryRaw<{ upstreamId: string | null }[]>`
+    UPDATE "TaskAttempt" SET "status" = 'abandoned', "errorKind" = NULL, "errorMessage" = NULL, "finishedAt" = now()
+     WHERE "id" = ${attempt.id} AND "status" IN ('submitting', 'running', 'succeeded')
+     RETURNING "upstreamId"`;
+  return rows.length ? { ...attempt, upstreamId: rows[0].upstreamId, status: 'abandoned' } : null;
+}
+
+/**
  * Written just before the first submit request leaves (channels without idempotent submits): from
  * here the upstream may hold a render this attempt has no id for yet.
  */

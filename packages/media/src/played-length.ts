@@ -1,4 +1,4 @@
-// Play time of WAV, FLAC, Ogg (Opus, Vorbis) and WebM/Matroska measured from the media itself
+// Play time of WAV, AIFF, ADTS AAC, FLAC, Ogg (Opus, Vorbis) and WebM/Matroska measured from the media itself
 // (issue 11.4), not from a header field anyone can edit: a client could otherwise send (and, as a
 // URL, show the provider) a 30 s clip whose header says 1 s. Each function walks the whole file it
 // is given (the snapshot, at most 50 MiB, or what the byte budget allowed), forward only, and
@@ -13,6 +13,9 @@
 //   page's granule position only trims the end within that page, as decoders apply it.
 // - Ogg Vorbis: packets' block sizes (the mode table read from the setup header), as a decoder
 //   counts them; granule positions only trim the end within the last page.
+// - AIFF/AIFC: the sample frames present in SSND (its size believed as WAV's is), over COMM's rate;
+//   COMM's numSampleFrames is not used. AIFC with a non-PCM compression is not measured.
+// - ADTS AAC: every frame walked (length and 1-4 blocks of 1024 samples from each header).
 // - WebM/Matroska: the blocks' timestamps (Cluster Timecode + block offset) plus the last block's
 //   duration (BlockDuration or the track's DefaultDuration); the Segment Info Duration is not used.
 import { setImmediate as nextTurn } from 'node:timers/promises';
@@ -66,15 +69,112 @@ export function wavSeconds(b: Buffer): number | null {
   return null;
 }
 
-function trailingChunksOk(b: Buffer, i: number): boolean {
+function trailingChunksOk(b: Buffer, i: number, bigEndian = false): boolean {
   for (let n = 0; n < MAX_CHUNKS; n++) {
     if (i === b.length || (i + 1 === b.length && b[i] === 0)) return true;
     if (!isChunkId(b, i)) return false;
-    const size = b.readUInt32LE(i + 4);
+    const size = bigEndian ? b.readUInt32BE(i + 4) : b.readUInt32LE(i + 4);
     i += 8 + size + (size & 1);
     if (i > b.length + 1) return false;
   }
   return false;
+}
+
+// ---------------------------------------------------------------- AIFF / AIFC
+
+/** AIFC compression types whose samples are plain PCM or float, so bytes / frame size counts them. */
+const AIFC_BYTES: Record<string, number | undefined> = { NONE: 0, sowt: 0, twos: 0, 'raw ': 0, fl32: 4, FL32: 4, fl64: 8, FL64: 8, in24: 3, in32: 4 };
+
+/**
+ * Seconds of audio in an AIFF/AIFC file: the sample frames present in the SSND chunk over COMM's
+ * rate. COMM's numSampleFrames is not used; SSND's size field is believed only when it ends inside
+ * the file and well-formed chunks follow it (as for WAV). Null when COMM or SSND is missing or
+ * malformed, or the AIFC compression is not PCM (its frames cannot be counted from bytes).
+ */
+export function aiffSeconds(b: Buffer): number | null {
+  if (b.length < 12) return null;
+  const aifc = b.toString('latin1', 8, 12) === 'AIFC';
+  let comm: { channels: number; frameBytes: number; rate: number } | null = null;
+  let ssnd: { start: number; bytes: number } | null = null;
+  let i = 12;
+  for (let n = 0; n < MAX_CHUNKS && i + 8 <= b.length; n++) {
+    const id = b.toString('latin1', i, i + 4);
+    const size = b.readUInt32BE(i + 4);
+    const start = i + 8;
+    if (id === 'COMM') {
+      if (start + 18 > b.length || size < 18) return null;
+      const channels = b.readUInt16BE(start);
+      const sampleSize = b.readUInt16BE(start + 6);
+      const rate = extended80(b, start + 8);
+      let bytes = Math.ceil(sampleSize / 8);
+      if (aifc) {
+        if (size < 22 || start + 22 > b.length) return null;
+        const kind = AIFC_BYTES[b.toString('latin1', start + 18, start + 22)];
+        if (kind === undefined) return null;
+        if (kind > 0) bytes = kind;
+      }
+      if (channels === 0 || bytes === 0 || !(rate > 0 && rate < 1e7)) return null;
+      comm = { channels, frameBytes: channels * bytes, rate };
+    } else if (id === 'SSND') {
+      const present = b.length - start;
+      const claimedEnd = start + size + (size & 1);
+      // Like WAV: the size is believed only when well-formed chunks follow it to the end; otherwise
+      // every byte after the header is sound a player plays, and the walk ends here.
+      const believed = size >= 8 && size <= present && trailingChunksOk(b, claimedEnd, true);
+      ssnd = { start, bytes: believed ? size : present };
+      if (!believed) break;
+    }
+    i = start + size + (size & 1);
+  }
+  if (!comm || !ssnd || ssnd.bytes < 8) return null;
+  const offset = b.readUInt32BE(ssnd.start);
+  const frames = Math.floor(Math.max(0, ssnd.bytes - 8 - offset) / comm.frameBytes);
+  return frames / comm.rate;
+}
+
+/** IEEE 754 80-bit extended float (COMM's sample rate), big-endian. */
+function extended80(b: Buffer, at: number): number {
+  const exp = b.readUInt16BE(at) & 0x7fff;
+  const mantissa = b.readUInt32BE(at + 2) * 2 ** 32 + b.readUInt32BE(at + 6);
+  if (exp === 0 || exp === 0x7fff) return 0;
+  return (b[at] & 0x80 ? -1 : 1) * mantissa * 2 ** (exp - 16383 - 63);
+}
+
+// ---------------------------------------------------------------- ADTS AAC
+
+const ADTS_RATES = [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350];
+
+/**
+ * Seconds of ADTS AAC: every frame walked from the first byte (each header gives its length and
+ * 1-4 raw data blocks of 1024 samples). A cut-off last frame is not counted; after the last frame
+ * only an ID3v1/ID3v2/APE tag may follow. Null when frames cannot be walked (bytes between frames,
+ * a bad header, the sample rate changing): music-metadata counted 1024 samples per frame whatever
+ * the header said and restarted its count after junk, so it under-measured.
+ */
+export async function adtsSeconds(b: Buffer, signal?: AbortSignal): Promise<number | null> {
+  const pace = pacer(signal);
+  let i = 0;
+  let samples = 0;
+  let rate = 0;
+  while (i + 7 <= b.length && b[i] === 0xff && (b[i + 1] & 0xf6) === 0xf0) {
+    const r = ADTS_RATES[(b[i + 2] >> 2) & 0x0f];
+    const length = ((b[i + 3] & 0x03) << 11) | (b[i + 4] << 3) | (b[i + 5] >> 5);
+    const header = b[i + 1] & 1 ? 7 : 9; // protection_absent = 0 adds a CRC
+    if (!r || (rate !== 0 && r !== rate) || length <= header) return null;
+    if (i + length > b.length) {
+      i = b.length; // the last frame was cut off: a decoder drops it
+      break;
+    }
+    rate = r;
+    samples += ((b[i + 6] & 0x03) + 1) * 1024;
+    i += length;
+    await pace(i);
+  }
+  if (rate === 0) return null;
+  const rest = b.length - i;
+  const tag = rest === 0 || (rest === 128 && b.toString('latin1', i, i + 3) === 'TAG')
+    || b.toString('latin1', i, i + 3) === 'ID3' || b.toString('latin1', i, i + 8) === 'APETAGEX';
+  return tag ? samples / rate : null;
 }
 
 // ---------------------------------------------------------------- FLAC

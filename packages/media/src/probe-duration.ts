@@ -3,9 +3,10 @@
 // codec): mp4box.js for MP4/MOV/M4A (probe-mp4.ts), music-metadata for everything else (MP3,
 // WAV, Ogg, FLAC, AAC, AIFF, WebM/Matroska). The duration then comes from the media itself where
 // a header could lie (issue 11.4): MP4 sample tables, MP3 frames (mp3-frames.ts), and for WAV,
-// FLAC, Ogg and WebM/Matroska a walk of the data (played-length.ts). music-metadata's own
-// `duration: true` scan was not enough: for these formats it still reports the header's number
-// (STREAMINFO, the data chunk's size field, the last granule, Segment Info).
+// AIFF, ADTS AAC, FLAC, Ogg and WebM/Matroska a walk of the data (played-length.ts).
+// music-metadata's own `duration: true` scan was not enough: for these formats it still reports
+// the header's number (STREAMINFO, the data chunk's size field, COMM's frame count, the last
+// granule, Segment Info), or for ADTS counts 1024 samples per frame and restarts after junk.
 
 import { parseFromTokenizer } from 'music-metadata';
 import type { MediaKind } from '@mediagen/catalog';
@@ -15,7 +16,7 @@ import { probeIsoBmff, type ProbeResult } from './probe-mp4';
 import { isIsoBmff, isMatroska, sniffMime } from './sniff';
 import { SourceTokenizer } from './source-tokenizer';
 import { mp3FrameSeconds } from './mp3-frames';
-import { flacSeconds, matroskaSeconds, oggSeconds, wavSeconds } from './played-length';
+import { adtsSeconds, aiffSeconds, flacSeconds, matroskaSeconds, oggSeconds, wavSeconds } from './played-length';
 import { formatBytes } from './data-uri';
 
 export interface Measured {
@@ -69,6 +70,8 @@ export async function measureMedia(source: ByteSource, kind: 'video' | 'audio', 
 /** Formats whose play time is measured by walking their data (played-length.ts). */
 const PLAYED: Record<string, (b: Buffer, signal: AbortSignal) => number | null | Promise<number | null>> = {
   'audio/wav': (b) => wavSeconds(b),
+  'audio/aiff': (b) => aiffSeconds(b),
+  'audio/aac': adtsSeconds,
   'audio/flac': flacSeconds,
   'audio/ogg': oggSeconds,
   'video/webm': matroskaSeconds,

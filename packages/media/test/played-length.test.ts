@@ -47,6 +47,74 @@ describe('WAV', () => {
   });
 });
 
+// ---- AIFF: 8 kHz, 8-bit mono, so one second is 8000 bytes of SSND data. COMM's numSampleFrames
+// and SSND's size field are both header claims.
+function aiff(dataBytes: number, claimedFrames: number, claimedBytes = dataBytes, form = 'AIFF'): Buffer {
+  const aifc = form === 'AIFC';
+  const commSize = aifc ? 24 : 18;
+  const comm = Buffer.alloc(8 + commSize);
+  comm.write('COMM', 0, 'latin1');
+  comm.writeUInt32BE(commSize, 4);
+  comm.writeUInt16BE(1, 8); // mono
+  comm.writeUInt32BE(claimedFrames, 10);
+  comm.writeUInt16BE(8, 14); // 8-bit
+  Buffer.from([0x40, 0x0b, 0xfa, 0, 0, 0, 0, 0, 0, 0]).copy(comm, 16); // 8000.0 as 80-bit extended
+  if (aifc) comm.write('NONE\x00\x00', 26, 'latin1');
+  const ssnd = Buffer.alloc(16);
+  ssnd.write('SSND', 0, 'latin1');
+  ssnd.writeUInt32BE(8 + claimedBytes, 4); // offset and blockSize (0) then the samples
+  const data = Buffer.alloc(dataBytes);
+  for (let i = 0; i < dataBytes; i++) data[i] = Math.round(60 * Math.sin(i / 3)) & 0xff;
+  const head = Buffer.alloc(12);
+  head.write('FORM', 0, 'latin1');
+  head.writeUInt32BE(4 + comm.length + ssnd.length + claimedBytes, 4);
+  head.write(form, 8, 'latin1');
+  return Buffer.concat([head, comm, ssnd, data]);
+}
+
+describe('AIFF', () => {
+  it('COMM claiming 1 s over 30 s of samples measures 30 s', async () => {
+    expect(await measure(aiff(30 * 8000, 8000))).toEqual({ mime: 'audio/aiff', seconds: 30 });
+    // SSND's size claiming 1 s too: music-metadata then fails on the bytes after it (a refusal, not 1 s).
+    await expect(measure(aiff(30 * 8000, 8000, 8000))).rejects.toThrow();
+  });
+  it('COMM and SSND claiming 30 s over 1 s of samples measure 1 s', async () => {
+    expect((await measure(aiff(8000, 30 * 8000, 30 * 8000))).seconds).toBe(1);
+  });
+  it('an honest AIFC (NONE) measures as it plays; a compressed AIFC is refused, not taken from COMM', async () => {
+    expect((await measure(aiff(12_000, 12_000, 12_000, 'AIFC'))).seconds).toBe(1.5);
+    const compressed = aiff(12_000, 12_000, 12_000, 'AIFC');
+    compressed.write('ima4', 12 + 8 + 18, 'latin1');
+    await expect(measure(compressed)).rejects.toThrow(/could not be measured from its data/);
+  });
+  it('a file cut inside COMM is refused', async () => {
+    await expect(measure(aiff(8000, 8000).subarray(0, 30))).rejects.toThrow();
+  });
+});
+
+// ---- ADTS AAC: 8 kHz frames of 4 raw data blocks (4 x 1024 samples = 0.512 s each).
+function adts(frames: number, payload = 20): Buffer {
+  const out: Buffer[] = [];
+  for (let f = 0; f < frames; f++) {
+    const len = 7 + payload;
+    const h = Buffer.from([0xff, 0xf1, (1 << 6) | (11 << 2), (1 << 6) | ((len >> 11) & 3), (len >> 3) & 0xff, ((len & 7) << 5) | 0x1f, 0xfc | 3]);
+    out.push(h, Buffer.alloc(payload, f & 0xff));
+  }
+  return Buffer.concat(out);
+}
+
+describe('ADTS AAC', () => {
+  it('every frame counts all its raw data blocks: 60 frames of 4096 samples at 8 kHz measure 30.72 s', async () => {
+    expect(await measure(adts(60))).toEqual({ mime: 'audio/aac', seconds: 30.72 });
+  });
+  it('a cut-off last frame is not counted; bytes between frames are refused', async () => {
+    const b = adts(10);
+    expect((await measure(b.subarray(0, b.length - 5))).seconds).toBe(4.608);
+    const junk = Buffer.concat([adts(2), Buffer.from('junk'), adts(58)]);
+    await expect(measure(junk)).rejects.toThrow();
+  });
+});
+
 // ---- FLAC: STREAMINFO's total samples is a 36-bit field at byte 8+14 of the first block's body.
 function setFlacTotal(b: Buffer, samples: number): Buffer {
   const at = 8 + 13; // block header (4) after "fLaC" (4); body offset 13: 4 bits of bps, then 36 bits of total

@@ -113,8 +113,12 @@ export const jobKey = (redis: RedisClient, prefix: string, queue: string, jobId:
 /** Redis keys of one deployment (or one test file) share a prefix. */
 export const redisKey = (prefix: string, ...parts: string[]): string => [prefix, ...parts].join(':');
 
-/** The masters to run a whole-keyspace command on (SCAN, KEYS): every master of a cluster. */
-export const masters = (redis: RedisClient): Redis[] => (isCluster(redis) ? redis.nodes('master') : [redis]);
+/**
+ * The masters to run a whole-keyspace command on (SCAN, KEYS): every master of a cluster that
+ * answers. A master that just died may still be listed until the slot map is refreshed; a command
+ * queued on it would wait for it forever.
+ */
+export const masters = (redis: RedisClient): Redis[] => (isCluster(redis) ? redis.nodes('master').filter((n) => n.status === 'ready') : [redis]);
 
 /**
  * Deletes every key under `prefix:` and, on a cluster, under BullMQ's `{prefix}:` (tests and

@@ -45,6 +45,20 @@ export async function clusterInfo(port: number): Promise<string> {
   }
 }
 
+/** INFO replication of one node, or "" when it does not answer. */
+async function replication(port: number): Promise<string> {
+  const r = new IORedis({ host: '127.0.0.1', port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  r.on('error', () => undefined);
+  try {
+    await r.connect();
+    return await r.info('replication');
+  } catch {
+    return '';
+  } finally {
+    r.disconnect();
+  }
+}
+
 async function until(what: string, check: () => Promise<boolean>, ms: number, logs: () => string): Promise<void> {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
@@ -112,6 +126,14 @@ export async function startRedisCluster(shape: ClusterShape = {}): Promise<Redis
       60_000,
       logs,
     );
+    // A replica can take over only once it has synced with its master: wait for every link.
+    if (replicas > 0)
+      await until(
+        'every replica linked to its master',
+        async () => (await Promise.all(ports.map(replication))).filter((i) => /master_link_status:up/.test(i)).length === masters * replicas,
+        60_000,
+        logs,
+      );
   } catch (err) {
     await stop();
     throw err;
