@@ -163,7 +163,8 @@ async function keysOn(node: IORedis, prefix: string): Promise<string[]> {
     });
 
     it('spreads keys over more than one master and writes nothing to the standalone Redis', async () => {
-      const perMaster = await Promise.all(masters(redis()).map((n) => keysOn(n, stack.prefix)));
+      const perMaster = await Promise.all((await masters(redis())).map((n) => keysOn(n, stack.prefix)));
+      expect(perMaster).toHaveLength(3);
       const all = perMaster.flat();
       expect(all.some((k) => k.startsWith(`{${stack.prefix}}:tasks:`))).toBe(true); // BullMQ, hash-tagged
       expect(all.some((k) => k.startsWith(`${stack.prefix}:rl:`))).toBe(true); // rate-limit counters

@@ -115,10 +115,26 @@ export const redisKey = (prefix: string, ...parts: string[]): string => [prefix,
 
 /**
  * The masters to run a whole-keyspace command on (SCAN, KEYS): every master of a cluster that
- * answers. A master that just died may still be listed until the slot map is refreshed; a command
- * queued on it would wait for it forever.
+ * answers a PING within `timeoutMs`. A master that just died may still be listed until the slot map
+ * is refreshed, and a command queued on it would wait for it forever; a live master the client has
+ * not talked to yet is not 'ready' either (ioredis connects to a node on its first command), so
+ * readiness is asked, not read off the connection's status.
  */
-export const masters = (redis: RedisClient): Redis[] => (isCluster(redis) ? redis.nodes('master').filter((n) => n.status === 'ready') : [redis]);
+export async function masters(redis: RedisClient, timeoutMs = 1_000): Promise<Redis[]> {
+  if (!isCluster(redis)) return [redis];
+  const answers = async (node: Redis): Promise<boolean> => {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+    try {
+      return await Promise.race([node.ping().then((r) => r === 'PONG', () => false), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  const nodes = redis.nodes('master');
+  const alive = await Promise.all(nodes.map(answers));
+  return nodes.filter((_n, i) => alive[i]);
+}
 
 /**
  * Deletes every key under `prefix:` and, on a cluster, under BullMQ's `{prefix}:` (tests and
@@ -127,7 +143,7 @@ export const masters = (redis: RedisClient): Redis[] => (isCluster(redis) ? redi
 export async function deleteKeysWithPrefix(redis: RedisClient, prefix: string): Promise<number> {
   let deleted = 0;
   const patterns = isCluster(redis) ? [`${prefix}:*`, `${queuePrefix(redis, prefix)}:*`] : [`${prefix}:*`];
-  for (const node of masters(redis)) {
+  for (const node of await masters(redis)) {
     for (const pattern of patterns) {
       let cursor = '0';
       do {
