@@ -138,7 +138,15 @@ export class RenderStore {
    */
   whenFinished(r: Render, fn: (r: Render) => void, now = Date.now()): void {
     if (r.directives.hang) return;
-    setTimeout(() => fn(r), Math.max(0, r.createdAt + r.renderMs - now)).unref();
+    const at = r.createdAt + r.renderMs;
+    // A timer may fire a millisecond before Date.now() reaches `at`; the render then still views as
+    // running and its callback would carry 'processing'. Wait out the remainder.
+    const fire = () => {
+      const left = at - Date.now();
+      if (left > 0) setTimeout(fire, left).unref();
+      else fn(r);
+    };
+    setTimeout(fire, Math.max(0, at - now)).unref();
   }
 
   /**

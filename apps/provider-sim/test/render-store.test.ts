@@ -1,0 +1,19 @@
+// A render's callback carries its finished state: a timer can fire a millisecond before the clock
+// reaches the render's end, and the callback then said 'processing' (flaky signed-callback tests).
+import { RenderStore } from '../src/render-store';
+import { parseDirectives } from '../src/directives';
+
+afterEach(() => jest.useRealTimers());
+
+it('whenFinished runs once the render views as finished, even when its timer fires early', () => {
+  jest.useFakeTimers({ now: 1_000_000 });
+  const store = new RenderStore();
+  const { render } = store.submit('ch', undefined, { ref: 't', type: 'video', ratio: '16:9', resolution: '480p', renderMs: 100, directives: parseDirectives('a dog') });
+  const seen: string[] = [];
+  // The timer is armed as if the clock were 5 ms later than it is: it fires 5 ms before the end.
+  store.whenFinished(render, (r) => seen.push(store.view(r, true).status), Date.now() + 5);
+  jest.advanceTimersByTime(95);
+  expect(seen).toEqual([]);
+  jest.advanceTimersByTime(5);
+  expect(seen).toEqual(['succeeded']);
+});
