@@ -6,40 +6,27 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { parseDatabaseUrl } from '@mediagen/db';
-import { baseTestDatabaseUrl } from '@mediagen/db/testing';
 import { prepareDatabase } from '../../scripts/prepare-db';
-import { PgBouncer, pgbouncerMissing, startPgBouncer } from './support/pgbouncer';
+import { onTestServer, PgBouncer, pgbouncerMissing, startPgBouncer, testServerUrl } from './support/pgbouncer';
 
 const skip = pgbouncerMissing();
 const dbName = `mg_pgbm_${randomBytes(4).toString('hex')}`;
-const serverUrl = parseDatabaseUrl(baseTestDatabaseUrl()).connectionString;
 const MIGRATIONS = path.resolve(__dirname, '../../prisma/migrations');
-
-async function onServer<T>(fn: (c: Client) => Promise<T>): Promise<T> {
-  const c = new Client({ connectionString: serverUrl });
-  await c.connect();
-  try {
-    return await fn(c);
-  } finally {
-    await c.end();
-  }
-}
 
 (skip ? describe.skip : describe)('npm run db:prepare through PgBouncer in transaction mode', () => {
   let bouncer: PgBouncer | undefined;
 
   beforeAll(async () => {
-    bouncer = await startPgBouncer(serverUrl, { poolSize: 3 });
+    bouncer = await startPgBouncer(testServerUrl, { poolSize: 3 });
   });
 
   afterAll(async () => {
     await bouncer?.stop();
-    await onServer((c) => c.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`));
+    await onTestServer((c) => c.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`));
   });
 
   it('creates the database, applies every migration and leaves no lock on a pooled server connection', async () => {
-    const direct = new URL(serverUrl);
+    const direct = new URL(testServerUrl);
     direct.pathname = `/${dbName}`;
     await prepareDatabase(bouncer!.via(direct.toString()));
 

@@ -7,11 +7,10 @@
 // default time zone is not UTC.
 import fs from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { Client } from 'pg';
-import { createDb, parseDatabaseUrl, sql } from '@mediagen/db';
-import { baseTestDatabaseUrl, createTestSchema, TestSchema } from '@mediagen/db/testing';
+import { createDb, sql } from '@mediagen/db';
+import { createTestSchema, TestSchema } from '@mediagen/db/testing';
 import { Account, apiClient } from './support/api';
-import { PgBouncer, pgbouncerMissing, startPgBouncer } from './support/pgbouncer';
+import { onTestServer, PgBouncer, pgbouncerMissing, startPgBouncer, testServerUrl } from './support/pgbouncer';
 import type { Stack } from './support/stack';
 import { e2eSuite } from './support/suite';
 
@@ -24,33 +23,22 @@ let stack: Stack;
 let api: ReturnType<typeof apiClient>;
 let account: Account;
 const dbName = `mg_pgb_${randomBytes(4).toString('hex')}`;
-const serverUrl = parseDatabaseUrl(baseTestDatabaseUrl()).connectionString;
-
-async function onServer<T>(fn: (c: Client) => Promise<T>): Promise<T> {
-  const c = new Client({ connectionString: serverUrl });
-  await c.connect();
-  try {
-    return await fn(c);
-  } finally {
-    await c.end();
-  }
-}
 
 /** A database of its own with the migrations applied directly (not through PgBouncer), and PgBouncer in front. */
 async function prepare() {
   // A server whose default time zone is not UTC: behind PgBouncer the sessions keep it.
-  await onServer(async (c) => {
+  await onTestServer(async (c) => {
     await c.query(`CREATE DATABASE "${dbName}"`);
     await c.query(`ALTER DATABASE "${dbName}" SET TimeZone TO 'America/New_York'`);
   });
-  const dropDb = () => onServer((c) => c.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`));
-  const dbUrl = new URL(serverUrl);
+  const dropDb = () => onTestServer((c) => c.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`));
+  const dbUrl = new URL(testServerUrl);
   dbUrl.pathname = `/${dbName}`;
   let bouncer: PgBouncer | undefined;
   let schema: TestSchema;
   try {
     schema = await createTestSchema('e2e_pgb', { baseUrl: dbUrl.toString() });
-    bouncer = await startPgBouncer(serverUrl, { poolSize: POOL_SIZE });
+    bouncer = await startPgBouncer(testServerUrl, { poolSize: POOL_SIZE });
   } catch (err) {
     await bouncer?.stop();
     await dropDb();
@@ -85,7 +73,7 @@ async function balanceOf(a: Account): Promise<number> {
 
   it('the processes reach Postgres only through PgBouncer, whose few server connections they share', async () => {
     expect(stack.env.DATABASE_URL).toContain(`/${dbName}?schema=`);
-    expect(new URL(stack.env.DATABASE_URL).port).not.toBe(new URL(serverUrl).port || '5432');
+    expect(new URL(stack.env.DATABASE_URL).port).not.toBe(new URL(testServerUrl).port || '5432');
   });
 
   it('a new pool opening many connections at once: each refused startup is retried, every query answers', async () => {
@@ -196,7 +184,7 @@ async function balanceOf(a: Account): Promise<number> {
   });
 
   it('Postgres saw no more server connections for the database than the pool size', async () => {
-    const n = await onServer(async (c) => {
+    const n = await onTestServer(async (c) => {
       const r = await c.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1`, [dbName]);
       return r.rows[0].n;
     });

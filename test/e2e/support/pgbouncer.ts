@@ -6,9 +6,26 @@ import { execFileSync, spawn, ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Client } from 'pg';
+import { parseDatabaseUrl } from '@mediagen/db';
+import { baseTestDatabaseUrl } from '@mediagen/db/testing';
 import { freePort, tail } from './processes';
 
 const CANDIDATES = ['/usr/sbin/pgbouncer', '/usr/bin/pgbouncer', '/usr/local/bin/pgbouncer'];
+
+/** The test Postgres server itself (no schema), which PgBouncer fronts and databases are made on. */
+export const testServerUrl = parseDatabaseUrl(baseTestDatabaseUrl()).connectionString;
+
+/** Runs `fn` on a direct connection to the test server (creating and dropping databases, counting). */
+export async function onTestServer<T>(fn: (c: Client) => Promise<T>): Promise<T> {
+  const c = new Client({ connectionString: testServerUrl });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
 
 export function pgbouncerBinary(): string | null {
   return CANDIDATES.find((p) => fs.existsSync(p)) ?? null;
