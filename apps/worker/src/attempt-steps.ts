@@ -1,7 +1,7 @@
 // The steps of one attempt on one channel: submit, poll, collect the result. Each step does a
 // little work and says when to come back; no step waits for a render.
 import { Attempt, AttemptStatus, finishAttempt, markProcessing, newId, recordUpstreamId, setAttemptStatus, updateProgress } from '@mediagen/db';
-import { capOutputs, openResult, RenderStatus, ResultRef, UpstreamError, UpstreamUsage, isUpstreamError } from '@mediagen/providers';
+import { capOutputs, openResult, RenderStatus, ResultRef, SubmitResult, UpstreamError, UpstreamUsage, isUpstreamError } from '@mediagen/providers';
 import { publicFileUrl, resultKey } from '@mediagen/storage';
 import { slotLeaseUntil } from './channel-slots';
 import { observedDownload } from './channel-observer';
@@ -9,7 +9,7 @@ import type { WorkerContext } from './context';
 import { backoffMs, pollDelayMs, slotWaitMs } from './schedule';
 import { settleCompleted, settleFailed } from './settle';
 import { settled, StepInput, StepOutcome, TaskRun, wait } from './task-run';
-import { beforeSubmit, countMargin, recordRenderUsage, renderRequest } from './upstream-calls';
+import { beforeSubmit, countMargin, recordRenderUsage, recordSyncSuccess, renderRequest } from './upstream-calls';
 
 /** Ends an attempt and gives its channel slot back. */
 export async function closeAttempt(ctx: WorkerContext, attempt: Attempt, status: AttemptStatus, err?: UpstreamError): Promise<Attempt> {
@@ -53,31 +53,55 @@ async function toProcessing(run: TaskRun, attempt: Attempt): Promise<void> {
 
 export async function submitStep({ run, attempt, adapter }: StepInput): Promise<StepOutcome> {
   const { ctx, task } = run;
-  // Resumed attempts hold their slot already (acquire is idempotent per task).
-  if (!(await ctx.slots.acquire(adapter.channel, task.id, slotLeaseUntil(run.task.deadlineAt)))) return wait('submit', slotWaitMs(), run.transientErrors);
-  if (task.status === 'pending') await toProcessing(run, attempt);
+  // Resumed attempts hold their slot already (acquire is idempotent per task); a new attempt's
+  // step has just acquired it.
+  if (run.slotHeldOn !== adapter.channel.id && !(await ctx.slots.acquire(adapter.channel, task.id, slotLeaseUntil(run.task.deadlineAt))))
+    return wait('submit', slotWaitMs(), run.transientErrors);
+  // pending -> processing runs beside the upstream call rather than before it (an answers-at-once
+  // submit waits for every write ahead of the render), and is done before the step goes on. It
+  // never fails the step: once a render may have started, retrying the step could render twice.
+  const processing = task.status === 'pending'
+    ? toProcessing(run, attempt).catch((err: Error) => ctx.log.warn({ taskId: task.id, err: err.message }, 'task not marked processing'))
+    : null;
   const req = renderRequest(run, attempt, adapter);
-  let submitted;
+  let submitted: SubmitResult | undefined;
+  let adopted: string | undefined;
+  let failure: unknown;
   try {
     const ready = await beforeSubmit(ctx, attempt, adapter, req);
-    if ('adopted' in ready) {
-      await recordUpstreamId(ctx.db, attempt, ready.adopted);
-      return wait('poll', 0);
+    if ('adopted' in ready) adopted = ready.adopted;
+    else {
+      ctx.stats.submits += 1;
+      submitted = await adapter.submit(req);
     }
-    ctx.stats.submits += 1;
-    submitted = await adapter.submit(req);
   } catch (e) {
-    const err = adapter.classifyError(e, 'submit');
+    failure = e;
+  }
+  await processing;
+  if (adopted !== undefined) {
+    await recordUpstreamId(ctx.db, attempt, adopted);
+    return wait('poll', 0);
+  }
+  if (!submitted) {
+    const err = adapter.classifyError(failure, 'submit');
     if (err.kind === 'violation') return violation(run, attempt, err);
     if (err.kind !== 'transient') return nextChannel(run, attempt, err);
     const n = run.transientErrors + 1;
     if (n > ctx.config.WORKER_MAX_TRANSIENT_ERRORS) return nextChannel(run, attempt, err);
     return wait('submit', backoffMs(n, err.retryAfterMs), n);
   }
+  const { status, upstreamId } = submitted;
+  if (status?.state === 'succeeded' && status.outputs.length > 0) {
+    // A synchronous upstream answered with the finished render: its id, usage and `succeeded` go
+    // in one write that runs beside the download; collect() waits for it before anything settles.
+    const recorded = recordSyncSuccess(ctx, attempt, upstreamId, status.usage);
+    recorded.catch(() => undefined); // awaited in collect()
+    return collect(run, { ...attempt, upstreamId, status: 'succeeded' }, { run, attempt, adapter }, status.outputs, status.usage, recorded);
+  }
   // Durable before the job moves on: from here a resumed job polls this render.
-  const running = await recordUpstreamId(ctx.db, attempt, submitted.upstreamId);
-  // Synchronous upstreams answered with the finished render: no poll.
-  if (submitted.status) return afterStatus({ run, attempt: running, adapter }, submitted.status);
+  const running = await recordUpstreamId(ctx.db, attempt, upstreamId);
+  // Synchronous upstreams answered with the finished render (or its failure): no poll.
+  if (status) return afterStatus({ run, attempt: running, adapter }, status);
   return wait('poll', adapter.channel.poll.firstMs);
 }
 
@@ -159,7 +183,20 @@ function retryCollect(run: TaskRun, attempt: Attempt, err: UpstreamError): Promi
   return wait('poll', backoffMs(n, err.retryAfterMs), n);
 }
 
-async function collect(run: TaskRun, attempt: Attempt, { adapter }: StepInput, outputs: ResultRef[], usage?: UpstreamUsage): Promise<StepOutcome> {
+/**
+ * Downloads and stores the outputs, then settles the task. `recorded`: the attempt's own write when
+ * it runs beside the download (a synchronous answer); it lands before the task settles or the
+ * attempt is closed, so a closed attempt is never overwritten and a completed task's attempt is
+ * always on record.
+ */
+async function collect(
+  run: TaskRun,
+  attempt: Attempt,
+  { adapter }: StepInput,
+  outputs: ResultRef[],
+  usage?: UpstreamUsage,
+  recorded: Promise<unknown> = Promise.resolve(),
+): Promise<StepOutcome> {
   const { ctx, task, spec } = run;
   const urls: string[] = [];
   const keys: string[] = [];
@@ -182,12 +219,14 @@ async function collect(run: TaskRun, attempt: Attempt, { adapter }: StepInput, o
       }
     }
   } catch (e) {
+    await recorded;
     // Storage failures (disk full, permissions) count like transient download errors: retried a
     // few times, then the task fails with no_result ("could not be saved", spec 7.2).
     const err = isUpstreamError(e) ? e : adapter.classifyError(e, 'download');
     if (err.kind !== 'transient') return noResult(run, attempt, err);
     return retryCollect(run, attempt, err);
   }
+  await recorded;
   if (await settleCompleted(ctx, task.id, urls, attempt.channelId)) await countMargin(ctx, task.id, attempt.channelId, usage);
   else await dropResults(run, keys);
   await closeAttempt(run.ctx, attempt, 'completed');

@@ -1,7 +1,7 @@
 // The parts of an attempt that depend on what its upstream can do (adapter capabilities): the
 // request with its references and callback URL, what to do before submitting again, cancelling a
 // render we gave up on, and recording what a render cost.
-import { abandonOpenAttempt, Attempt, markSubmitSent, recordUsage, taskOfUpstreamRender, taskSummary } from '@mediagen/db';
+import { abandonOpenAttempt, Attempt, markSubmitSent, recordSucceeded, recordUsage, taskOfUpstreamRender, taskSummary } from '@mediagen/db';
 import { callbackSecret, callbackUrl, ChannelAdapter, RenderRequest, renderReferences, UpstreamUsage } from '@mediagen/providers';
 import type { WorkerContext } from './context';
 import { referenceLoader } from './reference-bytes';
@@ -120,6 +120,12 @@ export async function recordRenderUsage(ctx: WorkerContext, attempt: Attempt, us
   if (!usage) return;
   await recordUsage(ctx.db, attempt, usage);
   ctx.metrics.upstream.usage.inc({ channel: attempt.channelId, units: usage.units }, usage.amount);
+}
+
+/** A synchronous upstream's finished render: id, usage and `succeeded` in one write, and the usage counted. */
+export async function recordSyncSuccess(ctx: WorkerContext, attempt: Attempt, upstreamId: string, usage: UpstreamUsage | undefined): Promise<void> {
+  await recordSucceeded(ctx.db, attempt, upstreamId, usage);
+  if (usage) ctx.metrics.upstream.usage.inc({ channel: attempt.channelId, units: usage.units }, usage.amount);
 }
 
 /** After a completion this worker won: revenue, upstream cost and margin of the model, when the cost is known. */
