@@ -86,6 +86,86 @@ export const pinnedRequest: Hop = (url, addresses, headers, signal) =>
     req.end();
   });
 
+export interface PinnedPool {
+  /** A Hop like pinnedRequest, on kept-alive connections. */
+  hop: Hop;
+  /** Closes every kept connection (process shutdown). */
+  close(): void;
+}
+
+/**
+ * pinnedRequest on kept-alive connections, for fetches that come back to the same few hosts (a
+ * provider's result files): no TCP (and TLS) handshake per file. Pinning holds as before: one agent
+ * per origin AND set of checked addresses, whose lookup answers only those addresses, so a kept
+ * socket is always connected to an address that this request's own check allowed; a host whose
+ * DNS answer changed gets another agent. Idle sockets close after `idleMs` (below the usual 5 s of
+ * servers), and a request that meets a kept socket the server had just closed is sent once more on
+ * a new one (GET only, nothing was read), as Node's documentation advises. At most `maxAgents`
+ * agents are kept; the least recently used one is closed first.
+ */
+export function createPinnedPool(opts: { idleMs?: number; maxAgents?: number; maxFreeSockets?: number } = {}): PinnedPool {
+  const idleMs = opts.idleMs ?? 4_000;
+  const maxAgents = opts.maxAgents ?? 32;
+  const agents = new Map<string, http.Agent>();
+  const agentFor = (url: URL, addresses: ResolvedAddress[]): http.Agent => {
+    const key = `${url.protocol}//${url.host}|${addresses.map((a) => `${a.family}/${a.address}`).join(',')}`;
+    let agent = agents.get(key);
+    if (agent) {
+      agents.delete(key); // re-inserted below: the map's order is the recency order
+    } else {
+      const lookup: LookupFunction = (_host, options, cb) => {
+        if (options.all) (cb as (e: null, a: ResolvedAddress[]) => void)(null, addresses);
+        else cb(null, addresses[0].address, addresses[0].family);
+      };
+      const mod = url.protocol === 'https:' ? https : http;
+      agent = new mod.Agent({ keepAlive: true, timeout: idleMs, maxFreeSockets: opts.maxFreeSockets ?? 8, lookup } as http.AgentOptions);
+      if (agents.size >= maxAgents) {
+        const [oldest, old] = agents.entries().next().value as [string, http.Agent];
+        agents.delete(oldest);
+        old.destroy();
+      }
+    }
+    agents.set(key, agent);
+    return agent;
+  };
+  const hop: Hop = (url, addresses, headers, signal) => request(url, agentFor(url, addresses), headers, signal, true);
+  return {
+    hop,
+    close() {
+      for (const a of agents.values()) a.destroy();
+      agents.clear();
+    },
+  };
+}
+
+function request(url: URL, agent: http.Agent, headers: Record<string, string>, signal: AbortSignal, retryStale: boolean): Promise<http.IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    throwIfAborted(signal);
+    const mod = url.protocol === 'https:' ? https : http;
+    const req = mod.request(url, {
+      method: 'GET',
+      agent,
+      headers: { 'accept-encoding': 'identity', 'user-agent': 'mediagen-reference-inspector/1.0', ...headers },
+    });
+    const onAbort = () => req.destroy(deadlineProblem(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    req.on('response', (res) => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(res);
+    });
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      signal.removeEventListener('abort', onAbort);
+      // A kept socket the server closed while it sat idle: the request never reached it.
+      if (retryStale && req.reusedSocket && err.code === 'ECONNRESET' && !signal.aborted) {
+        request(url, agent, headers, signal, false).then(resolve, reject);
+        return;
+      }
+      reject(signal.aborted ? deadlineProblem(signal) : new MediaProblem(`could not be fetched (${describeNetError(err)})`));
+    });
+    req.end();
+  });
+}
+
 function describeNetError(err: NodeJS.ErrnoException): string {
   if (err.code === 'ECONNREFUSED') return 'connection refused';
   if (err.code === 'ECONNRESET') return 'connection reset';

@@ -33,7 +33,10 @@ export interface DownloadPolicy {
   maxRedirects: number;
   /** DNS seam for tests. */
   resolve?: Resolver;
-  /** Connection seam for tests (packages/media Hop); defaults to the pinned request. */
+  /**
+   * How one checked hop is fetched (packages/media Hop): the worker passes its kept-alive pinned
+   * pool (createPinnedPool); tests swap in their own. Defaults to a pinned request on a new connection.
+   */
   hop?: Hop;
 }
 
