@@ -48,10 +48,23 @@ export class FsStorageDriver implements StorageDriver {
     const tmp = path.join(path.dirname(file), `.tmp-${randomBytes(6).toString('hex')}`);
     const tmpMeta = `${tmp}.meta`;
     try {
-      if (Buffer.isBuffer(data)) await fsp.writeFile(tmp, data);
-      else await pipeline(data as Readable, fs.createWriteStream(tmp));
-      const { size } = await fsp.stat(tmp);
-      await fsp.writeFile(tmpMeta, JSON.stringify({ contentType } satisfies Sidecar));
+      // The sidecar is written while the bytes arrive (one file operation after another is a
+      // thread-pool round trip each, on the answers-at-once path); it is renamed first, so a file
+      // under its real key always has its type beside it.
+      const writeData = async (): Promise<number> => {
+        if (Buffer.isBuffer(data)) {
+          await fsp.writeFile(tmp, data);
+          return data.length;
+        }
+        const out = fs.createWriteStream(tmp);
+        await pipeline(data as Readable, out);
+        return out.bytesWritten;
+      };
+      // Both settled before any cleanup below, so no temporary file is created after its removal.
+      const [bytes, meta] = await Promise.allSettled([writeData(), fsp.writeFile(tmpMeta, JSON.stringify({ contentType } satisfies Sidecar))]);
+      if (bytes.status === 'rejected') throw bytes.reason;
+      if (meta.status === 'rejected') throw meta.reason;
+      const size = bytes.value;
       await fsp.rename(tmpMeta, FsStorageDriver.sidecarOf(file));
       await fsp.rename(tmp, file);
       return { key, bytes: size };
