@@ -172,13 +172,13 @@ async function collect(run: TaskRun, attempt: Attempt, { adapter }: StepInput, o
       try {
         // Stable keys: a retried download overwrites the earlier try instead of adding files.
         const key = resultKey(task.id, i, open.contentType);
-        const stored = await ctx.storage.put(key, open.stream, open.contentType);
+        const stored = await ctx.storage.put(key, open.body, open.contentType);
         if (stored.bytes === 0) throw new UpstreamError('unusable', 'download: the result file is empty');
         keys.push(key);
         urls.push(publicFileUrl(ctx.config, key));
       } finally {
         // An unread response body holds its socket until the deadline: close it now.
-        open.stream.destroy();
+        open.body.close();
       }
     }
   } catch (e) {

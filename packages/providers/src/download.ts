@@ -10,9 +10,7 @@
 //   The provider's Content-Type header is never used for what we store or serve.
 // - A total deadline over the whole download, body included: a dripping body is cut.
 // - Outputs capped to what the task asked for.
-import type { IncomingMessage } from 'node:http';
-import { Readable } from 'node:stream';
-import { MediaProblem, pinnedRequest, safeFetch, sniffMime, type Hop, type Resolver } from '@mediagen/media';
+import { MediaProblem, pooledRequest, safeFetch, sniffMime, type Hop, type PooledResponse, type Resolver } from '@mediagen/media';
 import type { ResultRef } from './channel-adapter';
 import { UpstreamError } from './upstream-error';
 
@@ -33,8 +31,8 @@ export interface DownloadPolicy {
   maxRedirects: number;
   /** DNS seam for tests. */
   resolve?: Resolver;
-  /** Connection seam for tests (packages/media Hop); defaults to the pinned request. */
-  hop?: Hop;
+  /** Connection seam for tests (packages/media Hop); defaults to the pinned, pooled request. */
+  hop?: Hop<PooledResponse>;
 }
 
 export const DEFAULT_DOWNLOAD_POLICY: Readonly<DownloadPolicy> = Object.freeze({
@@ -63,10 +61,22 @@ export function downloadPolicyFromConfig(cfg: {
   };
 }
 
-/** An opened result: its sniffed type and a byte stream that enforces the cap and the deadline. */
+/**
+ * A result's bytes, lent one chunk at a time: a chunk is valid until the next nextChunk() or
+ * close(), so a URL result's chunks are pooled buffers used again (packages/media
+ * pooled-request.ts). This is the shape @mediagen/storage's put() takes as a ChunkSource.
+ */
+export interface ResultBody {
+  /** The next bytes, null at the end; rejects with UpstreamError. One call at a time. */
+  nextChunk(): Promise<Buffer | null>;
+  /** Ends the download (idempotent) and gives its buffers and connection back. */
+  close(): void;
+}
+
+/** An opened result: its sniffed type and its bytes, counted against the cap, cut by the deadline. */
 export interface OpenedResult {
   contentType: string;
-  stream: Readable;
+  body: ResultBody;
 }
 
 /** How many result files a task asked for: one video, or one image (the API has no count). */
@@ -93,12 +103,12 @@ export async function openResult(ref: ResultRef, type: ResultType, policy: Downl
   if (ref.kind === 'inline') {
     if (ref.data.length > cap) throw new UpstreamError('unusable', `download: the inline result is larger than ${cap} bytes`);
     const contentType = checkType(ref.data, type);
-    return { contentType, stream: Readable.from([ref.data]) };
+    return { contentType, body: bufferBody(ref.data) };
   }
   const origin = originOf(ref.url);
   // Adapter headers (an API key) only for the URL the adapter named, never for a redirect target.
-  const request = policy.hop ?? pinnedRequest;
-  const hop: Hop = (url, addresses, headers, sig) => request(url, addresses, url.origin === origin ? headers : {}, sig);
+  const request = policy.hop ?? pooledRequest;
+  const hop: Hop<PooledResponse> = (url, addresses, headers, sig) => request(url, addresses, url.origin === origin ? headers : {}, sig);
   let res;
   try {
     ({ res } = await safeFetch(
@@ -129,78 +139,95 @@ export async function openResult(ref: ResultRef, type: ResultType, policy: Downl
 const deadlineError = () => new UpstreamError('transient', 'download: the result did not arrive within the download deadline');
 
 /**
- * Reads the head, checks its type, then hands out the body as a stream that counts bytes against
- * the cap and dies with the deadline. Pull-based (async iterator): backpressure comes for free and
- * destroying the returned stream destroys the response.
+ * Reads the head, checks its type, then lends out the body chunk by chunk, counting bytes against
+ * the cap. The deadline is the response's (it fails the transfer on the signal); errors become
+ * UpstreamErrors here. Pull-based: the socket reads only as fast as the consumer asks.
  */
-async function capped(res: IncomingMessage, type: ResultType, cap: number, signal: AbortSignal): Promise<OpenedResult> {
-  const onAbort = () => res.destroy(deadlineError());
-  if (signal.aborted) onAbort();
-  else signal.addEventListener('abort', onAbort, { once: true });
-  const release = () => signal.removeEventListener('abort', onAbort);
-  const it = res[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+async function capped(res: PooledResponse, type: ResultType, cap: number, signal: AbortSignal): Promise<OpenedResult> {
   let seen = 0;
   const next = async (): Promise<Buffer | null> => {
-    let r: IteratorResult<Buffer>;
+    let c: Buffer | null;
     try {
-      r = await it.next();
+      c = await res.body.nextChunk();
     } catch (e) {
-      release();
+      res.body.close();
       if (signal.aborted) throw deadlineError();
       throw e instanceof UpstreamError ? e : new UpstreamError('transient', `download: the connection was cut (${(e as Error).message})`);
     }
-    if (r.done) {
-      release();
-      return null;
-    }
-    seen += r.value.length;
+    if (c === null) return null;
+    seen += c.length;
     if (seen > cap) {
-      release();
-      res.destroy();
+      res.body.close();
       throw new UpstreamError('unusable', `download: the result is larger than the ${type} cap of ${cap} bytes`);
     }
-    return r.value;
+    return c;
   };
 
-  const head: Buffer[] = [];
+  // The first chunk stays lent to us until the consumer has taken it, so when it holds the sniffed
+  // bytes it is handed on as it is; only a head split over several reads is copied together.
+  let first: Buffer | null;
   let ended = false;
   try {
-    while (seen < SNIFF_BYTES) {
-      const c = await next();
-      if (!c) {
-        ended = true;
-        break;
+    first = await next();
+    if (first === null) ended = true;
+    else if (first.length < SNIFF_BYTES) {
+      const parts = [Buffer.from(first)];
+      let n = first.length;
+      while (n < SNIFF_BYTES) {
+        const c = await next();
+        if (!c) {
+          ended = true;
+          break;
+        }
+        parts.push(Buffer.from(c));
+        n += c.length;
       }
-      head.push(c);
+      first = Buffer.concat(parts);
     }
   } catch (e) {
-    res.destroy();
+    res.body.close();
     throw e;
   }
-  const first = Buffer.concat(head);
   let contentType: string;
   try {
-    contentType = checkType(first, type);
+    contentType = checkType(first ?? Buffer.alloc(0), type);
   } catch (e) {
-    release();
-    res.destroy();
+    res.body.close();
     throw e;
   }
-  async function* body(): AsyncGenerator<Buffer> {
-    try {
-      yield first;
-      if (ended) return;
-      for (;;) {
-        const c = await next();
-        if (!c) return;
-        yield c;
+  const body: ResultBody = {
+    nextChunk: async () => {
+      if (first) {
+        const f = first;
+        first = null;
+        return f;
       }
-    } finally {
-      release();
-      res.destroy();
-    }
-  }
-  return { contentType, stream: Readable.from(body(), { objectMode: false }) };
+      if (ended) return null;
+      const c = await next();
+      if (c === null) ended = true;
+      return c;
+    },
+    close: () => {
+      first = null;
+      res.body.close();
+    },
+  };
+  return { contentType, body };
+}
+
+/** An inline result as a body of one chunk. */
+function bufferBody(data: Buffer): ResultBody {
+  let left: Buffer | null = data;
+  return {
+    nextChunk: async () => {
+      const c = left;
+      left = null;
+      return c;
+    },
+    close: () => {
+      left = null;
+    },
+  };
 }
 
 /** The sniffed type of the bytes, when it is on the task type's allow-list. */
