@@ -51,7 +51,15 @@ export class S3StorageDriver implements StorageDriver {
   }
 
   async put(key: string, data: Buffer | NodeJS.ReadableStream | ChunkSource, contentType: string): Promise<StoredFile> {
-    const Key = this.objectKey(key);
+    let Key: string;
+    try {
+      Key = this.objectKey(key);
+    } catch (err) {
+      // The caller handed the source over: never leave it (and the socket under it) open.
+      if (isChunkSource(data)) data.close();
+      else if (!Buffer.isBuffer(data)) (data as Readable).destroy?.();
+      throw err;
+    }
     if (Buffer.isBuffer(data)) {
       // One PUT: S3 makes the object visible only once it is complete, and replaces an older one whole.
       await this.client.send(
