@@ -9,10 +9,15 @@
 //   (png/jpeg/webp images; mp4/webm/quicktime video). SVG, HTML, anything unrecognised: refused.
 //   The provider's Content-Type header is never used for what we store or serve.
 // - A total deadline over the whole download, body included: a dripping body is cut.
+// - Bounded memory: the body is read into pooled buffers and lent to storage chunk by chunk
+//   (packages/media pooled-request.ts, result-body.ts), never a fresh buffer per socket read.
 // - Outputs capped to what the task asked for.
 import { MediaProblem, pooledRequest, safeFetch, sniffMime, type Hop, type PooledResponse, type Resolver } from '@mediagen/media';
 import type { ResultRef } from './channel-adapter';
+import { bufferBody, checkedBody, type ResultBody } from './result-body';
 import { UpstreamError } from './upstream-error';
+
+export type { ResultBody } from './result-body';
 
 export type ResultType = 'image' | 'video';
 
@@ -59,18 +64,6 @@ export function downloadPolicyFromConfig(cfg: {
     allowPrivate: cfg.ALLOW_PRIVATE_MEDIA_URLS || devSimulator,
     maxBytes: { image: cfg.RESULT_MAX_IMAGE_BYTES, video: cfg.RESULT_MAX_VIDEO_BYTES },
   };
-}
-
-/**
- * A result's bytes, lent one chunk at a time: a chunk is valid until the next nextChunk() or
- * close(), so a URL result's chunks are pooled buffers used again (packages/media
- * pooled-request.ts). This is the shape @mediagen/storage's put() takes as a ChunkSource.
- */
-export interface ResultBody {
-  /** The next bytes, null at the end; rejects with UpstreamError. One call at a time. */
-  nextChunk(): Promise<Buffer | null>;
-  /** Ends the download (idempotent) and gives its buffers and connection back. */
-  close(): void;
 }
 
 /** An opened result: its sniffed type and its bytes, counted against the cap, cut by the deadline. */
@@ -133,101 +126,8 @@ export async function openResult(ref: ResultRef, type: ResultType, policy: Downl
     res.destroy();
     throw new UpstreamError('unusable', `download: the result is ${declared} bytes, over the ${type} cap of ${cap}`);
   }
-  return capped(res, type, cap, signal);
-}
-
-const deadlineError = () => new UpstreamError('transient', 'download: the result did not arrive within the download deadline');
-
-/**
- * Reads the head, checks its type, then lends out the body chunk by chunk, counting bytes against
- * the cap. The deadline is the response's (it fails the transfer on the signal); errors become
- * UpstreamErrors here. Pull-based: the socket reads only as fast as the consumer asks.
- */
-async function capped(res: PooledResponse, type: ResultType, cap: number, signal: AbortSignal): Promise<OpenedResult> {
-  let seen = 0;
-  const next = async (): Promise<Buffer | null> => {
-    let c: Buffer | null;
-    try {
-      c = await res.body.nextChunk();
-    } catch (e) {
-      res.body.close();
-      if (signal.aborted) throw deadlineError();
-      throw e instanceof UpstreamError ? e : new UpstreamError('transient', `download: the connection was cut (${(e as Error).message})`);
-    }
-    if (c === null) return null;
-    seen += c.length;
-    if (seen > cap) {
-      res.body.close();
-      throw new UpstreamError('unusable', `download: the result is larger than the ${type} cap of ${cap} bytes`);
-    }
-    return c;
-  };
-
-  // The first chunk stays lent to us until the consumer has taken it, so when it holds the sniffed
-  // bytes it is handed on as it is; only a head split over several reads is copied together.
-  let first: Buffer | null;
-  let ended = false;
-  try {
-    first = await next();
-    if (first === null) ended = true;
-    else if (first.length < SNIFF_BYTES) {
-      const parts = [Buffer.from(first)];
-      let n = first.length;
-      while (n < SNIFF_BYTES) {
-        const c = await next();
-        if (!c) {
-          ended = true;
-          break;
-        }
-        parts.push(Buffer.from(c));
-        n += c.length;
-      }
-      first = Buffer.concat(parts);
-    }
-  } catch (e) {
-    res.body.close();
-    throw e;
-  }
-  let contentType: string;
-  try {
-    contentType = checkType(first ?? Buffer.alloc(0), type);
-  } catch (e) {
-    res.body.close();
-    throw e;
-  }
-  const body: ResultBody = {
-    nextChunk: async () => {
-      if (first) {
-        const f = first;
-        first = null;
-        return f;
-      }
-      if (ended) return null;
-      const c = await next();
-      if (c === null) ended = true;
-      return c;
-    },
-    close: () => {
-      first = null;
-      res.body.close();
-    },
-  };
+  const { contentType, body } = await checkedBody(res, { cap, type, headBytes: SNIFF_BYTES, check: (head) => checkType(head, type) }, signal);
   return { contentType, body };
-}
-
-/** An inline result as a body of one chunk. */
-function bufferBody(data: Buffer): ResultBody {
-  let left: Buffer | null = data;
-  return {
-    nextChunk: async () => {
-      const c = left;
-      left = null;
-      return c;
-    },
-    close: () => {
-      left = null;
-    },
-  };
 }
 
 /** The sniffed type of the bytes, when it is on the task type's allow-list. */
