@@ -40,8 +40,8 @@ export function createFalAdapter(channel: FalChannel, opts: FalAdapterOptions = 
   const priceOf = (upstreamId: string, render?: RenderContext) => {
     const app = render && upstreamApp(render.spec);
     const video = render?.spec.type === 'video';
-    const under = Object.entries(channel.prices).filter(([k]) => upstreamId.startsWith(`${falAppRoot(k)}/`));
-    const entry = app ? channel.prices[app] : under.length === 1 ? under[0][1] : undefined;
+    const under = Object.entries(channel.prices ?? {}).filter(([k]) => upstreamId.startsWith(`${falAppRoot(k)}/`));
+    const entry = app ? channel.prices?.[app] : under.length === 1 ? under[0][1] : undefined;
     return entry ? { entry, outputSeconds: video ? render?.outputSeconds ?? null : null } : undefined;
   };
 

@@ -29,7 +29,7 @@ export function createGeminiAdapter(channel: GeminiChannel): ChannelAdapter {
 
   /** The channel's price of the model, with the seconds of video asked for. */
   const priceOf = (model: string | null, render?: RenderContext): GeminiRenderPrice | undefined => {
-    const entry = model ? channel.prices[model] : undefined;
+    const entry = model ? channel.prices?.[model] : undefined;
     return entry ? { entry, outputSeconds: render?.spec.type === 'video' ? render.outputSeconds : null } : undefined;
   };
 
