@@ -69,6 +69,13 @@ export interface RenderRequest {
   submitSentAt?: Date;
 }
 
+/**
+ * What a poll may need beyond the upstream id: the render that was asked for. A status names the
+ * upstream's job, not always its model or length (fal's id names the app but not its sub-path,
+ * Veo's operation no length), and the price of a render depends on both.
+ */
+export type RenderContext = Pick<RenderRequest, 'spec' | 'outputSeconds'>;
+
 /** What the upstream says the render used, as it reports it (tokens, seconds), and its cost when known. */
 export interface UpstreamUsage {
   /** 'tokens', 'seconds', 'images', 'predict_seconds', ... */
@@ -111,7 +118,7 @@ export interface ChannelAdapter {
    */
   unsupported?(model: string, variant: string | null): string | null;
   submit(req: RenderRequest): Promise<SubmitResult>;
-  poll(upstreamId: string): Promise<RenderStatus>;
+  poll(upstreamId: string, render?: RenderContext): Promise<RenderStatus>;
   /** Asks the upstream to stop a render we gave up on (task timeout); best effort. */
   cancel?(upstreamId: string): Promise<void>;
   /**
