@@ -94,7 +94,7 @@ export async function pollStep({ run, attempt, adapter }: StepInput): Promise<St
   ctx.stats.polls += 1;
   let status;
   try {
-    status = await adapter.poll(attempt.upstreamId!);
+    status = await adapter.poll(attempt.upstreamId!, { spec: run.spec, outputSeconds: run.outputSeconds });
   } catch (e) {
     const err = adapter.classifyError(e, 'status');
     if (err.kind === 'violation') return violation(run, attempt, err);
@@ -147,7 +147,7 @@ export async function collectStep(input: StepInput): Promise<StepOutcome> {
   const { run, attempt, adapter } = input;
   let status;
   try {
-    status = await adapter.poll(attempt.upstreamId!);
+    status = await adapter.poll(attempt.upstreamId!, { spec: run.spec, outputSeconds: run.outputSeconds });
   } catch (e) {
     const err = adapter.classifyError(e, 'status');
     // A synchronous upstream's result lived only in the lost submit answer: render it again.

@@ -75,6 +75,13 @@ export interface RenderRequest {
   signal?: AbortSignal;
 }
 
+/**
+ * What a poll may need beyond the upstream id: the render that was asked for. A status names the
+ * upstream's job, not always its model or length (fal's id names the app but not its sub-path,
+ * Veo's operation no length), and the price of a render depends on both.
+ */
+export type RenderContext = Pick<RenderRequest, 'spec' | 'outputSeconds'>;
+
 /** What the upstream says the render used, as it reports it (tokens, seconds), and its cost when known. */
 export interface UpstreamUsage {
   /** 'tokens', 'seconds', 'images', 'predict_seconds', ... */
@@ -119,7 +126,7 @@ export interface ChannelAdapter {
   submit(req: RenderRequest): Promise<SubmitResult>;
   /** How long a submit of this request may stay open (its call's deadline); default channel.timeouts.submitMs. */
   submitDeadlineMs?(req: RenderRequest): number;
-  poll(upstreamId: string): Promise<RenderStatus>;
+  poll(upstreamId: string, render?: RenderContext): Promise<RenderStatus>;
   /** Asks the upstream to stop a render we gave up on (task timeout); best effort. */
   cancel?(upstreamId: string): Promise<void>;
   /**
