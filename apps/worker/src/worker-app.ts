@@ -7,7 +7,6 @@ import { createChannelHealth } from '@mediagen/channel-health';
 import type { Config } from '@mediagen/config';
 import { createDb, dbTimeoutsFrom } from '@mediagen/db';
 import { createLogger } from '@mediagen/logging';
-import { createPinnedPool } from '@mediagen/media';
 import { createWorkerMetrics } from '@mediagen/metrics';
 import { assertServesCatalog, ChannelAdapter, ChannelConfig, createAdapters, downloadPolicyFromConfig, loadChannelConfig } from '@mediagen/providers';
 import { createRedis, createTaskEventPublisher, createTaskQueue, createWebhookQueue, redisErrorText } from '@mediagen/queue';
@@ -71,7 +70,6 @@ export async function startWorkerApp(
       })),
     )
     .catch((err: Error) => log.warn({ err: err.message }, 'channel list not published'));
-  const downloads = createPinnedPool();
   const ctx: WorkerContext = {
     config,
     db,
@@ -87,8 +85,7 @@ export async function startWorkerApp(
     stats: newStats(),
     metrics,
     health: channelHealth,
-    // Result files come back from the same few hosts: kept-alive, still pinned connections.
-    download: { ...downloadPolicyFromConfig(config), hop: downloads.hop },
+    download: downloadPolicyFromConfig(config),
   };
   const taskWorker = createTaskWorker(ctx, workerRedis);
   const webhookWorker = createWebhookWorker(ctx, webhookRedis);
@@ -109,7 +106,6 @@ export async function startWorkerApp(
     }
     await Promise.allSettled([ctx.queue.close(), maintenance.queue.close(), ctx.webhookQueue.close()]);
     for (const a of ctx.adapters.values()) a.close();
-    downloads.close();
     await Promise.allSettled([redis.quit(), workerRedis.quit(), maintenanceRedis.quit(), webhookRedis.quit()]);
     await db.$disconnect();
     await new Promise<void>((r) => health.close(() => r()));

@@ -3,7 +3,8 @@
 // Raw SQL on purpose: these run on every step of every task, and Prisma's query compiler costs
 // more CPU than the queries themselves (measured: ~45% of a worker's CPU before the change). The
 // ones on an answers-at-once submit's path (loadTask, startAttempt, markSubmitSent,
-// recordSucceeded) go straight to the pg pool (sql.ts): ~0.3 ms less per query than $queryRaw.
+// recordUpstreamId) go straight to the pg pool (sql.ts): ~0.3 ms less per query than $queryRaw.
+import { Prisma } from './generated/client';
 import type { Db } from './client';
 import { sql } from './sql';
 
@@ -28,6 +29,10 @@ export interface Attempt {
   createdAt: Date;
   /** When the submit request was first sent (null: never sent, so submitting cannot double a render). */
   submitSentAt?: Date | null;
+  /** Until when the latest submit request may still be open (null: it ended, or none was sent). */
+  submitOpenUntil?: Date | null;
+  /** How much longer that is, by the database's clock (0: no submit can still be open). */
+  submitOpenMs?: number;
 }
 
 export interface TaskWithAttempt {
@@ -44,14 +49,24 @@ export interface TaskWithAttempt {
   attempt: Attempt | null;
 }
 
+/** Milliseconds left until "submitOpenUntil" of the row aliased `a`, by the database's clock: no clock of ours is compared with it. */
+const OPEN_MS_SQL = `GREATEST(0, CEIL(EXTRACT(EPOCH FROM (a."submitOpenUntil" - now())) * 1000))::int`;
+const OPEN_MS = Prisma.raw(OPEN_MS_SQL);
+
 /** The task and its latest attempt, in one round trip. */
 export async function loadTask(db: Db, taskId: string): Promise<TaskWithAttempt | null> {
-  const { rows } = await sql<Omit<TaskWithAttempt, 'attempt'> & { aId: string | null; aNo: number; aChannel: string; aUpstream: string | null; aStatus: AttemptStatus; aCreated: Date; aSent: Date | null }>(
+  const { rows } = await sql<
+    Omit<TaskWithAttempt, 'attempt'> & {
+      aId: string | null; aNo: number; aChannel: string; aUpstream: string | null; aStatus: AttemptStatus; aCreated: Date; aSent: Date | null;
+      aOpenUntil: Date | null; aOpenMs: number;
+    }
+  >(
     db,
     `SELECT t."id", t."accountId", t."status"::text AS "status", t."model", t."params", t."progress", t."deadlineAt",
             (t."cancelRequestedAt" IS NOT NULL) AS "cancelRequested", t."errorCode",
             a."id" AS "aId", a."attemptNo" AS "aNo", a."channelId" AS "aChannel", a."upstreamId" AS "aUpstream",
-            a."status" AS "aStatus", a."createdAt" AS "aCreated", a."submitSentAt" AS "aSent"
+            a."status" AS "aStatus", a."createdAt" AS "aCreated", a."submitSentAt" AS "aSent",
+            a."submitOpenUntil" AS "aOpenUntil", ${OPEN_MS_SQL} AS "aOpenMs"
        FROM "Task" t
        LEFT JOIN LATERAL (
          SELECT * FROM "TaskAttempt" x WHERE x."taskId" = t."id" ORDER BY x."attemptNo" DESC LIMIT 1
@@ -62,7 +77,10 @@ export async function loadTask(db: Db, taskId: string): Promise<TaskWithAttempt 
   const r = rows[0];
   if (!r) return null;
   const attempt: Attempt | null = r.aId
-    ? { id: r.aId, taskId: r.id, attemptNo: r.aNo, channelId: r.aChannel, upstreamId: r.aUpstream, status: r.aStatus, createdAt: r.aCreated, submitSentAt: r.aSent }
+    ? {
+        id: r.aId, taskId: r.id, attemptNo: r.aNo, channelId: r.aChannel, upstreamId: r.aUpstream, status: r.aStatus, createdAt: r.aCreated,
+        submitSentAt: r.aSent, submitOpenUntil: r.aOpenUntil, submitOpenMs: r.aOpenMs,
+      }
     : null;
   return {
     id: r.id, accountId: r.accountId, status: r.status, model: r.model, params: r.params, progress: r.progress, deadlineAt: r.deadlineAt,
@@ -82,25 +100,73 @@ export async function triedChannels(db: Db, taskId: string): Promise<Set<string>
 
 /** Creates attempt `attemptNo`, or returns the one a racing worker created first. */
 export async function startAttempt(db: Db, id: string, taskId: string, attemptNo: number, channelId: string): Promise<Attempt> {
-  const cols = `"id", "taskId", "attemptNo", "channelId", "upstreamId", "status", "createdAt", "submitSentAt"`;
   // One round trip when the row is new (the usual case); the racing worker's row otherwise.
   const inserted = await sql<Attempt>(
     db,
     `INSERT INTO "TaskAttempt" ("id", "taskId", "attemptNo", "channelId", "status")
      VALUES ($1, $2, $3, $4, 'submitting')
      ON CONFLICT ("taskId", "attemptNo") DO NOTHING
-     RETURNING ${cols}`,
+     RETURNING "id", "taskId", "attemptNo", "channelId", "upstreamId", "status", "createdAt", "submitSentAt", "submitOpenUntil"`,
     [id, taskId, attemptNo, channelId],
   );
-  if (inserted.rows[0]) return inserted.rows[0];
-  const { rows } = await sql<Attempt>(db, `SELECT ${cols} FROM "TaskAttempt" WHERE "taskId" = $1 AND "attemptNo" = $2`, [taskId, attemptNo]);
+  if (inserted.rows[0]) return { ...inserted.rows[0], submitOpenMs: 0 };
+  const { rows } = await sql<Attempt>(
+    db,
+    `SELECT a."id", a."taskId", a."attemptNo", a."channelId", a."upstreamId", a."status", a."createdAt", a."submitSentAt", a."submitOpenUntil",
+            ${OPEN_MS_SQL} AS "submitOpenMs"
+       FROM "TaskAttempt" a WHERE a."taskId" = $1 AND a."attemptNo" = $2`,
+    [taskId, attemptNo],
+  );
   return rows[0];
 }
 
-export async function recordUpstreamId(db: Db, attempt: Attempt, upstreamId: string): Promise<Attempt> {
-  await db.$executeRaw`UPDATE "TaskAttempt" SET "upstreamId" = ${upstreamId}, "status" = 'running' WHERE "id" = ${attempt.id}`;
-  return { ...attempt, upstreamId, status: 'running' };
+/** What the upstream reported a render used, and its cost to us when known. */
+export interface RenderUsage {
+  units: string;
+  amount: number;
+  costMicroUsd?: number;
 }
+
+/**
+ * Writes the render's id on the attempt, a compare-and-set: only an attempt still `submitting`
+ * without an id takes it. Two runs of one job can each hold an answer (a lock that lapsed during a
+ * slow submit; a write retried after its commit's answer was lost): the first id written stays.
+ * `recorded` is the attempt now running on this render (also when the row already named it);
+ * `other` is how the row stands when it names another render or was closed meanwhile.
+ * `finished`: a synchronous upstream answered with the finished render, so the same write makes the
+ * attempt `succeeded` and records the usage (what recordUpstreamId, recordUsage and
+ * setAttemptStatus would write one after the other).
+ */
+export async function recordUpstreamId(
+  db: Db,
+  attempt: Attempt,
+  upstreamId: string,
+  finished?: { usage?: RenderUsage },
+): Promise<{ recorded: Attempt } | { other: { upstreamId: string | null; status: AttemptStatus } }> {
+  const status: AttemptStatus = finished ? 'succeeded' : 'running';
+  const usage = finished?.usage;
+  const cost = usage?.costMicroUsd === undefined ? null : String(Math.round(usage.costMicroUsd));
+  // The outer SELECT reads the row as it was before the UPDATE (one snapshot): when the update did
+  // not apply, that is how it stands now.
+  const { rows } = await sql<{ won: boolean; upstreamId: string | null; status: AttemptStatus }>(
+    db,
+    `WITH upd AS (
+       UPDATE "TaskAttempt" SET "upstreamId" = $2, "status" = $3, "submitOpenUntil" = NULL,
+              "usageUnits" = COALESCE($4, "usageUnits"), "usageAmount" = COALESCE($5::double precision, "usageAmount"),
+              "upstreamCostMicros" = COALESCE($6::bigint, "upstreamCostMicros")
+        WHERE "id" = $1 AND "status" = 'submitting' AND "upstreamId" IS NULL
+       RETURNING 1
+     )
+     SELECT EXISTS (SELECT 1 FROM upd) AS "won", a."upstreamId", a."status" FROM "TaskAttempt" a WHERE a."id" = $1`,
+    [attempt.id, upstreamId, status, usage?.units ?? null, usage?.amount ?? null, cost],
+  );
+  const row = rows[0];
+  if (row?.won) return { recorded: { ...attempt, upstreamId, status, submitOpenUntil: null, submitOpenMs: 0 } };
+  if (row && row.upstreamId === upstreamId && ACTIVE.has(row.status)) return { recorded: { ...attempt, upstreamId, status: row.status } };
+  return { other: { upstreamId: row?.upstreamId ?? null, status: row?.status ?? 'abandoned' } };
+}
+
+const ACTIVE: ReadonlySet<AttemptStatus> = new Set(['running', 'succeeded']);
 
 export async function setAttemptStatus(db: Db, attempt: Attempt, status: AttemptStatus): Promise<Attempt> {
   await db.$executeRaw`UPDATE "TaskAttempt" SET "status" = ${status} WHERE "id" = ${attempt.id}`;
@@ -131,17 +197,31 @@ export async function abandonOpenAttempt(db: Db, attempt: Attempt): Promise<Atte
 }
 
 /**
- * Written just before the first submit request leaves (channels without idempotent submits): from
- * here the upstream may hold a render this attempt has no id for yet.
+ * Written just before each submit request leaves (channels without idempotent submits): from here
+ * the upstream may hold a render this attempt has no id for yet. `submitSentAt` keeps the first
+ * send (orphan searches look from there); `submitOpenUntil` is this send's deadline, `openMs` from
+ * now by the database's clock: until then another run of the job must not submit again.
  */
-export async function markSubmitSent(db: Db, attempt: Attempt): Promise<Attempt> {
-  if (attempt.submitSentAt) return attempt;
-  const { rows } = await sql<{ submitSentAt: Date }>(
+export async function markSubmitSent(db: Db, attempt: Attempt, openMs: number): Promise<Attempt> {
+  const { rows } = await sql<{ submitSentAt: Date; submitOpenUntil: Date }>(
     db,
-    `UPDATE "TaskAttempt" SET "submitSentAt" = COALESCE("submitSentAt", now()) WHERE "id" = $1 RETURNING "submitSentAt"`,
-    [attempt.id],
+    `UPDATE "TaskAttempt"
+        SET "submitSentAt" = COALESCE("submitSentAt", now()), "submitOpenUntil" = now() + make_interval(secs => $2::double precision)
+      WHERE "id" = $1 RETURNING "submitSentAt", "submitOpenUntil"`,
+    [attempt.id, openMs / 1000],
   );
-  return { ...attempt, submitSentAt: rows[0]?.submitSentAt ?? new Date() };
+  const r = rows[0];
+  return { ...attempt, submitSentAt: r?.submitSentAt ?? new Date(), submitOpenUntil: r?.submitOpenUntil ?? null, submitOpenMs: openMs };
+}
+
+/**
+ * The run that sent a submit saw it end without an id (an error, a timeout): nothing of it is
+ * open any more, so a retry need not wait for its deadline. Only that send's deadline is cleared.
+ */
+export async function markSubmitEnded(db: Db, attempt: Attempt): Promise<void> {
+  if (!attempt.submitOpenUntil) return;
+  await db.$executeRaw`
+    UPDATE "TaskAttempt" SET "submitOpenUntil" = NULL WHERE "id" = ${attempt.id} AND "submitOpenUntil" = ${attempt.submitOpenUntil}`;
 }
 
 /** What the upstream reported the render used, and its cost to us when known (issue 13 point 12). */
@@ -150,23 +230,6 @@ export async function recordUsage(db: Db, attempt: Attempt, usage: { units: stri
   await db.$executeRaw`
     UPDATE "TaskAttempt" SET "usageUnits" = ${usage.units}, "usageAmount" = ${usage.amount}, "upstreamCostMicros" = ${cost}
      WHERE "id" = ${attempt.id}`;
-}
-
-/**
- * A synchronous upstream answered the submit with the finished render: its id, what it used and
- * `succeeded`, in one write (recordUpstreamId + recordUsage + setAttemptStatus). A resumed job
- * finds the attempt as it would after those three.
- */
-export async function recordSucceeded(db: Db, attempt: Attempt, upstreamId: string, usage?: { units: string; amount: number; costMicroUsd?: number }): Promise<Attempt> {
-  const cost = usage?.costMicroUsd === undefined ? null : String(Math.round(usage.costMicroUsd));
-  await sql(
-    db,
-    `UPDATE "TaskAttempt" SET "upstreamId" = $2, "status" = 'succeeded',
-            "usageUnits" = COALESCE($3, "usageUnits"), "usageAmount" = COALESCE($4, "usageAmount"), "upstreamCostMicros" = COALESCE($5::bigint, "upstreamCostMicros")
-      WHERE "id" = $1`,
-    [attempt.id, upstreamId, usage?.units ?? null, usage?.amount ?? null, cost],
-  );
-  return { ...attempt, upstreamId, status: 'succeeded' };
 }
 
 /** How many of the task's attempts on this channel ended `lost` (a lost render gets one fresh attempt). */

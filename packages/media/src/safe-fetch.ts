@@ -10,8 +10,8 @@ import type { MediaPolicy } from './policy';
 import { MediaProblem, deadlineProblem, throwIfAborted } from './problem';
 import { checkUrl, type ResolvedAddress } from './url-policy';
 
-export interface SafeResponse {
-  res: http.IncomingMessage;
+export interface SafeResponse<R extends HopResponse = http.IncomingMessage> {
+  res: R;
   /** The URL that answered, after redirects. */
   url: URL;
   /** The checked addresses the connection was limited to. */
@@ -19,22 +19,29 @@ export interface SafeResponse {
 }
 
 /** One request to already-checked addresses. Swappable so redirect handling can be tested alone. */
-export type Hop = (url: URL, addresses: ResolvedAddress[], headers: Record<string, string>, signal: AbortSignal) => Promise<http.IncomingMessage>;
+export type Hop<R extends HopResponse = http.IncomingMessage> = (url: URL, addresses: ResolvedAddress[], headers: Record<string, string>, signal: AbortSignal) => Promise<R>;
+
+/** What safeFetch needs of a response: node:http's, or pooled-request.ts's. */
+export interface HopResponse {
+  statusCode?: number;
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+  destroy(): void;
+}
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
-export async function safeFetch(
+export async function safeFetch<R extends HopResponse = http.IncomingMessage>(
   rawUrl: string,
   policy: Pick<MediaPolicy, 'allowPrivate' | 'resolve' | 'maxRedirects'>,
   opts: { headers?: Record<string, string>; signal: AbortSignal },
-  hop: Hop = pinnedRequest,
-): Promise<SafeResponse> {
+  hop: Hop<R> = pinnedRequest as unknown as Hop<R>,
+): Promise<SafeResponse<R>> {
   let current = rawUrl;
   for (let redirects = 0; ; redirects++) {
     const { url, addresses } = await withSignal(checkUrl(current, policy), opts.signal);
     const res = await hop(url, addresses, opts.headers ?? {}, opts.signal);
     const location = res.headers.location;
-    if (!REDIRECTS.has(res.statusCode ?? 0) || !location) return { res, url, addresses };
+    if (!REDIRECTS.has(res.statusCode ?? 0) || typeof location !== 'string' || !location) return { res, url, addresses };
     res.destroy();
     if (redirects >= policy.maxRedirects) throw new MediaProblem(`more than ${policy.maxRedirects} redirects`);
     try {
@@ -49,12 +56,7 @@ export async function safeFetch(
 export const pinnedRequest: Hop = (url, addresses, headers, signal) =>
   new Promise((resolve, reject) => {
     throwIfAborted(signal);
-    const lookup: LookupFunction = (_host, options, cb) => {
-      // With `all` (Node's default happy-eyeballs connect) it gets every checked address and
-      // tries them in turn, so an IPv6 answer on an IPv4-only host still connects; all passed.
-      if (options.all) (cb as (e: null, a: ResolvedAddress[]) => void)(null, addresses);
-      else cb(null, addresses[0].address, addresses[0].family);
-    };
+    const lookup = pinnedLookup(addresses);
     const mod = url.protocol === 'https:' ? https : http;
     // One agent per request without keep-alive: a pooled socket could have been opened to another
     // address by an earlier request to the same host name.
@@ -86,87 +88,17 @@ export const pinnedRequest: Hop = (url, addresses, headers, signal) =>
     req.end();
   });
 
-export interface PinnedPool {
-  /** A Hop like pinnedRequest, on kept-alive connections. */
-  hop: Hop;
-  /** Closes every kept connection (process shutdown). */
-  close(): void;
-}
-
-/**
- * pinnedRequest on kept-alive connections, for fetches that come back to the same few hosts (a
- * provider's result files): no TCP (and TLS) handshake per file. Pinning holds as before: one agent
- * per origin AND set of checked addresses, whose lookup answers only those addresses, so a kept
- * socket is always connected to an address that this request's own check allowed; a host whose
- * DNS answer changed gets another agent. Idle sockets close after `idleMs` (below the usual 5 s of
- * servers), and a request that meets a kept socket the server had just closed is sent once more on
- * a new one (GET only, nothing was read), as Node's documentation advises. At most `maxAgents`
- * agents are kept; the least recently used one is closed first.
- */
-export function createPinnedPool(opts: { idleMs?: number; maxAgents?: number; maxFreeSockets?: number } = {}): PinnedPool {
-  const idleMs = opts.idleMs ?? 4_000;
-  const maxAgents = opts.maxAgents ?? 32;
-  const agents = new Map<string, http.Agent>();
-  const agentFor = (url: URL, addresses: ResolvedAddress[]): http.Agent => {
-    const key = `${url.protocol}//${url.host}|${addresses.map((a) => `${a.family}/${a.address}`).join(',')}`;
-    let agent = agents.get(key);
-    if (agent) {
-      agents.delete(key); // re-inserted below: the map's order is the recency order
-    } else {
-      const lookup: LookupFunction = (_host, options, cb) => {
-        if (options.all) (cb as (e: null, a: ResolvedAddress[]) => void)(null, addresses);
-        else cb(null, addresses[0].address, addresses[0].family);
-      };
-      const mod = url.protocol === 'https:' ? https : http;
-      agent = new mod.Agent({ keepAlive: true, timeout: idleMs, maxFreeSockets: opts.maxFreeSockets ?? 8, lookup } as http.AgentOptions);
-      if (agents.size >= maxAgents) {
-        const [oldest, old] = agents.entries().next().value as [string, http.Agent];
-        agents.delete(oldest);
-        old.destroy();
-      }
-    }
-    agents.set(key, agent);
-    return agent;
-  };
-  const hop: Hop = (url, addresses, headers, signal) => request(url, agentFor(url, addresses), headers, signal, true);
-  return {
-    hop,
-    close() {
-      for (const a of agents.values()) a.destroy();
-      agents.clear();
-    },
+/** A DNS lookup that answers with the checked addresses only, whatever DNS would say now. */
+export function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
+  return (_host, options, cb) => {
+    // With `all` (Node's default happy-eyeballs connect) it gets every checked address and
+    // tries them in turn, so an IPv6 answer on an IPv4-only host still connects; all passed.
+    if (options.all) (cb as (e: null, a: ResolvedAddress[]) => void)(null, addresses);
+    else cb(null, addresses[0].address, addresses[0].family);
   };
 }
 
-function request(url: URL, agent: http.Agent, headers: Record<string, string>, signal: AbortSignal, retryStale: boolean): Promise<http.IncomingMessage> {
-  return new Promise((resolve, reject) => {
-    throwIfAborted(signal);
-    const mod = url.protocol === 'https:' ? https : http;
-    const req = mod.request(url, {
-      method: 'GET',
-      agent,
-      headers: { 'accept-encoding': 'identity', 'user-agent': 'mediagen-reference-inspector/1.0', ...headers },
-    });
-    const onAbort = () => req.destroy(deadlineProblem(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
-    req.on('response', (res) => {
-      signal.removeEventListener('abort', onAbort);
-      resolve(res);
-    });
-    req.on('error', (err: NodeJS.ErrnoException) => {
-      signal.removeEventListener('abort', onAbort);
-      // A kept socket the server closed while it sat idle: the request never reached it.
-      if (retryStale && req.reusedSocket && err.code === 'ECONNRESET' && !signal.aborted) {
-        request(url, agent, headers, signal, false).then(resolve, reject);
-        return;
-      }
-      reject(signal.aborted ? deadlineProblem(signal) : new MediaProblem(`could not be fetched (${describeNetError(err)})`));
-    });
-    req.end();
-  });
-}
-
-function describeNetError(err: NodeJS.ErrnoException): string {
+export function describeNetError(err: NodeJS.ErrnoException): string {
   if (err.code === 'ECONNREFUSED') return 'connection refused';
   if (err.code === 'ECONNRESET') return 'connection reset';
   if (err.code === 'ETIMEDOUT') return 'connection timed out';
