@@ -12,10 +12,10 @@ import type { Stack } from './support/stack';
 import { e2eSuite } from './support/suite';
 import { taskChecks } from './support/task-checks';
 import { Fake, Seen, isMp4, isPng, pngBytes } from './support/doc-fakes/common';
-import { modelarkFake } from './support/doc-fakes/modelark';
+import { ModelarkFake, modelarkFake } from './support/doc-fakes/modelark';
 import { MinimaxFake, minimaxFake } from './support/doc-fakes/minimax';
 import { geminiFake } from './support/doc-fakes/gemini';
-import { falFake } from './support/doc-fakes/fal';
+import { FalFake, falFake } from './support/doc-fakes/fal';
 import { ReplicateFake, replicateFake } from './support/doc-fakes/replicate';
 
 jest.setTimeout(45_000);
@@ -23,10 +23,10 @@ jest.setTimeout(45_000);
 const KEYS = { FAKE_ARK_KEY: 'ark-0d6c9e', FAKE_MINIMAX_KEY: 'eyJhbGciOi.minimax', FAKE_GEMINI_KEY: 'AIzaSyFake-gemini', FAKE_FAL_KEY: 'fal-id:fal-secret', FAKE_REPLICATE_TOKEN: 'r8_fake_token' };
 
 const fakes = {
-  modelark: modelarkFake(KEYS.FAKE_ARK_KEY),
+  modelark: modelarkFake(KEYS.FAKE_ARK_KEY) as ModelarkFake,
   minimax: minimaxFake(KEYS.FAKE_MINIMAX_KEY) as MinimaxFake,
   gemini: geminiFake(KEYS.FAKE_GEMINI_KEY),
-  fal: falFake(KEYS.FAKE_FAL_KEY),
+  fal: falFake(KEYS.FAKE_FAL_KEY) as FalFake,
   replicate: replicateFake(KEYS.FAKE_REPLICATE_TOKEN) as ReplicateFake,
 };
 
@@ -58,7 +58,8 @@ function channels() {
       models: { 'image-d-2.5-flash-image': 'gemini-2.5-flash-image' } },
     { id: 'fal-seedance', protocol: 'fal', baseUrl: o('fal'), apiKey: '${FAKE_FAL_KEY}', tier: 'third-party', costOrder: 10, poll,
       models: { 'video-b-2.5': 'bytedance/seedance-2.5' }, webhookJwksUrl: o('fal', '/.well-known/jwks.json') },
-    { id: 'fal-image', protocol: 'fal', baseUrl: o('fal'), apiKey: '${FAKE_FAL_KEY}', costOrder: 10, poll,
+    // Polls so rarely that only fal's signed webhook can finish its tasks in time.
+    { id: 'fal-image', protocol: 'fal', baseUrl: o('fal'), apiKey: '${FAKE_FAL_KEY}', costOrder: 10, poll: { firstMs: 60_000, minMs: 60_000, maxMs: 60_000 },
       models: { 'image-b-2.5': 'fal-ai/nano-banana' }, webhookJwksUrl: o('fal', '/.well-known/jwks.json') },
     { id: 'replicate-seedance', protocol: 'replicate', baseUrl: o('replicate', '/v1'), apiKey: '${FAKE_REPLICATE_TOKEN}', tier: 'third-party', costOrder: 20, reportsViolations: true, poll,
       models: { 'video-b-2.0': 'bytedance/seedance-2.0' } },
@@ -240,7 +241,10 @@ const VARIANTS: [Case, string, Outcome][] = [
   [byChannel('fal-seedance'), '[fake:no-media] COMPLETED with 422 no_media_generated', { status: 'failed', errorCode: 'no_result' }],
   [byChannel('fal-seedance'), '[fake:poll-429] 429 on the status', { status: 'completed' }],
   [byChannel('fal-seedance'), '[fake:500] 503 runner_scheduling_failure on submit', { status: 'completed' }],
-  [FAL_IMAGE, 'an image app answering images[]', { status: 'completed' }],
+  [FAL_IMAGE, 'an image app answering images[] (its channel waits for the signed webhook)', { status: 'completed' }],
+  [byChannel('fal-seedance'), '[fake:alt] [fake:violation] status FAILED with an error field', { status: 'failed', errorCode: 'generation_failed' }],
+  [byChannel('ark-seedream-b'), '[fake:alt] [fake:violation] HTTP 200, data [] and a top-level error', { status: 'failed', errorCode: 'content_violation' }],
+  [byChannel('ark-seedance'), '[fake:octet] the file served as application/octet-stream', { status: 'completed' }],
   [byChannel('replicate-image-c'), '[fake:alt] output as one URL', { status: 'completed' }],
   [byChannel('replicate-seedance'), '[fake:alt] output as a list', { status: 'completed' }],
   [byChannel('replicate-seedance'), '[fake:expired] status aborted', { status: 'failed', errorCode: 'generation_failed' }],
@@ -320,12 +324,44 @@ const once = (pick: (c: Case) => unknown) => CASES.filter((c, i) => CASES.findIn
 const INPUT_CASES = once((c) => `${c.fake.protocol}/${c.kind}`);
 const RATE_CASES = once((c) => c.fake);
 
+/** Channels whose upstream documents a cancel: the call the vendor must see for a queued render. */
+const CANCELS: [Case, RegExp][] = [
+  [byChannel('minimax-h3'), /^DELETE \/v2\/video_generation\/[^/]+$/],
+  [byChannel('ark-seedance'), /^DELETE \/api\/v3\/contents\/generations\/tasks\/cgt-[^/]+$/],
+  [byChannel('fal-seedance'), /^PUT \/bytedance\/seedance-2\.5\/requests\/[^/]+\/cancel$/],
+  [byChannel('replicate-seedance'), /^POST \/v1\/predictions\/[^/]+\/cancel$/],
+];
+const cancels = new Map<string, Promise<{ answer: number; last: Record<string, unknown>; calls: string[] }>>();
+
+/** A slow render, cancelled by the client while the vendor still has it queued. */
+async function cancelRun(c: Case, path: RegExp) {
+  const prompt = unique(`[fake:slow] a glacier, "${c.channel}"`);
+  const res = await api.submit(account, c.kind, c.body(prompt));
+  if (res.status !== 200) throw new Error(`submit: ${res.status} ${JSON.stringify(res.body)}`);
+  const taskId = String(res.body.taskId);
+  // Cancel once the vendor holds the render (still queued there: a slow render queues for 2 s).
+  const held = () => [...c.fake.jobs.values()].find((j) => j.prompt.includes(prompt));
+  for (let i = 0; i < 100 && !held(); i++) await sleep(50);
+  const answer = (await api.cancel(account, c.kind, taskId)).status;
+  let last: Record<string, unknown> = {};
+  for (let i = 0; i < 40; i++) {
+    const r = await api.poll(account, c.kind, taskId);
+    if (r.status === 200) last = r.body;
+    if (last.status === 'completed' || last.status === 'failed') break;
+    await sleep(300);
+  }
+  const job = [...c.fake.jobs.values()].find((j) => j.prompt.includes(prompt));
+  const calls = c.fake.seen.filter((s) => job && s.path.includes(job.id) && path.test(`${s.method} ${s.path}`)).map((s) => `${s.method} ${s.status}`);
+  return { answer, last, calls };
+}
+
 beforeAll(() => {
   for (const c of CASES) run(`ok ${c.name}`, c, '');
   for (const c of CASES) run(`violation ${c.name}`, c, '[fake:violation]');
   for (const c of INPUT_CASES) run(`input ${c.name}`, c, '[fake:input-violation]');
   for (const c of RATE_CASES) run(`429 ${c.name}`, c, '[fake:429]');
   for (const [c, words] of VARIANTS) run(`variant ${c.name} ${words}`, c, words);
+  for (const [c, path] of CANCELS) cancels.set(c.name, cancelRun(c, path));
   // One after another: the gateway reads at most 2 submits' reference files per account at once.
   void REFERENCES.reduce<Promise<unknown>>((prev, [c, body]) => prev.then(() => run(`refs ${c.name}`, { ...c, body }, 'with a reference')).catch(() => undefined), Promise.resolve());
 });
@@ -392,8 +428,27 @@ describe('reference media in the documented fields', () => {
   });
 });
 
+describe('a client cancel of a queued render', () => {
+  it.each(CANCELS.map(([c]) => [c.name, c] as const))('%s: the documented cancel call, the task cancelled', async (_name, c) => {
+    const { answer, last, calls } = await cancels.get(c.name)!;
+    expect(answer).toBe(200);
+    expect(last).toMatchObject({ status: 'failed', errorCode: 'cancelled' });
+    expect(calls.length).toBe(1);
+  });
+});
+
 describe('callbacks', () => {
-  beforeAll(() => Promise.allSettled(runs.values()));
+  beforeAll(() => Promise.allSettled([...runs.values(), ...cancels.values()]));
+
+  it('ModelArk: every status post to the callback_url is answered 2xx', () => {
+    expect(fakes.modelark.callbacks.length).toBeGreaterThan(0);
+    expect(fakes.modelark.callbacks.filter((c) => c.answer < 200 || c.answer >= 300)).toEqual([]);
+  });
+
+  it('fal: the ED25519-signed webhooks are accepted', () => {
+    expect(fakes.fal.webhooks.length).toBeGreaterThan(0);
+    expect(fakes.fal.webhooks.filter((w) => w.answer < 200 || w.answer >= 300)).toEqual([]);
+  });
 
   it('Replicate: the signed completed webhook is accepted', () => {
     expect(fakes.replicate.webhooks.length).toBeGreaterThan(0);

@@ -15,6 +15,8 @@
 //   [fake:op-error]         (gemini) the operation finishes with an error quoting a support code
 //   [fake:image-safety]     (gemini) the image candidate ends IMAGE_SAFETY without an image
 //   [fake:text-only]        (gemini) the image candidate ends STOP with only a text part
+//   [fake:slow]             the render takes 8 s (long enough to cancel it)
+//   [fake:octet]            result files are served as application/octet-stream (object-store default)
 //   [fake:runner-error]     (fal) the COMPLETED request's result is a runner error (500)
 //   [fake:no-media]         (fal) the COMPLETED request's result is 422 no_media_generated
 import http from 'node:http';
@@ -101,10 +103,15 @@ export class Fake {
   phase(job: Job): Phase {
     if (job.cancelled) return 'cancelled';
     const age = Date.now() - job.createdAt;
-    if (age < this.renderMs / 4) return 'queued';
-    if (age < this.renderMs) return 'running';
+    const renderMs = this.renderMsOf(job);
+    if (age < renderMs / 4) return 'queued';
+    if (age < renderMs) return 'running';
     if (job.prompt.includes('[fake:expired]')) return 'expired';
     return job.prompt.includes('[fake:violation]') ? 'violation' : 'succeeded';
+  }
+
+  renderMsOf(job: Job): number {
+    return job.prompt.includes('[fake:slow]') ? 8000 : this.renderMs;
   }
 
   /** True once per (word, prompt): the first call of a scenario misbehaves, later ones succeed. */
@@ -117,8 +124,8 @@ export class Fake {
   }
 
   /** Publishes bytes at a path of this fake; `query` must come back intact (signed URLs). */
-  publish(path: string, type: string, bytes: Buffer, query?: Record<string, string>): string {
-    this.files.set(path, { type, bytes, query });
+  publish(path: string, type: string, bytes: Buffer, query?: Record<string, string>, octet = false): string {
+    this.files.set(path, { type: octet ? 'application/octet-stream' : type, bytes, query });
     const qs = query ? `?${new URLSearchParams(query)}` : '';
     return `${this.origin}${path}${qs}`;
   }

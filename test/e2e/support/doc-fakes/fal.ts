@@ -8,7 +8,7 @@
 // exist only under their sub-paths (`text-to-video`, ...), an image app answers `images[]`, a
 // refusal is a COMPLETED request whose result is 422 `content_policy_violation`, and a 429 carries
 // `X-Fal-Retryable: true` and no Retry-After.
-import { randomUUID } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 import { Fake, FakeContext, Job, Reply, mp4Bytes, pngBytes, sizeFor } from './common';
 
 /** The apps this fake hosts: whether a bare `owner/app` answers, and which sub-paths exist. */
@@ -62,10 +62,19 @@ function result(fake: Fake, job: Job): Reply {
   return { status: 200, json: job.extra.output };
 }
 
-export function falFake(apiKey: string, renderMs?: number): Fake {
-  const fake: Fake = new Fake(
+/** fal's webhook key: ED25519, published as a JWKS (OKP, crv Ed25519, x base64url). */
+const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+const JWKS = { keys: [{ ...publicKey.export({ format: 'jwk' }), kid: 'fake-fal-1', use: 'sig', alg: 'EdDSA' }] };
+const USER_ID = 'fake-fal-user';
+
+export type FalFake = Fake & { webhooks: { status: string; answer: number }[] };
+
+export function falFake(apiKey: string, renderMs?: number): FalFake {
+  const webhooks: { status: string; answer: number }[] = [];
+  const fake = new Fake(
     'fal',
     ({ url, req, body, origin }: FakeContext): Reply | undefined => {
+      if (url.pathname === '/.well-known/jwks.json') return { status: 200, json: JWKS };
       if (url.pathname.startsWith('/files/')) return undefined;
       if (req.headers.authorization !== `Key ${apiKey}`) return { status: 401, json: { detail: 'Invalid credentials' } };
       const path = url.pathname.replace(/^\/+/, '');
@@ -76,6 +85,9 @@ export function falFake(apiKey: string, renderMs?: number): Fake {
         if (!job || job.extra.app !== req_[1]) return { status: 404, json: { detail: 'Request not found' } };
         const phase = fake.phase(job);
         const done = phase === 'succeeded' || phase === 'violation' || phase === 'cancelled';
+        if (req_[3] === '/status' && req.method === 'GET' && phase === 'violation' && job.prompt.includes('[fake:alt]'))
+          // A third-party OpenAPI of the queue lists FAILED; LiteLLM reads an `error` field (providers.md 6).
+          return { status: 200, json: { status: 'FAILED', request_id: job.id, error: 'Internal error while processing the request', error_type: 'internal_error' } };
         if (req_[3] === '/status' && req.method === 'GET') {
           if (fake.firstTime('poll-429', job.prompt)) return { status: 429, json: { detail: 'Too many requests' }, headers: { 'x-fal-retryable': 'true' } };
           if (phase === 'queued') return { status: 202, json: { status: 'IN_QUEUE', queue_position: 0, request_id: job.id } };
@@ -111,10 +123,32 @@ export function falFake(apiKey: string, renderMs?: number): Fake {
       const job = fake.newJob(prompt, b, randomUUID());
       job.extra.app = target.app;
       job.extra.kind = APPS[target.app].kind;
+      const hook = url.searchParams.get('fal_webhook');
+      if (hook) void deliver(fake, job, hook, webhooks);
       const base = `${origin}/${target.app}/requests/${job.id}`;
       return { status: 200, json: { request_id: job.id, gateway_request_id: job.id, status_url: `${base}/status`, cancel_url: `${base}/cancel`, queue_position: 0 } };
     },
     renderMs,
-  );
+  ) as FalFake;
+  fake.webhooks = webhooks;
   return fake;
+}
+
+/** The webhook: `{request_id, gateway_request_id, status, payload}`, signed with ED25519 over
+ * `request_id \n user_id \n timestamp \n sha256_hex(body)`, the signature in hex. */
+async function deliver(fake: Fake, job: Job, hook: string, log: { status: string; answer: number }[]): Promise<void> {
+  while (['queued', 'running'].includes(fake.phase(job))) await new Promise((r) => setTimeout(r, 50));
+  if (fake.phase(job) === 'cancelled') return;
+  const res = result(fake, job);
+  const ok = res.status === 200;
+  const body = JSON.stringify({ request_id: job.id, gateway_request_id: job.id, status: ok ? 'OK' : 'ERROR', payload: res.json, ...(ok ? {} : { error: `Invalid status code: ${res.status}` }) });
+  const ts = String(Math.floor(Date.now() / 1000));
+  const message = [job.id, USER_ID, ts, createHash('sha256').update(body).digest('hex')].join('\n');
+  const signature = sign(null, Buffer.from(message), privateKey).toString('hex');
+  const answer = await fetch(hook, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-fal-webhook-request-id': job.id, 'x-fal-webhook-user-id': USER_ID, 'x-fal-webhook-timestamp': ts, 'x-fal-webhook-signature': signature },
+    body,
+  }).then((r) => r.status, () => 0);
+  log.push({ status: ok ? 'OK' : 'ERROR', answer });
 }

@@ -116,11 +116,17 @@ export function geminiFake(apiKey: string, renderMs?: number): GeminiFake {
     ({ url, req, body }: FakeContext): Reply | undefined => {
       if (!url.pathname.startsWith(API)) return undefined;
       const key = req.headers['x-goog-api-key'] ?? url.searchParams.get('key');
+      if (url.pathname.startsWith('/gcs-download')) return undefined;
       if (!key) return rpcError(403, 'Method doesn\'t allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.');
       if (key !== apiKey) return rpcError(400, 'API key not valid. Please pass a valid API key.');
       const path = url.pathname.slice(API.length);
+      // The download answers with a redirect to storage that needs no key (the REST example
+      // downloads with `curl -L`); the storage URL is signed and serves the bytes.
       const file = keyed.get(url.pathname);
-      if (file && req.method === 'GET') return { status: 200, bytes: file.bytes, headers: { 'content-type': file.type, 'content-length': String(file.bytes.length) } };
+      if (file && req.method === 'GET') {
+        const target = fake.publish(`/gcs-download${url.pathname.replace(':download', '')}`, file.type, file.bytes, { 'X-Goog-Signature': 'c2lnbmF0dXJl', 'X-Goog-Expires': '172800' });
+        return { status: 302, headers: { location: target } };
+      }
       const b = (body ?? {}) as Record<string, unknown>;
       const call = /^\/models\/([^/:]+):(predictLongRunning|generateContent)$/.exec(path);
       if (call && req.method === 'POST' && call[2] === 'generateContent') return generateContent(fake, call[1], b);

@@ -78,7 +78,7 @@ function taskView(fake: Fake, job: Job): Record<string, unknown> {
         'X-Tos-Date': '20261123T000000Z',
         'X-Tos-Expires': '86400',
         'X-Tos-Signature': 'a1b2c3d4e5f6+/=',
-      });
+      }, job.prompt.includes('[fake:octet]'));
     }
     view.content = { video_url: job.extra.url };
     view.usage = { completion_tokens: 108_900, total_tokens: 108_900 };
@@ -97,6 +97,9 @@ function images(fake: Fake, body: Record<string, unknown>): Reply {
   const explicit = /^(\d+)x(\d+)$/.exec(size);
   const [w, h] = explicit ? sizeFor(`${explicit[1]}:${explicit[2]}`) : [64, 64];
   const created = Math.floor(Date.now() / 1000);
+  // The response's own top-level `error` (documented beside data[]): the whole call refused.
+  if (prompt.includes('[fake:violation]') && prompt.includes('[fake:alt]'))
+    return { status: 200, json: { model: body.model, created: Math.floor(Date.now() / 1000), data: [], error: { code: 'OutputImageSensitiveContentDetected', message: 'The request failed because the output image may contain sensitive information.' } } };
   const item = prompt.includes('[fake:violation]')
     ? { error: { code: 'OutputImageSensitiveContentDetected', message: 'The request failed because the output image may contain sensitive information.' } }
     : body.response_format === 'b64_json'
@@ -109,7 +112,9 @@ function images(fake: Fake, body: Record<string, unknown>): Reply {
   return { status: 200, json: { model: body.model, created, data: [item], usage: { generated_images: ok ? 1 : 0, output_tokens: ok ? 16_384 : 0, total_tokens: ok ? 16_384 : 0 } } };
 }
 
-export function modelarkFake(apiKey: string, renderMs?: number): Fake {
+export type ModelarkFake = Fake & { callbacks: { status: string; answer: number }[] };
+
+export function modelarkFake(apiKey: string, renderMs?: number): ModelarkFake {
   const fake: Fake = new Fake(
     'modelark',
     ({ url, req, body }: FakeContext): Reply | undefined => {
@@ -160,7 +165,7 @@ export function modelarkFake(apiKey: string, renderMs?: number): Fake {
     },
     renderMs,
   );
-  return fake;
+  return Object.assign(fake, { callbacks: [] as { status: string; answer: number }[] });
 }
 
 /** Ark POSTs the task body on every status change; no signature is documented. */
@@ -170,7 +175,8 @@ async function notify(fake: Fake, job: Job, callbackUrl: string): Promise<void> 
     const view = taskView(fake, job);
     if (view.status !== last) {
       last = String(view.status);
-      await fetch(callbackUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(view) }).catch(() => undefined);
+      const res = await fetch(callbackUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(view) }).catch(() => undefined);
+      (fake as ModelarkFake).callbacks?.push({ status: last, answer: res?.status ?? 0 });
       if (!['queued', 'running'].includes(last)) return;
     }
     await new Promise((r) => setTimeout(r, 100));
