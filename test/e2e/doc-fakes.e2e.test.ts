@@ -52,6 +52,9 @@ function channels() {
       models: { 'image-b-2': 'seedream-4-0-250828' } },
     { id: 'gemini-veo', protocol: 'gemini', baseUrl: o('gemini', '/v1beta'), apiKey: '${FAKE_GEMINI_KEY}', costOrder: 10, poll,
       models: { 'video-c-3.1-fast': 'veo-3.1-fast-generate-preview', 'video-c-3.1-components': 'veo-3.1-generate-preview' } },
+    // Veo's second channel: fal's queue, `fal-ai/veo3.1/fast` (an app path with a sub-path of its own).
+    { id: 'fal-veo', protocol: 'fal', baseUrl: o('fal'), apiKey: '${FAKE_FAL_KEY}', costOrder: 20, poll,
+      models: { 'video-c-3.1-fast': 'fal-ai/veo3.1/fast' }, webhookJwksUrl: o('fal', '/.well-known/jwks.json') },
     { id: 'gemini-veo-pro', protocol: 'gemini', baseUrl: o('gemini', '/v1beta'), apiKey: '${FAKE_GEMINI_KEY}', costOrder: 10, reportsViolations: true, poll,
       models: { 'video-c-3.1-pro': 'veo-3.1-generate-preview' } },
     { id: 'gemini-image', protocol: 'gemini', baseUrl: o('gemini', '/v1beta'), apiKey: '${FAKE_GEMINI_KEY}', costOrder: 10, reportsViolations: true, poll,
@@ -77,7 +80,7 @@ e2eSuite(
       await Promise.all(Object.values(fakes).map((f) => f.start()));
       dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mg-doc-fakes-'));
       fs.writeFileSync(path.join(dir, 'channels.json'), JSON.stringify({ channels: channels() }, null, 2));
-      return { env: { PROVIDER_CONFIG: path.join(dir, 'channels.json'), TASK_TIMEOUT_MS: '30000', ...KEYS } };
+      return { env: { PROVIDER_CONFIG: path.join(dir, 'channels.json'), TASK_TIMEOUT_MS: '30000', RATE_LIMIT_PER_MINUTE: '100000', ...KEYS } };
     },
   },
   (s) => ({ stack, api, account } = s),
@@ -88,7 +91,7 @@ afterAll(async () => {
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const { attemptsOf } = taskChecks(() => ({ stack, api, account }));
+const { attemptsOf, ledgerOf } = taskChecks(() => ({ stack, api, account }));
 
 let n = 0;
 const unique = (text: string) => `${text} (${++n} ${Date.now()})`.trim();
@@ -224,6 +227,7 @@ interface Outcome {
 const VARIANTS: [Case, string, Outcome][] = [
   [byChannel('gemini-veo'), '[fake:alt] generateVideoResponse.generatedVideos', { status: 'completed' }],
   [byChannel('gemini-veo'), '[fake:poll-429] RESOURCE_EXHAUSTED on the operation', { status: 'completed' }],
+  [byChannel('gemini-veo'), '[fake:gemini-denied] 403 on Gemini, then fal-ai/veo3.1/fast', { status: 'completed' }],
   [VEO_PRO, '[fake:violation] raiMediaFilteredCount', { status: 'failed', errorCode: 'content_violation' }],
   [VEO_PRO, '[fake:op-error] an operation error quoting a support code', { status: 'failed', errorCode: 'content_violation' }],
   [byChannel('gemini-image'), '[fake:image-safety] finishReason IMAGE_SAFETY', { status: 'failed', errorCode: 'content_violation' }],
@@ -301,7 +305,7 @@ async function settle(c: Case, prompt: string) {
   const until = Date.now() + 30_000;
   while (Date.now() < until) {
     const r = await api.poll(account, c.kind, taskId);
-    if (r.status === 429) await sleep(1000 * Number(r.headers.get('retry-after') ?? 1));
+    if (r.status === 429) await sleep(1000 * Math.max(1, Number(r.headers.get('retry-after') ?? 1)));
     else if (r.status !== 200) throw new Error(`poll ${taskId}: ${r.status} ${JSON.stringify(r.body)}`);
     else if (r.body.status === 'completed' || r.body.status === 'failed') return { taskId, last: r.body };
     else await sleep(300);
@@ -331,17 +335,19 @@ const CANCELS: [Case, RegExp][] = [
   [byChannel('fal-seedance'), /^PUT \/bytedance\/seedance-2\.5\/requests\/[^/]+\/cancel$/],
   [byChannel('replicate-seedance'), /^POST \/v1\/predictions\/[^/]+\/cancel$/],
 ];
-const cancels = new Map<string, Promise<{ answer: number; last: Record<string, unknown>; calls: string[] }>>();
+const cancels = new Map<string, ReturnType<typeof cancelRun>>();
 
 /** A slow render, cancelled by the client while the vendor still has it queued. */
-async function cancelRun(c: Case, path: RegExp) {
-  const prompt = unique(`[fake:slow] a glacier, "${c.channel}"`);
+async function cancelRun(c: Case, path: RegExp, words = '[fake:slow]') {
+  const prompt = unique(`${words} a glacier, "${c.channel}"`);
   const res = await api.submit(account, c.kind, c.body(prompt));
   if (res.status !== 200) throw new Error(`submit: ${res.status} ${JSON.stringify(res.body)}`);
   const taskId = String(res.body.taskId);
   // Cancel once the vendor holds the render (still queued there: a slow render queues for 2 s).
   const held = () => [...c.fake.jobs.values()].find((j) => j.prompt.includes(prompt));
-  for (let i = 0; i < 100 && !held(); i++) await sleep(50);
+  const recorded = async () => held() && (await stack.db.taskAttempt.findFirst({ where: { taskId, upstreamId: { not: null } } }));
+  for (let i = 0; i < 300 && !(await recorded()); i++) await sleep(50);
+  if (!(await recorded())) throw new Error(`the render of ${prompt} never started upstream`);
   const answer = (await api.cancel(account, c.kind, taskId)).status;
   let last: Record<string, unknown> = {};
   for (let i = 0; i < 40; i++) {
@@ -350,9 +356,11 @@ async function cancelRun(c: Case, path: RegExp) {
     if (last.status === 'completed' || last.status === 'failed') break;
     await sleep(300);
   }
-  const job = [...c.fake.jobs.values()].find((j) => j.prompt.includes(prompt));
-  const calls = c.fake.seen.filter((s) => job && s.path.includes(job.id) && path.test(`${s.method} ${s.path}`)).map((s) => `${s.method} ${s.status}`);
-  return { answer, last, calls };
+  const job = held();
+  const cancelCalls = () => c.fake.seen.filter((s) => job && s.path.includes(job.id) && path.test(`${s.method} ${s.path}`)).map((s) => `${s.method} ${s.status}`);
+  for (let i = 0; i < 50 && cancelCalls().length === 0; i++) await sleep(100);
+  const calls = cancelCalls();
+  return { answer, last, calls, taskId };
 }
 
 beforeAll(() => {
@@ -362,6 +370,7 @@ beforeAll(() => {
   for (const c of RATE_CASES) run(`429 ${c.name}`, c, '[fake:429]');
   for (const [c, words] of VARIANTS) run(`variant ${c.name} ${words}`, c, words);
   for (const [c, path] of CANCELS) cancels.set(c.name, cancelRun(c, path));
+  cancels.set('ark running', cancelRun(byChannel('ark-seedance'), CANCELS[1][1], '[fake:running]'));
   // One after another: the gateway reads at most 2 submits' reference files per account at once.
   void REFERENCES.reduce<Promise<unknown>>((prev, [c, body]) => prev.then(() => run(`refs ${c.name}`, { ...c, body }, 'with a reference')).catch(() => undefined), Promise.resolve());
 });
@@ -388,7 +397,8 @@ describe('an output refused by moderation', () => {
   it.each(CASES.map((c) => [c.name, c] as const))('%s: content_violation only where the channel reportsViolations', async (_name, c) => {
     const { taskId, last } = await run(`violation ${c.name}`, c, '[fake:violation]');
     expect(last).toMatchObject({ status: 'failed', errorCode: c.reportsViolations ? 'content_violation' : 'generation_failed' });
-    expect(await attemptsOf(taskId)).toEqual([[c.channel, c.reportsViolations ? 'violation' : 'failed']]);
+    // The first channel's verdict; a plain failure may go on to the model's next channel.
+    expect((await attemptsOf(taskId))[0]).toEqual([c.channel, c.reportsViolations ? 'violation' : 'failed']);
   });
 });
 
@@ -411,9 +421,15 @@ describe('a 429 on submit is retried on the same channel', () => {
 
 describe('documented variants', () => {
   it.each(VARIANTS.map(([c, words, outcome]) => [`${c.name}: ${words}`, c, words, outcome] as const))('%s', async (_name, c, words, outcome) => {
-    const { last } = await run(`variant ${c.name} ${words}`, c, words);
+    const { last, taskId, prompt } = await run(`variant ${c.name} ${words}`, c, words);
     expect(last).toMatchObject(outcome);
     if (outcome.status === 'completed') await expectFile(last, c.kind);
+    if (words.includes('[fake:gemini-denied]')) {
+      expect(await attemptsOf(taskId)).toEqual([['gemini-veo', 'failed'], ['fal-veo', 'completed']]);
+      const job = [...fakes.fal.jobs.values()].find((j) => j.prompt.includes(prompt))!;
+      expect(fakes.fal.seen.filter((s) => s.path.includes(job.id) || (s.method === 'POST' && JSON.stringify(s.body).includes(job.id))).map((s) => `${s.method} ${s.path.replace(job.id, '{id}')}`)).toContain('GET /fal-ai/veo3.1/requests/{id}/status');
+      expect(fakes.fal.calls('POST', /^\/fal-ai\/veo3\.1\/fast$/).length).toBeGreaterThan(0);
+    }
   });
 });
 
@@ -433,7 +449,23 @@ describe('a client cancel of a queued render', () => {
     const { answer, last, calls } = await cancels.get(c.name)!;
     expect(answer).toBe(200);
     expect(last).toMatchObject({ status: 'failed', errorCode: 'cancelled' });
-    expect(calls.length).toBe(1);
+    expect(calls).toHaveLength(1);
+    expect(Number(calls[0].split(' ')[1])).toBeLessThan(300);
+  });
+});
+
+describe('a client cancel of a render the vendor already runs', () => {
+  it('ModelArk refuses (only a queued task can be cancelled): the render finishes and is not refunded', async () => {
+    const { answer, last, calls, taskId } = await cancels.get('ark running')!;
+    expect(calls).toEqual(['DELETE 400']);
+    expect([202, 409]).toContain(answer);
+    let final = last;
+    for (let i = 0; i < 30 && final.status !== 'completed' && final.status !== 'failed'; i++) {
+      await sleep(300);
+      final = (await api.poll(account, 'video', taskId)).body;
+    }
+    expect(final).toMatchObject({ status: 'completed' });
+    expect(await ledgerOf(taskId)).toEqual(['charge']);
   });
 });
 

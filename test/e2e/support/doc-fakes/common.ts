@@ -15,8 +15,10 @@
 //   [fake:op-error]         (gemini) the operation finishes with an error quoting a support code
 //   [fake:image-safety]     (gemini) the image candidate ends IMAGE_SAFETY without an image
 //   [fake:text-only]        (gemini) the image candidate ends STOP with only a text part
-//   [fake:slow]             the render takes 8 s (long enough to cancel it)
+//   [fake:slow]             the render queues for 6 s, then runs for 2 s (long enough to cancel it queued)
+//   [fake:running]          the render runs at once (no queued phase) for 3 s
 //   [fake:octet]            result files are served as application/octet-stream (object-store default)
+//   [fake:gemini-denied]    (gemini) every call answers 403 PERMISSION_DENIED (the next channel takes it)
 //   [fake:runner-error]     (fal) the COMPLETED request's result is a runner error (500)
 //   [fake:no-media]         (fal) the COMPLETED request's result is 422 no_media_generated
 import http from 'node:http';
@@ -104,14 +106,15 @@ export class Fake {
     if (job.cancelled) return 'cancelled';
     const age = Date.now() - job.createdAt;
     const renderMs = this.renderMsOf(job);
-    if (age < renderMs / 4) return 'queued';
+    const queuedMs = job.prompt.includes('[fake:slow]') ? 6000 : job.prompt.includes('[fake:running]') ? 0 : renderMs / 4;
+    if (age < queuedMs) return 'queued';
     if (age < renderMs) return 'running';
     if (job.prompt.includes('[fake:expired]')) return 'expired';
     return job.prompt.includes('[fake:violation]') ? 'violation' : 'succeeded';
   }
 
   renderMsOf(job: Job): number {
-    return job.prompt.includes('[fake:slow]') ? 8000 : this.renderMs;
+    return job.prompt.includes('[fake:slow]') ? 8000 : job.prompt.includes('[fake:running]') ? 3000 : this.renderMs;
   }
 
   /** True once per (word, prompt): the first call of a scenario misbehaves, later ones succeed. */

@@ -121,11 +121,12 @@ export function falFake(apiKey: string, renderMs?: number): FalFake {
       if (target.subpath === 'image-to-video' && typeof b.image_url !== 'string')
         return { status: 422, json: { detail: [{ loc: ['body', 'image_url'], msg: 'Field required', type: 'missing' }] } };
       const job = fake.newJob(prompt, b, randomUUID());
-      job.extra.app = target.app;
+      // The queue keeps a request under its owner/app alone: `fal-ai/veo3.1/fast` polls under `fal-ai/veo3.1`.
+      job.extra.app = target.app.split('/').slice(0, 2).join('/');
       job.extra.kind = APPS[target.app].kind;
       const hook = url.searchParams.get('fal_webhook');
       if (hook) void deliver(fake, job, hook, webhooks);
-      const base = `${origin}/${target.app}/requests/${job.id}`;
+      const base = `${origin}/${job.extra.app}/requests/${job.id}`;
       return { status: 200, json: { request_id: job.id, gateway_request_id: job.id, status_url: `${base}/status`, cancel_url: `${base}/cancel`, queue_position: 0 } };
     },
     renderMs,

@@ -29,6 +29,7 @@ const exhausted = () =>
   ]);
 
 function guard(fake: Fake, prompt: string): Reply | undefined {
+  if (prompt.includes('[fake:gemini-denied]')) return rpcError(403, 'Permission denied: Consumer has been suspended.');
   if (fake.firstTime('429', prompt)) return exhausted();
   if (fake.firstTime('500', prompt)) return rpcError(503, 'The model is overloaded. Please try again later.');
   if (prompt.includes('[fake:input-violation]'))
