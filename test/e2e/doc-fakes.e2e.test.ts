@@ -338,7 +338,7 @@ const CANCELS: [Case, RegExp][] = [
 const cancels = new Map<string, ReturnType<typeof cancelRun>>();
 
 /** A slow render, cancelled by the client while the vendor still has it queued. */
-async function cancelRun(c: Case, path: RegExp, words = '[fake:slow]') {
+async function cancelRun(c: Case, path: RegExp, words = '[fake:slow]', afterFinish = false) {
   const prompt = unique(`${words} a glacier, "${c.channel}"`);
   const res = await api.submit(account, c.kind, c.body(prompt));
   if (res.status !== 200) throw new Error(`submit: ${res.status} ${JSON.stringify(res.body)}`);
@@ -348,6 +348,7 @@ async function cancelRun(c: Case, path: RegExp, words = '[fake:slow]') {
   const recorded = async () => held() && (await stack.db.taskAttempt.findFirst({ where: { taskId, upstreamId: { not: null } } }));
   for (let i = 0; i < 300 && !(await recorded()); i++) await sleep(50);
   if (!(await recorded())) throw new Error(`the render of ${prompt} never started upstream`);
+  for (let i = 0; afterFinish && i < 100 && c.fake.phase(held()!) !== 'succeeded'; i++) await sleep(50);
   const answer = (await api.cancel(account, c.kind, taskId)).status;
   let last: Record<string, unknown> = {};
   for (let i = 0; i < 40; i++) {
@@ -371,6 +372,8 @@ beforeAll(() => {
   for (const [c, words] of VARIANTS) run(`variant ${c.name} ${words}`, c, words);
   for (const [c, path] of CANCELS) cancels.set(c.name, cancelRun(c, path));
   cancels.set('ark running', cancelRun(byChannel('ark-seedance'), CANCELS[1][1], '[fake:running]'));
+  // fal-image polls once a minute: without its webhook the request completes upstream unnoticed.
+  cancels.set('fal finished', cancelRun(FAL_IMAGE, /^PUT \/fal-ai\/nano-banana\/requests\/[^/]+\/cancel$/, '[fake:no-hook]', true));
   // One after another: the gateway reads at most 2 submits' reference files per account at once.
   void REFERENCES.reduce<Promise<unknown>>((prev, [c, body]) => prev.then(() => run(`refs ${c.name}`, { ...c, body }, 'with a reference')).catch(() => undefined), Promise.resolve());
 });
@@ -455,16 +458,20 @@ describe('a client cancel of a queued render', () => {
 });
 
 describe('a client cancel of a render the vendor already runs', () => {
-  it('ModelArk refuses (only a queued task can be cancelled): the render finishes and is not refunded', async () => {
-    const { answer, last, calls, taskId } = await cancels.get('ark running')!;
-    expect(calls).toEqual(['DELETE 400']);
+  it.each([
+    ['ModelArk refuses (only a queued task can be cancelled)', 'ark running', 'video', 'DELETE 400'],
+    ['fal answers ALREADY_COMPLETED (the request finished unnoticed)', 'fal finished', 'image', 'PUT 400'],
+  ] as const)('%s: the render is collected, not refunded', async (_name, key, kind, call) => {
+    const { answer, last, calls, taskId } = await cancels.get(key)!;
+    expect(calls).toEqual([call]);
     expect([202, 409]).toContain(answer);
     let final = last;
     for (let i = 0; i < 30 && final.status !== 'completed' && final.status !== 'failed'; i++) {
       await sleep(300);
-      final = (await api.poll(account, 'video', taskId)).body;
+      final = (await api.poll(account, kind, taskId)).body;
     }
     expect(final).toMatchObject({ status: 'completed' });
+    await expectFile(final, kind);
     expect(await ledgerOf(taskId)).toEqual(['charge']);
   });
 });

@@ -19,6 +19,7 @@
 //   [fake:running]          the render runs at once (no queued phase) for 3 s
 //   [fake:octet]            result files are served as application/octet-stream (object-store default)
 //   [fake:gemini-denied]    (gemini) every call answers 403 PERMISSION_DENIED (the next channel takes it)
+//   [fake:no-hook]          (fal) no webhook is delivered for this request
 //   [fake:runner-error]     (fal) the COMPLETED request's result is a runner error (500)
 //   [fake:no-media]         (fal) the COMPLETED request's result is 422 no_media_generated
 import http from 'node:http';

@@ -125,7 +125,7 @@ export function falFake(apiKey: string, renderMs?: number): FalFake {
       job.extra.app = target.app.split('/').slice(0, 2).join('/');
       job.extra.kind = APPS[target.app].kind;
       const hook = url.searchParams.get('fal_webhook');
-      if (hook) void deliver(fake, job, hook, webhooks);
+      if (hook && !prompt.includes('[fake:no-hook]')) void deliver(fake, job, hook, webhooks);
       const base = `${origin}/${job.extra.app}/requests/${job.id}`;
       return { status: 200, json: { request_id: job.id, gateway_request_id: job.id, status_url: `${base}/status`, cancel_url: `${base}/cancel`, queue_position: 0 } };
     },
