@@ -67,6 +67,12 @@ export interface RenderRequest {
    * timeout): findOrphan looks only at renders the upstream created from then on (less a clock skew).
    */
   submitSentAt?: Date;
+  /**
+   * The submit's hard deadline (the worker's, from just before it marked the submit sent): every
+   * call of submit() passes it on, so nothing is sent and no answer is taken after it fires. Until
+   * then another run of the job treats the submit as in flight and does not send it again.
+   */
+  signal?: AbortSignal;
 }
 
 /**
@@ -118,6 +124,8 @@ export interface ChannelAdapter {
    */
   unsupported?(model: string, variant: string | null): string | null;
   submit(req: RenderRequest): Promise<SubmitResult>;
+  /** How long a submit of this request may stay open (its call's deadline); default channel.timeouts.submitMs. */
+  submitDeadlineMs?(req: RenderRequest): number;
   poll(upstreamId: string, render?: RenderContext): Promise<RenderStatus>;
   /** Asks the upstream to stop a render we gave up on (task timeout); best effort. */
   cancel?(upstreamId: string): Promise<void>;

@@ -75,7 +75,7 @@ export function createFalAdapter(channel: FalChannel, opts: FalAdapterOptions = 
         params.fal_webhook = hook.toString();
       }
       try {
-        const res = await request<unknown>({ method: 'POST', url: `/${route.path}`, params, data: route.input }, channel.timeouts.submitMs);
+        const res = await request<unknown>({ method: 'POST', url: `/${route.path}`, params, data: route.input, signal: req.signal }, channel.timeouts.submitMs);
         const parsed = falSubmitSchema.safeParse(res.data);
         if (!parsed.success) throw new UpstreamError('failed', 'submit: fal answered without a request id');
         return { upstreamId: upstreamIdOf(root, parsed.data.request_id, parsed.data.response_url) };

@@ -59,13 +59,14 @@ export function createGeminiAdapter(channel: GeminiChannel): ChannelAdapter {
         if (req.spec.type === 'image') {
           const res = await client.post<unknown>(`/models/${encodeURIComponent(model)}:generateContent`, geminiImageBody(req.spec, refs, model), {
             timeout: channel.timeouts.submitMs,
+            signal: req.signal,
           });
           const parsed = generateContentSchema.safeParse(res.data);
           if (!parsed.success) throw new UpstreamError('failed', 'submit: unreadable generateContent answer');
           return { upstreamId: `${SYNC_PREFIX}${req.attemptId}`, status: geminiImageStatus(parsed.data, channel.reportsViolations, priceOf(model, req)) };
         }
         const body = veoRequestBody(req.spec, refs, channel.veoReferenceType);
-        const res = await client.post<unknown>(`/models/${encodeURIComponent(model)}:predictLongRunning`, body, { timeout: channel.timeouts.submitMs });
+        const res = await client.post<unknown>(`/models/${encodeURIComponent(model)}:predictLongRunning`, body, { timeout: channel.timeouts.submitMs, signal: req.signal });
         const op = veoOperationSchema.safeParse(res.data);
         if (!op.success || !op.data.name) throw new UpstreamError('failed', 'submit: the API answered without an operation name');
         return { upstreamId: op.data.name, ...(op.data.done ? { status: veoStatus(op.data, statusContext, priceOf(model, req)) } : {}) };
