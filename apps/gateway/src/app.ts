@@ -13,6 +13,7 @@ import { bullBoardRouter } from './routes/bull-board.routes';
 import { docsRouter } from './routes/docs.routes';
 import { adminAuth } from './middleware/admin-auth';
 import { requestLog } from './middleware/request-log';
+import { cachedPolls } from './routes/cached-poll';
 import { httpMetrics } from './middleware/http-metrics';
 import { metricsRouter } from './routes/metrics.routes';
 import { adminChannelsRouter } from './routes/admin-channels.routes';
@@ -28,6 +29,8 @@ export function createApp(deps: GatewayDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
+  // First: a poll answerable from memory is answered here, with the headers of the chain below.
+  app.use(cachedPolls(deps));
   app.use(requestLog(deps.log));
   app.use(httpMetrics(deps.metrics.http));
   app.use(securityHeaders(deps.config));
