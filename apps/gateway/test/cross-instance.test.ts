@@ -9,7 +9,7 @@ import { pollCacheKey } from '@mediagen/queue';
 import { startHarness, Harness } from './harness';
 import { closeDeps, createDeps, GatewayDeps } from '../src/deps';
 import { createApp } from '../src/app';
-import { batchFor } from '../src/middleware/rate-tokens';
+import { aheadFor, batchFor } from '../src/middleware/rate-tokens';
 
 let h: Harness;
 let b: { app: Express; deps: GatewayDeps };
@@ -115,10 +115,10 @@ describe('request-rate limit across gateways', () => {
     expect(admitted).toBeGreaterThanOrEqual(limit - (batchFor(limit) - 1));
   });
 
-  it('a gateway reserves a batch, then half batches ahead: the shared window moves by those, not per request', async () => {
+  it('a gateway reserves a batch, then the rest of a batch ahead: the shared window moves by those, not per request', async () => {
     const limit = 1000;
     const batch = batchFor(limit);
-    const half = Math.ceil(batch / 2);
+    const { n } = aheadFor(limit);
     const a = await h.newAccount({ rateLimitPerMinute: limit });
     const counter = `${h.deps.config.REDIS_PREFIX}:rl:${a.id}`;
     for (let i = 1; i <= 3 * batch; i++) {
@@ -128,7 +128,7 @@ describe('request-rate limit across gateways', () => {
       // Every admitted request was reserved, and never more than batch - 1 are held unspent.
       expect(reserved).toBeGreaterThanOrEqual(i);
       expect(reserved - i).toBeLessThanOrEqual(batch - 1);
-      expect((reserved - batch) % half).toBe(0);
+      expect((reserved - batch) % n).toBe(0);
     }
   });
 

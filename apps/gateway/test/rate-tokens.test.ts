@@ -2,7 +2,7 @@
 // the RESERVE script (one counter, one expiry), with the round trip under the test's control: how
 // many requests several gateways admit together, how many they refuse below the limit, and that a
 // reservation made ahead never makes a request wait.
-import { batchFor, RateTokens, Verdict } from '../src/middleware/rate-tokens';
+import { aheadFor, batchFor, RateTokens, Verdict } from '../src/middleware/rate-tokens';
 
 /** One Redis window counter, shared by every RateTokens given `connection()`. */
 class SharedWindow {
@@ -72,17 +72,18 @@ describe('reservations across gateways', () => {
 });
 
 describe('reserving ahead', () => {
-  it('reserves the next half batch before the reservation runs out, and requests do not wait for it', async () => {
+  it('reserves the rest of a batch before the reservation runs out, and requests do not wait for it', async () => {
     const limit = 10_000;
     const batch = batchFor(limit);
-    const half = Math.ceil(batch / 2);
+    const ahead = aheadFor(limit);
+    expect(ahead.at + ahead.n).toBe(batch - 1);
     const window = new SharedWindow(60_000);
     const t = new RateTokens(window.connection(), 60_000);
     expect((await take(t, limit)).admitted).toBe(true); // the first batch: waited for
     expect(window.total).toBe(batch);
     window.hold = true;
-    // batch - 1 held: admitted from memory until at most batch - 1 - half are left, then one
-    // reservation of half a batch goes out, and the requests after it still answer at once.
+    // batch - 1 held: admitted from memory until at most `at` are left, then one reservation of
+    // `n` goes out, and the requests after it still answer at once.
     for (let i = 1; i < batch; i++) {
       const v = t.take('rl:acc', limit);
       expect(v).not.toBeInstanceOf(Promise);
@@ -95,7 +96,7 @@ describe('reserving ahead', () => {
     expect(waiting).toBeInstanceOf(Promise);
     window.answerAll();
     expect((await waiting).admitted).toBe(true);
-    expect(window.total).toBe(batch + half);
+    expect(window.total).toBe(batch + ahead.n);
   });
 
   it('what a gateway holds unspent never exceeds batch - 1', async () => {

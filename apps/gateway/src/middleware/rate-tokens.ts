@@ -11,9 +11,9 @@
 // side: requests another gateway reserved and did not use are not available here, so an account
 // spreading its requests over N gateways may be refused up to (batch - 1) x (N - 1) requests
 // before its limit. The batch is 1% of the limit (at least 1, at most MAX_BATCH): with limits of
-// 100 a minute or less every request is counted in Redis, exactly as before. The next half batch is
-// reserved ahead, while this gateway still holds up to batch - 1 - half requests, so requests do not
-// wait for the round trip and what a gateway holds unspent stays within the same batch - 1.
+// 100 a minute or less every request is counted in Redis, exactly as before. Once a quarter of a
+// batch is left, the rest of a batch is reserved ahead (aheadFor), so requests do not wait for the
+// round trip and what a gateway holds unspent stays within the same batch - 1.
 import { performance } from 'node:perf_hooks';
 import type { RedisClient } from '@mediagen/queue';
 
@@ -22,6 +22,17 @@ const MAX_ACCOUNTS = 10_000;
 
 /** Requests reserved at a time for an account with this limit. */
 export const batchFor = (limit: number): number => Math.max(1, Math.min(MAX_BATCH, Math.floor(limit / 100)));
+
+/**
+ * Reserving ahead: once at most `at` requests are left here, the next `n` are reserved while those
+ * are spent. at + n = batch - 1, so what a gateway holds unspent stays within batch - 1, as after a
+ * batch it waited for. `at` is a quarter of the batch: the round trip has that many requests' time.
+ */
+export function aheadFor(limit: number): { at: number; n: number } {
+  const batch = batchFor(limit);
+  const at = Math.floor(batch / 4);
+  return { at, n: batch - 1 - at };
+}
 
 // Reserve ARGV[2] requests of the window KEYS[1] (created with ARGV[1] ms of life by its first
 // reservation). Answers {the counter after, ms until the window resets}. One key: cluster-safe.
@@ -113,17 +124,12 @@ export class RateTokens {
     return v;
   }
 
-  /**
-   * Reserves the next half batch while this gateway still holds a few requests, so that requests
-   * do not wait for the round trip. It starts once at most batch - 1 - half are left, so what this
-   * gateway holds unspent stays at most batch - 1, the margin documented for a blocking batch.
-   */
+  /** Reserves the next requests while this gateway still holds a few (aheadFor), so none waits. */
   private reserveAhead(b: Bucket, key: string, limit: number): void {
     if (b.pending !== null || b.unreserved === 0) return;
-    const batch = batchFor(limit);
-    const half = Math.ceil(batch / 2);
-    if (b.left > batch - 1 - half) return;
-    b.pending = this.reserve(b, key, limit, half)
+    const ahead = aheadFor(limit);
+    if (ahead.n < 1 || b.left > ahead.at) return;
+    b.pending = this.reserve(b, key, limit, ahead.n)
       .catch(() => undefined) // the next reservation that a request waits for reports the outage
       .finally(() => (b.pending = null));
   }
