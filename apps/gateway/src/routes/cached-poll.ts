@@ -10,8 +10,8 @@
 // conditional request (Express answers 304s), a key to look up, a reservation to make or a
 // refusal, another account's or type's task, no local copy. So the lane changes what a poll
 // costs, never what it answers. What it saves (docs/benchmark.md, "The poll path"): Express's
-// request set-up (two prototype changes, its final handler), routing through two routers and nine
-// layers, helmet's twelve middlewares, a dozen setHeader calls, two response listeners and
+// request set-up (two prototype changes, its final handler), routing through two routers and about
+// ten layers, helmet's twelve middlewares, a dozen setHeader calls, two response listeners and
 // Express's res.send.
 import type { Express, Request, Response } from 'express';
 import type { GatewayDeps } from '../deps';
