@@ -7,6 +7,7 @@
 // No idempotency key exists. A Seedance task whose create answer was lost is found again in the
 // list endpoint by its seed (modelark-orphan.ts; setting `orphanSearch`):
 //                    GET    {base}/contents/generations/tasks?page_num&page_size&filter.model -> {items, total}
+import { isAxiosError } from 'axios';
 import type { AdapterCapabilities, ChannelAdapter, RenderRequest, RenderStatus, SubmitResult } from '../channel-adapter';
 import { createUpstreamHttp } from '../upstream-http';
 import { UpstreamError } from '../upstream-error';
@@ -58,11 +59,11 @@ export function createModelarkAdapter(channel: ModelarkChannel): ChannelAdapter 
         if (!model) throw new UpstreamError('failed', `channel ${channel.id} does not serve ${req.spec.model}`);
         if (req.spec.type === 'image') {
           // Seedream renders inside the call: the submit deadline is the render's deadline.
-          const res = await client.post('/images/generations', seedreamBody(req, req.spec, model, channel), { timeout: channel.timeouts.submitMs });
+          const res = await client.post('/images/generations', seedreamBody(req, req.spec, model, channel), { timeout: channel.timeouts.submitMs, signal: req.signal });
           const status = seedreamStatus(parse(seedreamAnswerSchema, res.data, 'submit'), channel.reportsViolations, channel.prices, model);
           return { upstreamId: `${SEEDREAM_ID_PREFIX}${req.attemptId}`, status };
         }
-        const res = await client.post('/contents/generations/tasks', seedanceBody(req, req.spec, model, channel), { timeout: channel.timeouts.submitMs });
+        const res = await client.post('/contents/generations/tasks', seedanceBody(req, req.spec, model, channel), { timeout: channel.timeouts.submitMs, signal: req.signal });
         const created = seedanceCreateSchema.safeParse(res.data);
         // 200 without an id: we cannot know whether a render started, and asking again could start a second.
         if (!created.success) throw new UpstreamError('failed', 'submit: the upstream answered without a task id');
@@ -115,10 +116,12 @@ export function createModelarkAdapter(channel: ModelarkChannel): ChannelAdapter 
       try {
         await client.delete(`/contents/generations/tasks/${encodeURIComponent(upstreamId)}`, { timeout: channel.timeouts.pollMs });
       } catch (err) {
-        const e = classifyError(err, 'cancel');
-        // Only a queued task can be cancelled; a running or finished one answers an error, and there
-        // is nothing more to do than to ignore its result. Only "try again later" is worth reporting.
-        if (e.kind === 'transient') throw e;
+        // Only a queued task can be cancelled (providers.md 1.8): a running one answers an error and
+        // keeps rendering, billed. That refusal is reported, so that a client's cancel leaves the
+        // render to finish (docs/api.md: a refused cancel clears the mark) instead of refunding a
+        // video we pay for; a task the upstream no longer knows (404) leaves nothing to cancel.
+        if (isAxiosError(err) && err.response?.status === 404) return;
+        throw classifyError(err, 'cancel');
       }
     },
 

@@ -51,8 +51,12 @@ export function createReplicateAdapter(channel: ReplicateChannel): ChannelAdapte
     }
   };
 
+  // A held submit (Prefer: wait) answers up to `wait` seconds later than a plain one.
+  const submitDeadlineMs = (req: RenderRequest) => channel.timeouts.submitMs + (req.spec.type === 'image' ? (channel.preferWaitSeconds ?? 0) : 0) * 1000;
+
   return {
     channel,
+    submitDeadlineMs,
     capabilities: { idempotentSubmit: false, cancel: true, callbacks: 'signed', synchronous: !!channel.preferWaitSeconds, findOrphan: channel.orphanSearch !== false },
     classifyError: classify,
     unsupported: (model, variant) => replicateUnsupported(model, upstreamModelFor(channel, model, variant), variant),
@@ -71,8 +75,7 @@ export function createReplicateAdapter(channel: ReplicateChannel): ChannelAdapte
       if (channel.cancelAfterSeconds) headers['Cancel-After'] = `${channel.cancelAfterSeconds}s`;
       const url = t.version ? '/predictions' : `/models/${t.owner}/${t.name}/predictions`;
       try {
-        // A held submit answers up to `wait` seconds later than a plain one.
-        const res = await request<unknown>({ method: 'POST', url, data: body, headers }, channel.timeouts.submitMs + (wait ?? 0) * 1000);
+        const res = await request<unknown>({ method: 'POST', url, data: body, headers, signal: req.signal }, submitDeadlineMs(req));
         const p = predictionSchema.safeParse(res.data);
         if (!p.success) throw new UpstreamError('failed', 'submit: Replicate answered without a prediction id');
         const status = predictionStatus(p.data, channel.reportsViolations, priceOf(req.spec));
@@ -131,12 +134,20 @@ export function createReplicateAdapter(channel: ReplicateChannel): ChannelAdapte
 
     async cancel(upstreamId: string): Promise<void> {
       if (!PREDICTION_ID.test(upstreamId)) return;
+      let res;
       try {
-        // A finished or unknown prediction leaves nothing to cancel.
-        await request({ method: 'POST', url: `/predictions/${upstreamId}/cancel`, validateStatus: (s) => (s >= 200 && s < 300) || s === 404 || s === 409 }, channel.timeouts.pollMs);
+        res = await request<unknown>({ method: 'POST', url: `/predictions/${upstreamId}/cancel`, validateStatus: (s) => (s >= 200 && s < 300) || s === 404 || s === 409 }, channel.timeouts.pollMs);
       } catch (err) {
         throw classify(err, 'cancel');
       }
+      // An unknown prediction leaves nothing to cancel. The answer is the prediction (providers.md 7):
+      // one that already succeeded or failed was not stopped, and a 409 is a refusal too; the task
+      // must then go on to its own end rather than settle as cancelled while the render is billed.
+      if (res.status === 404) return;
+      const finished = predictionSchema.safeParse(res.data);
+      const status = finished.success ? finished.data.status : null;
+      if (res.status === 409 || status === 'succeeded' || status === 'failed')
+        throw new UpstreamError('failed', `cancel: HTTP ${res.status}: the prediction already ${status ?? 'finished'}`, undefined, res.status);
     },
 
     async verifyCallback(input) {
