@@ -42,6 +42,8 @@ function scripted(ch: ChannelConfig['channels'][number]): ChannelAdapter {
       return { upstreamId };
     },
     async poll(upstreamId: string): Promise<RenderStatus> {
+      // A render that finished upstream before this worker saw it (the test writes its attempt).
+      if (upstreamId.startsWith('finished-')) return done();
       const r = renders.get(upstreamId);
       if (!r) throw new UpstreamError('lost', `unknown ${upstreamId}`, undefined, 404);
       bump(calls.polls, r.taskId);
@@ -138,6 +140,24 @@ it('cancels the upstream render of a task that timed out', async () => {
   const until = Date.now() + 5000;
   while (!calls.cancels.includes(a.upstreamId!) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
   expect(calls.cancels).toContain(a.upstreamId);
+});
+
+it('a client cancel that reaches a finished render being collected sends no upstream cancel: the task completes and stays charged', async () => {
+  const taskId = newId();
+  const spec = { type: 'video', model: 'video-a-h3', prompt: 'a finished render', duration: 2, ratio: '16:9', resolution: '480p', tier: null, variant: null, refMode: null,
+    effort: null, seed: null, optimizePrompt: null, media: [], firstFrame: null, lastFrame: null, outputSeconds: 2 };
+  await createTaskWithCharge(w.db, { taskId, accountId: w.accountId, type: 'video', model: 'video-a-h3', params: spec, costCents: 7, costMicros: 70_000n,
+    billedSeconds: 2, deadlineAt: new Date(Date.now() + 60_000) });
+  // The render succeeded upstream and its download was under way when the client asked to cancel.
+  await w.db.task.update({ where: { id: taskId }, data: { status: 'processing', cancelRequestedAt: new Date() } });
+  await w.db.taskAttempt.create({ data: { id: newId('att'), taskId, attemptNo: 1, channelId: 'scripted', status: 'succeeded', upstreamId: `finished-${taskId}`, submitSentAt: new Date() } });
+  const before = (await w.db.account.findUniqueOrThrow({ where: { id: w.accountId } })).balanceCents;
+  await enqueueTask(w.queue, taskId);
+  expect(await w.settled(taskId)).toMatchObject({ status: 'completed' });
+  // No cancel went upstream (ModelArk would have deleted the finished task's record), no refund.
+  expect(calls.cancels).not.toContain(`finished-${taskId}`);
+  expect((await w.db.account.findUniqueOrThrow({ where: { id: w.accountId } })).balanceCents).toBe(before);
+  expect((await w.db.task.findUniqueOrThrow({ where: { id: taskId } })).cancelRequestedAt).toBeNull();
 });
 
 describe('an attempt resumed in `submitting` after its submit was sent (no upstream idempotency)', () => {

@@ -35,6 +35,8 @@ export interface Seen {
   headers: http.IncomingHttpHeaders;
   body: unknown;
   status?: number;
+  /** When the request arrived (ms). */
+  at: number;
 }
 
 export interface Job {
@@ -145,7 +147,7 @@ export class Fake {
     } catch {
       /* kept as text */
     }
-    const seen: Seen = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers, body };
+    const seen: Seen = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers, body, at: Date.now() };
     this.seen.push(seen);
     let reply: Reply | undefined;
     try {
