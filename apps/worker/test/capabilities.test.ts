@@ -35,6 +35,9 @@ function scripted(ch: ChannelConfig['channels'][number]): ChannelAdapter {
       bump(calls.submits, req.taskId);
       const upstreamId = `u-${++n}-${req.taskId}`;
       renders.set(upstreamId, { taskId: req.taskId, prompt, polls: 0 });
+      // A finished render whose file is not a video: the download path refuses it.
+      if (prompt.includes('sync-refused'))
+        return { upstreamId, status: { state: 'succeeded', outputs: [{ kind: 'inline', data: Buffer.from('<html>error</html>'), contentType: 'video/mp4' }] } };
       if (prompt.includes('sync')) return { upstreamId, status: done({ units: 'seconds', amount: 2, costMicroUsd: 30_000 }) };
       return { upstreamId };
     },
@@ -98,10 +101,23 @@ it('stores a synchronous answer at once (no poll) and records the upstream usage
   expect(await w.settled(taskId)).toMatchObject({ status: 'completed' });
   expect(calls.polls.get(taskId) ?? 0).toBe(0);
   const [a] = await attempts(taskId);
-  expect(a).toMatchObject({ status: 'completed', channelId: 'scripted', usageUnits: 'seconds', usageAmount: 2, upstreamCostMicros: 30_000n });
+  expect(a).toMatchObject({ status: 'completed', channelId: 'scripted', upstreamId: expect.stringMatching(/^u-\d+-/), usageUnits: 'seconds', usageAmount: 2, upstreamCostMicros: 30_000n });
+  // pending -> processing ran beside the upstream call, and before the completion.
+  const task = await w.db.task.findUniqueOrThrow({ where: { id: taskId } });
+  expect(task.startedAt).not.toBeNull();
+  expect(task.startedAt!.getTime()).toBeLessThanOrEqual(task.finishedAt!.getTime());
   // Charged 7 cents = 70,000 micro-USD; the upstream cost 30,000: a margin of 40,000 on this model.
   const margin = await w.app.ctx.metrics.upstream.marginMicros.get();
   expect(margin.values.find((v) => v.labels.model === 'video-a-h3')?.value).toBe(40_000);
+});
+
+it('a synchronous answer whose file is refused fails the task with no_result; the attempt record of the render is not overwritten', async () => {
+  const taskId = await w.submit('a cat sync-refused');
+  expect(await w.settled(taskId)).toMatchObject({ status: 'failed', errorCode: 'no_result' });
+  const [a] = await attempts(taskId);
+  // The attempt's own write (id, `succeeded`) ran beside the download and landed before the close.
+  expect(a).toMatchObject({ status: 'no_result', upstreamId: expect.stringMatching(/^u-\d+-/), errorKind: 'unusable' });
+  expect(calls.submits.get(taskId)).toBe(1);
 });
 
 it('gives a lost render one fresh attempt on the same channel, visible in the attempts', async () => {
