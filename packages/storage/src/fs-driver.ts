@@ -35,8 +35,11 @@ export class FsStorageDriver implements StorageDriver {
 
   async put(key: string, data: Buffer | NodeJS.ReadableStream | ChunkSource, contentType: string): Promise<StoredFile> {
     let file: string;
+    let body: Buffer | NodeJS.ReadableStream | ChunkSource = data;
     try {
       file = this.pathOf(key);
+      if (isChunkSource(data)) body = await peekSmall(data);
+      if (Buffer.isBuffer(body) && body.length <= SMALL_WRITE_BYTES) return this.putSmall(key, file, body, contentType);
       await fsp.mkdir(path.dirname(file), { recursive: true });
     } catch (err) {
       // The caller handed the stream over: never leave it (and the socket under it) open.
@@ -48,15 +51,16 @@ export class FsStorageDriver implements StorageDriver {
     // under the real key, and a retried put simply replaces the earlier one.
     const tmp = path.join(path.dirname(file), `.tmp-${randomBytes(6).toString('hex')}`);
     const tmpMeta = `${tmp}.meta`;
+    const src = body;
     try {
       const writeData = async (): Promise<number> => {
-        if (Buffer.isBuffer(data)) {
-          await fsp.writeFile(tmp, data);
-          return data.length;
+        if (Buffer.isBuffer(src)) {
+          await fsp.writeFile(tmp, src);
+          return src.length;
         }
-        if (isChunkSource(data)) return writeChunks(tmp, data);
+        if (isChunkSource(src)) return writeChunks(tmp, src);
         const out = fs.createWriteStream(tmp);
-        await pipeline(data as Readable, out);
+        await pipeline(src as Readable, out);
         return out.bytesWritten;
       };
       // The sidecar is written while the bytes arrive and the size is counted as they are written:
@@ -64,7 +68,7 @@ export class FsStorageDriver implements StorageDriver {
       // every one (traced: 4-6 ms of a small image's put on a busy machine). Both settle before
       // any cleanup below, so no temporary file is created after its removal. The sidecar is
       // renamed first: a file under its real key always has its type beside it.
-      const [bytes, meta] = await Promise.allSettled([writeData(), fsp.writeFile(tmpMeta, JSON.stringify({ contentType } satisfies Sidecar))]);
+      const [bytes, meta] = await Promise.allSettled([writeData(), fsp.writeFile(tmpMeta, sidecarJson(contentType))]);
       if (bytes.status === 'rejected') throw bytes.reason;
       if (meta.status === 'rejected') throw meta.reason;
       const size = bytes.value;
@@ -75,6 +79,33 @@ export class FsStorageDriver implements StorageDriver {
       await Promise.allSettled([fsp.rm(tmp, { force: true }), fsp.rm(tmpMeta, { force: true })]);
       throw err;
     }
+  }
+
+  /**
+   * A small file already whole in memory, written with synchronous calls: the same temporary names,
+   * renames and order as put(), in one turn of the event loop. Each asynchronous file operation is
+   * a round trip through libuv's thread pool that waits for a pool thread and then for the event
+   * loop; put()'s six in sequence traced 4-8 ms for a 10 KB image in a busy worker on the
+   * answers-at-once path (1.0 ms in a process doing nothing else). These calls hold the loop 0.26
+   * ms p50 for 10 KB and 0.58 ms for 256 KiB (same machine, load 5), on a local disk: this driver
+   * serves one machine's own disk (storage-driver.ts), not a network share. Larger files and
+   * streams keep the thread pool.
+   */
+  private putSmall(key: string, file: string, bytes: Buffer, contentType: string): StoredFile {
+    const tmp = path.join(path.dirname(file), `.tmp-${randomBytes(6).toString('hex')}`);
+    const tmpMeta = `${tmp}.meta`;
+    try {
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(tmpMeta, sidecarJson(contentType));
+      fs.writeFileSync(tmp, bytes);
+      fs.renameSync(tmpMeta, FsStorageDriver.sidecarOf(file));
+      fs.renameSync(tmp, file);
+    } catch (err) {
+      fs.rmSync(tmp, { force: true });
+      fs.rmSync(tmpMeta, { force: true });
+      throw err;
+    }
+    return { key, bytes: bytes.length };
   }
 
   async stat(key: string): Promise<FileInfo | null> {
@@ -111,6 +142,51 @@ export class FsStorageDriver implements StorageDriver {
     const file = this.pathOf(key);
     await Promise.all([fsp.rm(file, { force: true }), fsp.rm(FsStorageDriver.sidecarOf(file), { force: true })]);
   }
+}
+
+/** Files up to this size that are whole in memory are written synchronously (putSmall). */
+export const SMALL_WRITE_BYTES = 256 * 1024;
+
+const sidecarJson = (contentType: string): string => JSON.stringify({ contentType } satisfies Sidecar);
+
+/** A chunk source whose first chunks were read ahead by peekSmall; they are written first. */
+class PeekedSource implements ChunkSource {
+  constructor(
+    private ahead: Buffer[],
+    private readonly rest: ChunkSource,
+  ) {}
+
+  async nextChunk(): Promise<Buffer | null> {
+    const c = this.ahead.shift();
+    return c ?? this.rest.nextChunk();
+  }
+
+  close(): void {
+    this.ahead = [];
+    this.rest.close();
+  }
+}
+
+/**
+ * A chunk source that ends within SMALL_WRITE_BYTES as one buffer (copied: a lent chunk is the
+ * source's again at the next nextChunk()); otherwise the source with the chunks read so far in
+ * front. The first chunk of a result already downloaded (pooled-request.ts, an inline result) is
+ * the whole file, and the second call answers null at once.
+ */
+async function peekSmall(source: ChunkSource): Promise<Buffer | PeekedSource> {
+  const first = await source.nextChunk();
+  if (first === null) {
+    source.close();
+    return Buffer.alloc(0);
+  }
+  if (first.length > SMALL_WRITE_BYTES) return new PeekedSource([first], source);
+  const copy = Buffer.from(first);
+  const second = await source.nextChunk();
+  if (second === null) {
+    source.close();
+    return copy;
+  }
+  return new PeekedSource([copy, second], source);
 }
 
 /**
