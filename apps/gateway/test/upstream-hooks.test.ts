@@ -153,6 +153,21 @@ describe('a callback that comes in while the task step runs (issue 15.1)', () =>
     expect(await jobState(taskId)).toBe('waiting');
   });
 
+  // One script answers the check and leaves the flag (packages/queue wakeTask): a task whose job is
+  // gone gets neither a promote nor a flag; a waiting job is not delayed, so it gets the flag.
+  it('a task without a job is left alone; a job already waiting is flagged, not promoted', async () => {
+    const flag = (taskId: string) => h.deps.redis.exists(`${h.deps.queue.opts.prefix}:wake:${taskId}`);
+    const gone = await waitingTask('ark', `cgt-${taskId0++}`);
+    await (await h.deps.queue.getJob(gone))!.remove();
+    expect((await callback(gone)).body).toEqual({ received: true, woken: false });
+    expect(await flag(gone)).toBe(0);
+    const waiting = await waitingTask('ark', `cgt-${taskId0++}`);
+    await (await h.deps.queue.getJob(waiting))!.promote();
+    expect((await callback(waiting)).body).toEqual({ received: true, woken: false });
+    expect(await jobState(waiting)).toBe('waiting');
+    expect(await flag(waiting)).toBe(1);
+  });
+
   it('a step that ends with no callback stays delayed, and a delivered wake is not taken twice', async () => {
     const { taskId, job, token } = await activeTask();
     await job.moveToDelayed(Date.now() + 3_600_000, token);

@@ -22,24 +22,27 @@ export async function enqueueTask(queue: TaskQueue, taskId: string, requestId?: 
  * moved). A job waiting in the delayed set is promoted. A job that is running a step right now
  * cannot be: its step may already have read the upstream as still running, and would then sleep a
  * whole poll interval with the callback lost (issue 15.1: most callbacks of short renders came in
- * while the poll step ran). So the wake is written down first (a flag key, kept a minute) and the
+ * while the poll step ran). So the wake is written down (a flag key, kept a minute) and the
  * running step's end takes it (takeWake) and runs the job again at once. A missing job is left
  * alone (the reconciler re-creates lost jobs).
- * Ordering: flag, then promote here; move to delayed, then take the flag in the worker. Whichever
- * way the two interleave, one of them finds the job delayed with the flag set.
+ * Ordering: the check and the flag are one script (wakeCheck), so a job is either found delayed
+ * (and promoted here) or flagged while it is not; the worker moves it to delayed, then takes the
+ * flag. Whichever way the two interleave, one of them finds the job delayed with the flag set.
+ * One round trip for a job that is not delayed (an answers-at-once submit: the worker holds the
+ * render's step when its webhook comes), two for a delayed one; it was a job read, a flag write,
+ * the promote and a flag delete (issue 15.1, docs/benchmark.md "answers at once").
  */
-export async function wakeTask(queue: TaskQueue, redis: WakeFlags, taskId: string): Promise<boolean> {
-  const job = await queue.getJob(taskId);
-  if (!job) return false;
+export async function wakeTask(queue: TaskQueue, redis: WakeRedis, taskId: string): Promise<boolean> {
   const key = wakeKey(queue, taskId);
-  await redis.set(key, '1', 'PX', WAKE_FLAG_MS);
+  const found = await redis.wakeCheck(queue.toKey(taskId), queue.keys.delayed, key, taskId, WAKE_FLAG_MS);
+  if (found !== WAKE_DELAYED) return false; // no job, or flagged: its step's end takes the wake
   try {
-    await job.promote();
-    // Delivered: the flag would only cost the next step an extra immediate run.
-    await redis.del(key);
+    await queue.backend.promote(taskId);
     return true;
   } catch {
-    // Not delayed (running, or finished): the flag wakes it when its step ends.
+    // It left the delayed set since the check (its delay ran out, or it was promoted): it runs, or
+    // is about to; the flag covers a step that had read the upstream before the callback came.
+    await redis.set(key, '1', 'PX', WAKE_FLAG_MS);
     return false;
   }
 }
@@ -48,6 +51,34 @@ export async function wakeTask(queue: TaskQueue, redis: WakeFlags, taskId: strin
 export interface WakeFlags {
   set(key: string, value: string, px: 'PX', ms: number): Promise<unknown>;
   del(key: string): Promise<number>;
+}
+
+/**
+ * KEYS: the job's hash, the queue's delayed set, the wake flag; ARGV: job id, flag lifetime (ms).
+ * 0: no such job. 1: delayed (the caller promotes it). 2: not delayed (running, waiting or
+ * finished): the flag is set for its step's end. On a cluster the three keys share the queue
+ * prefix's hash tag (connection.ts queuePrefix), so the script may touch them together.
+ */
+const WAKE_CHECK = `
+if redis.call("EXISTS", KEYS[1]) == 0 then return 0 end
+if redis.call("ZSCORE", KEYS[2], ARGV[1]) then return 1 end
+redis.call("SET", KEYS[3], "1", "PX", ARGV[2])
+return 2`;
+const WAKE_DELAYED = 1;
+
+export type WakeRedis = RedisClient & {
+  wakeCheck(jobKey: string, delayedKey: string, flagKey: string, jobId: string, flagMs: number): Promise<number>;
+};
+
+/**
+ * The connection with the wake script defined. Call it where the connection is made, before its
+ * first command (apps/gateway redis-scripts.ts): ioredis drops a command defined while an
+ * auto-pipeline is being filled (redis/ioredis#1931).
+ */
+export function wakeRedis(redis: RedisClient): WakeRedis {
+  const r = redis as WakeRedis;
+  if (typeof r.wakeCheck !== 'function') r.defineCommand('wakeCheck', { numberOfKeys: 3, lua: WAKE_CHECK });
+  return r;
 }
 
 const WAKE_FLAG_MS = 60_000;

@@ -3,15 +3,16 @@
 // while that pipeline is being filled is missing from it; the pipeline's callbacks then misalign and
 // the process dies on an uncaught "results[i] is not iterable" (redis/ioredis#1931). Defining them
 // lazily on a route's first use (the per-address limits did) hit exactly that under load.
-import type { RedisClient } from '@mediagen/queue';
+import { wakeRedis, type RedisClient } from '@mediagen/queue';
 import { hitRedis } from '../middleware/rate-limit';
 import { reserveRedis } from '../middleware/rate-tokens';
 import { cacheRedis } from './poll-cache';
 
-export const GATEWAY_SCRIPTS = ['rateLimitHit', 'rateLimitReserve', 'pollCacheRead', 'pollCacheFill'] as const;
+export const GATEWAY_SCRIPTS = ['rateLimitHit', 'rateLimitReserve', 'pollCacheRead', 'pollCacheFill', 'wakeCheck'] as const;
 
 export function defineGatewayScripts(redis: RedisClient): void {
   hitRedis(redis);
   reserveRedis(redis);
   cacheRedis(redis);
+  wakeRedis(redis); // upstream callbacks (upstream-callback.ts)
 }

@@ -11,7 +11,7 @@
 import { taskOfUpstreamRender } from '@mediagen/db';
 import { AppError } from '@mediagen/errors';
 import { callbackSecret, CallbackInput, verifyCallbackToken } from '@mediagen/providers';
-import { wakeTask } from '@mediagen/queue';
+import { wakeRedis, wakeTask } from '@mediagen/queue';
 import type { GatewayDeps } from '../deps';
 
 export interface CallbackOutcome {
@@ -45,7 +45,7 @@ export async function acceptUpstreamCallback(deps: GatewayDeps, channelId: strin
     taskId = claimedTask!;
   }
   if (!taskId) throw new AppError('not_found', 'No task has this render.');
-  const woken = await wakeTask(deps.queue, deps.redis, taskId);
+  const woken = await wakeTask(deps.queue, wakeRedis(deps.redis), taskId);
   deps.log.info({ channel: channelId, taskId, upstreamId: verified?.upstreamId, woken }, 'upstream callback');
   return { taskId, woken };
 }
