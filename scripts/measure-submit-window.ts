@@ -1,6 +1,7 @@
 // Measures the double-render window on channels without idempotent submits (docs/providers.md):
 // 1. the write that closes it: from the submit's answer to the upstream id being durable
-//    (recordUpstreamId, one UPDATE) on the local Postgres: the floor;
+//    (recordUpstreamId, a compare-and-set UPDATE) on the local Postgres: the floor; beside it, in
+//    the same run, the plain UPDATE it replaced (what the compare-and-set costs);
 // 2. what narrowing it costs where the protocol allows: one orphan search (findOrphan) of the real
 //    ModelArk and Replicate adapters against the simulator with `LISTED` renders of the channel in
 //    its list (a resumed attempt runs it once, before submitting again). Reported as a ratio to (1).
@@ -22,24 +23,29 @@ const quantiles = (times: number[]) => {
 };
 const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
 
-async function writeWindow(): Promise<number[]> {
+async function writeWindow(): Promise<{ cas: number[]; plain: number[] }> {
   const schema = await createTestSchema('window');
   const db = createDb(schema.url, { poolSize: 4 });
   const accountId = newId('acc');
   await db.account.create({ data: { id: accountId, name: 'w', maxConcurrentTasks: 100000 } });
   await creditAccount(db, accountId, 10_000_000, 'w');
-  const times: number[] = [];
+  const cas: number[] = [];
+  const plain: number[] = [];
   for (let i = 0; i < N; i++) {
-    const taskId = newId();
-    await createTaskWithCharge(db, { taskId, accountId, type: 'video', model: 'video-a-h3', params: {}, costCents: 1, costMicros: 10_000n, billedSeconds: 1, deadlineAt: new Date(Date.now() + 60000) });
-    const a = await startAttempt(db, newId('att'), taskId, 1, 'c');
-    const t0 = process.hrtime.bigint();
-    await recordUpstreamId(db, a, `u-${i}`);
-    times.push(ms(t0));
+    // Interleaved, so both see the same machine.
+    for (const kind of ['cas', 'plain'] as const) {
+      const taskId = newId();
+      await createTaskWithCharge(db, { taskId, accountId, type: 'video', model: 'video-a-h3', params: {}, costCents: 1, costMicros: 10_000n, billedSeconds: 1, deadlineAt: new Date(Date.now() + 60000) });
+      const a = await startAttempt(db, newId('att'), taskId, 1, 'c');
+      const t0 = process.hrtime.bigint();
+      if (kind === 'cas') await recordUpstreamId(db, a, `u-${i}`);
+      else await db.$executeRaw`UPDATE "TaskAttempt" SET "upstreamId" = ${`p-${i}`}, "status" = 'running' WHERE "id" = ${a.id}`;
+      (kind === 'cas' ? cas : plain).push(ms(t0));
+    }
   }
   await db.$disconnect();
   await schema.drop();
-  return times;
+  return { cas, plain };
 }
 
 async function searchCost(): Promise<Record<string, number[]>> {
@@ -78,10 +84,13 @@ async function searchCost(): Promise<Record<string, number[]>> {
 }
 
 (async () => {
-  const write = quantiles(await writeWindow());
+  const writes = await writeWindow();
+  const write = quantiles(writes.cas);
+  const plain = quantiles(writes.plain);
   const searches = await searchCost();
   const fmt = (x: number) => x.toFixed(2);
   console.log(JSON.stringify({ write: { n: write.n, p50ms: fmt(write.p50), p99ms: fmt(write.p99), maxMs: fmt(write.max) } }));
+  console.log(JSON.stringify({ plainUpdate: { n: plain.n, p50ms: fmt(plain.p50), p99ms: fmt(plain.p99) }, casVsPlainP50: (write.p50 / plain.p50).toFixed(2) }));
   for (const [id, times] of Object.entries(searches)) {
     const s = quantiles(times);
     console.log(JSON.stringify({ search: id, listed: LISTED, n: s.n, p50ms: fmt(s.p50), p99ms: fmt(s.p99), p50VsWriteP50: (s.p50 / write.p50).toFixed(1) }));

@@ -1,7 +1,9 @@
 // Crash safety: a worker killed with SIGKILL mid-submit or mid-render leaves a task that another
 // worker finishes, with one upstream render, one charge and no refund; SIGTERM drains cleanly. A
-// worker killed while the upstream holds the submit: a protocol with an orphan search (ModelArk)
-// adopts the render, one without (MiniMax) submits again, counted as a possible double render.
+// worker killed while the upstream holds the submit: the resumed attempt sends nothing before that
+// submit's deadline (it could still be answered elsewhere); then a protocol with an orphan search
+// (ModelArk) adopts the render, one without (MiniMax) submits again, counted as a possible double
+// render. (Replicate's mid-render crash: replicate.e2e.test.ts.)
 import { Account, apiClient } from './support/api';
 import type { Stack } from './support/stack';
 import { e2eSuite } from './support/suite';
@@ -34,11 +36,13 @@ it('SIGKILL while the upstream holds the submit: the stalled job is resumed else
   await w1.exited;
   const orphan = await stack.db.taskAttempt.findFirstOrThrow({ where: { taskId } });
   // The attempt says a submit was sent: the resumed one must not pass for a first submit.
-  expect(orphan).toMatchObject({ status: 'submitting', upstreamId: null, submitSentAt: expect.any(Date) });
+  expect(orphan).toMatchObject({ status: 'submitting', upstreamId: null, submitSentAt: expect.any(Date), submitOpenUntil: expect.any(Date) });
 
   const w2 = await stack.startWorker();
   const last = (await api.untilSettled(account, 'video', taskId, 30_000)).at(-1)!;
   expect(last.status).toBe('completed');
+  // Not before the killed submit's deadline (the channel's 10 s submit timeout and a slack).
+  expect(Date.now()).toBeGreaterThan(orphan.submitOpenUntil!.getTime());
   const sim = await api.simTask(taskId);
   expect(sim.submits).toBe(2);
   expect(sim.renders).toHaveLength(2); // the measured window: one extra upstream render

@@ -145,3 +145,20 @@ it('a prediction that succeeded with no output is no_result, not a fallback', as
   await expectFailed('video', taskId, 'no_result');
   expect(await attemptsOf(taskId)).toEqual([['rep-main', 'no_result']]);
 });
+
+it('SIGKILL mid-render: a new worker resumes polling the same prediction; exactly one prediction is created', async () => {
+  const [w1] = stack.workers.filter((w) => w.child.exitCode === null && w.child.signalCode === null);
+  const taskId = await submit('video', seedance('a worker killed mid-render #sim:delay=3000'));
+  const running = await eventually('the prediction id recorded', () => stack.db.taskAttempt.findFirst({ where: { taskId, upstreamId: { not: null } } }));
+  w1.child.kill('SIGKILL');
+  await w1.exited;
+  await stack.startWorker();
+  const last = (await api.untilSettled(account, 'video', taskId, 20_000)).at(-1)!;
+  expect(last).toMatchObject({ status: 'completed' });
+  const sim = await api.simTask(taskId);
+  expect(sim.submits).toBe(1);
+  expect(sim.renders).toEqual([{ id: running.upstreamId, channelId: 'rep-main' }]);
+  const [attempt] = await closedAttempts(taskId);
+  expect([attempt.status, attempt.upstreamId]).toEqual(['completed', running.upstreamId]);
+  expect((await stack.db.ledgerEntry.findMany({ where: { taskId } })).map((l) => l.kind)).toEqual(['charge']);
+});

@@ -1,10 +1,9 @@
 // The simulator and the http-jobs adapter together: the protocol, the directives and the
 // classification of what the simulator answers.
 import type { AddressInfo } from 'node:net';
-import type { Readable } from 'node:stream';
 import { PNG } from 'pngjs';
 import type { ImageTaskSpec, VideoTaskSpec } from '@mediagen/catalog';
-import { ChannelAdapter, ChannelConfig, createAdapters, DEFAULT_DOWNLOAD_POLICY, openResult, parseChannelConfig, RenderRequest, RenderStatus, ResultRef, UpstreamError } from '@mediagen/providers';
+import { ChannelAdapter, ChannelConfig, createAdapters, DEFAULT_DOWNLOAD_POLICY, openResult, parseChannelConfig, RenderRequest, RenderStatus, ResultBody, ResultRef, UpstreamError } from '@mediagen/providers';
 import { createSimServer } from '../src/sim-server';
 
 /**
@@ -65,9 +64,11 @@ async function untilDone(a: ChannelAdapter, id: string): Promise<RenderStatus> {
     await new Promise((r) => setTimeout(r, 50));
   }
 }
-const readAll = async (s: Readable) => {
+/** Copies each lent chunk before asking for the next (the next one may reuse its buffer). */
+const readAll = async (body: ResultBody) => {
   const chunks: Buffer[] = [];
-  for await (const c of s) chunks.push(c as Buffer);
+  for (let c = await body.nextChunk(); c; c = await body.nextChunk()) chunks.push(Buffer.from(c));
+  body.close();
   return Buffer.concat(chunks);
 };
 const refStats = async (ref: string) => (await fetch(`${base}/stats/refs/${ref}`)).json();
@@ -80,7 +81,7 @@ it('renders a PNG at the requested ratio and resolution', async () => {
   if (s.state !== 'succeeded') return;
   const file = await fetchResult(s.outputs[0], 'image');
   expect(file.contentType).toBe('image/png');
-  const png = PNG.sync.read(await readAll(file.stream));
+  const png = PNG.sync.read(await readAll(file.body));
   expect([png.width, png.height]).toEqual([2048, 1152]);
 });
 
@@ -90,7 +91,7 @@ it('renders a real MP4 for video models', async () => {
   const s = await untilDone(a, upstreamId);
   if (s.state !== 'succeeded') throw new Error(`expected success, got ${s.state}`);
   const file = await fetchResult(s.outputs[0], 'video');
-  const bytes = await readAll(file.stream);
+  const bytes = await readAll(file.body);
   expect(file.contentType).toBe('video/mp4');
   expect(bytes.subarray(4, 8).toString('latin1')).toBe('ftyp');
 });

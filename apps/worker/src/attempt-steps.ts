@@ -1,6 +1,6 @@
 // The steps of one attempt on one channel: submit, poll, collect the result. Each step does a
 // little work and says when to come back; no step waits for a render.
-import { Attempt, AttemptStatus, finishAttempt, markProcessing, newId, recordUpstreamId, setAttemptStatus, updateProgress } from '@mediagen/db';
+import { Attempt, AttemptStatus, finishAttempt, markProcessing, newId, setAttemptStatus, updateProgress } from '@mediagen/db';
 import { capOutputs, openResult, RenderStatus, ResultRef, UpstreamError, UpstreamUsage, isUpstreamError } from '@mediagen/providers';
 import { publicFileUrl, resultKey } from '@mediagen/storage';
 import { slotLeaseUntil } from './channel-slots';
@@ -9,7 +9,8 @@ import type { WorkerContext } from './context';
 import { backoffMs, pollDelayMs, slotWaitMs } from './schedule';
 import { settleCompleted, settleFailed } from './settle';
 import { settled, StepInput, StepOutcome, TaskRun, wait } from './task-run';
-import { beforeSubmit, countMargin, recordRenderUsage, renderRequest } from './upstream-calls';
+import { recordRender } from './render-ids';
+import { beforeSubmit, countMargin, recordRenderUsage, renderRequest, submitEnded } from './upstream-calls';
 
 /** Ends an attempt and gives its channel slot back. */
 export async function closeAttempt(ctx: WorkerContext, attempt: Attempt, status: AttemptStatus, err?: UpstreamError): Promise<Attempt> {
@@ -58,15 +59,20 @@ export async function submitStep({ run, attempt, adapter }: StepInput): Promise<
   if (task.status === 'pending') await toProcessing(run, attempt);
   const req = renderRequest(run, attempt, adapter);
   let submitted;
+  let sent: Attempt | undefined;
   try {
     const ready = await beforeSubmit(ctx, attempt, adapter, req);
     if ('adopted' in ready) {
-      await recordUpstreamId(ctx.db, attempt, ready.adopted);
+      await recordRender(ctx, attempt, adapter, ready.adopted);
       return wait('poll', 0);
     }
+    if ('openMs' in ready) return wait('submit', ready.openMs, run.transientErrors);
+    sent = ready.attempt;
     ctx.stats.submits += 1;
-    submitted = await adapter.submit(req);
+    submitted = await adapter.submit({ ...req, signal: ready.signal });
   } catch (e) {
+    // Our request is over, unanswered: a retry need not wait for its deadline.
+    if (sent) await submitEnded(ctx, sent);
     const err = adapter.classifyError(e, 'submit');
     if (err.kind === 'violation') return violation(run, attempt, err);
     if (err.kind !== 'transient') return nextChannel(run, attempt, err);
@@ -74,8 +80,10 @@ export async function submitStep({ run, attempt, adapter }: StepInput): Promise<
     if (n > ctx.config.WORKER_MAX_TRANSIENT_ERRORS) return nextChannel(run, attempt, err);
     return wait('submit', backoffMs(n, err.retryAfterMs), n);
   }
-  // Durable before the job moves on: from here a resumed job polls this render.
-  const running = await recordUpstreamId(ctx.db, attempt, submitted.upstreamId);
+  // Durable before the job moves on: from here a resumed job polls this render. Null: the attempt
+  // names another render or was closed meanwhile (this one was cancelled); the next run follows the row.
+  const running = await recordRender(ctx, sent ?? attempt, adapter, submitted.upstreamId, !!submitted.status);
+  if (!running) return wait('poll', 0);
   // Synchronous upstreams answered with the finished render: no poll.
   if (submitted.status) return afterStatus({ run, attempt: running, adapter }, submitted.status);
   return wait('poll', adapter.channel.poll.firstMs);
@@ -86,7 +94,7 @@ export async function pollStep({ run, attempt, adapter }: StepInput): Promise<St
   ctx.stats.polls += 1;
   let status;
   try {
-    status = await adapter.poll(attempt.upstreamId!);
+    status = await adapter.poll(attempt.upstreamId!, { spec: run.spec, outputSeconds: run.outputSeconds });
   } catch (e) {
     const err = adapter.classifyError(e, 'status');
     if (err.kind === 'violation') return violation(run, attempt, err);
@@ -139,7 +147,7 @@ export async function collectStep(input: StepInput): Promise<StepOutcome> {
   const { run, attempt, adapter } = input;
   let status;
   try {
-    status = await adapter.poll(attempt.upstreamId!);
+    status = await adapter.poll(attempt.upstreamId!, { spec: run.spec, outputSeconds: run.outputSeconds });
   } catch (e) {
     const err = adapter.classifyError(e, 'status');
     // A synchronous upstream's result lived only in the lost submit answer: render it again.
@@ -172,13 +180,13 @@ async function collect(run: TaskRun, attempt: Attempt, { adapter }: StepInput, o
       try {
         // Stable keys: a retried download overwrites the earlier try instead of adding files.
         const key = resultKey(task.id, i, open.contentType);
-        const stored = await ctx.storage.put(key, open.stream, open.contentType);
+        const stored = await ctx.storage.put(key, open.body, open.contentType);
         if (stored.bytes === 0) throw new UpstreamError('unusable', 'download: the result file is empty');
         keys.push(key);
         urls.push(publicFileUrl(ctx.config, key));
       } finally {
         // An unread response body holds its socket until the deadline: close it now.
-        open.stream.destroy();
+        open.body.close();
       }
     }
   } catch (e) {

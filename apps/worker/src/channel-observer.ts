@@ -77,7 +77,8 @@ export function observeChannel(inner: ChannelAdapter, deps: ObserverDeps): Chann
       await finished(res.status);
       return res;
     },
-    poll: async (upstreamId) => finished(await timed('poll', 'status', () => inner.poll(upstreamId))),
+    submitDeadlineMs: inner.submitDeadlineMs?.bind(inner),
+    poll: async (upstreamId, render) => finished(await timed('poll', 'status', () => inner.poll(upstreamId, render))),
     cancel: inner.cancel && ((upstreamId) => timed('cancel', 'cancel', () => inner.cancel!(upstreamId))),
     findOrphan: inner.findOrphan && ((req) => timed('submit', 'submit', () => inner.findOrphan!(req))),
     verifyCallback: inner.verifyCallback?.bind(inner),

@@ -16,6 +16,7 @@ import { settleFailed } from './settle';
 import { runCancel } from './cancel-task';
 import { currentStepScope, runInStepScope } from './step-scope';
 import { Next, StepOutcome, TaskRun } from './task-run';
+import { UnrecordedRender, writeKeptRender } from './render-ids';
 import { abandonAttempt } from './upstream-calls';
 
 const ACTIVE_ATTEMPT: ReadonlySet<string> = new Set(['submitting', 'running', 'succeeded']);
@@ -28,12 +29,16 @@ export function createRunTaskProcessor(ctx: WorkerContext) {
     if (!parsed.success) throw new UnrecoverableError(`invalid run-task payload: ${parsed.error.message}`);
     const payload = parsed.data;
     let next: Next;
+    // A render whose id Postgres would not take stays in the job's data until a run writes it.
+    let kept = payload.render;
     // The submit's request id goes on every line this step logs, so a task can be followed from
     // the gateway's request line to its settlement.
     const stepCtx = payload.requestId ? { ...ctx, log: ctx.log.child({ reqId: payload.requestId }) } : ctx;
     try {
       next = await runInStepScope({ taskId: payload.taskId }, () => advanceTask(stepCtx, payload));
+      kept = undefined;
     } catch (err) {
+      if (err instanceof UnrecordedRender) kept = err.render;
       // Our own infrastructure failed (database, storage, Redis). Nothing is lost: the rows say
       // where the task is, so the same step simply runs again after a backoff.
       const n = payload.transientErrors + 1;
@@ -41,7 +46,7 @@ export function createRunTaskProcessor(ctx: WorkerContext) {
       next = { at: Date.now() + backoffMs(n), step: payload.step, transientErrors: n };
     }
     if (!next) return 'settled';
-    await job.updateData({ taskId: payload.taskId, step: next.step, transientErrors: next.transientErrors, requestId: payload.requestId });
+    await job.updateData({ taskId: payload.taskId, step: next.step, transientErrors: next.transientErrors, requestId: payload.requestId, ...(kept ? { render: kept } : {}) });
     await job.moveToDelayed(next.at, token);
     ctx.stats.delayed += 1;
     // An upstream callback that came in while this step ran could not promote a running job; it
@@ -59,7 +64,7 @@ export async function advanceTask(ctx: WorkerContext, payload: RunTaskPayload): 
     ctx.log.warn({ taskId: payload.taskId }, 'job for a task that does not exist; dropped');
     return null;
   }
-  const { attempt } = task;
+  const attempt = payload.render ? await writeKeptRender(ctx, task.attempt, payload.render) : task.attempt;
   const stored = parseStoredTaskParams(task.params);
   if (!stored.ok) {
     // No release of ours writes such a row; running it would send garbage upstream. Fail it,

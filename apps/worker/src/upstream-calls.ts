@@ -1,7 +1,7 @@
 // The parts of an attempt that depend on what its upstream can do (adapter capabilities): the
 // request with its references and callback URL, what to do before submitting again, cancelling a
 // render we gave up on, and recording what a render cost.
-import { abandonOpenAttempt, Attempt, markSubmitSent, recordUsage, taskOfUpstreamRender, taskSummary } from '@mediagen/db';
+import { abandonOpenAttempt, Attempt, markSubmitEnded, markSubmitSent, recordUsage, taskOfUpstreamRender, taskSummary } from '@mediagen/db';
 import { callbackSecret, callbackUrl, ChannelAdapter, RenderRequest, renderReferences, UpstreamUsage } from '@mediagen/providers';
 import type { WorkerContext } from './context';
 import { referenceLoader } from './reference-bytes';
@@ -23,25 +23,49 @@ export function renderRequest(run: TaskRun, attempt: Attempt, adapter: ChannelAd
 }
 
 /**
- * Before a submit on a channel that does not deduplicate submits. The first time, the attempt is
- * marked as sent (durably, before the request leaves). When it was sent before (a crash, or a
- * timeout whose answer never came), the upstream may already render it: the adapter looks for that
- * render where its protocol allows (metadata / client reference) and the attempt adopts it.
- * Without such a search the submit goes out again, counted as `blind` (a possible double render;
- * the window is the time between the upstream's answer and our write of its id, docs/providers.md).
- * Returns the adopted upstream id, or the attempt ready to submit.
+ * Slack on a submit's deadline as another run sees it: the deadline's timer is armed before the
+ * sent mark's write (so the database's deadline falls after it), and a busy event loop fires it late.
  */
-export async function beforeSubmit(
-  ctx: WorkerContext,
-  attempt: Attempt,
-  adapter: ChannelAdapter,
-  req: RenderRequest,
-): Promise<{ adopted: string } | { attempt: Attempt }> {
+export const SUBMIT_SLACK_MS = 2_000;
+
+/** The longest a submit of this request may be open: its call's deadline. */
+export const submitDeadlineMs = (adapter: ChannelAdapter, req: RenderRequest): number =>
+  adapter.submitDeadlineMs?.(req) ?? adapter.channel.timeouts.submitMs;
+
+export type SubmitReadiness =
+  /** A render found upstream for this attempt: write its id, send nothing. */
+  | { adopted: string }
+  /** An earlier submit of this attempt may still be open (another run of the job): send nothing before its deadline. */
+  | { openMs: number }
+  /** Send, with `signal` as the submit's hard deadline. */
+  | { attempt: Attempt; signal?: AbortSignal };
+
+/**
+ * Before a submit on a channel that does not deduplicate submits. Each send is marked durably
+ * before the request leaves, with its deadline (`submitOpenUntil`); the worker's own deadline
+ * (`signal`) fires before that, and nothing is sent or taken after it. When a submit was sent before:
+ * - while its deadline has not passed, another run may still be waiting for its answer (a job
+ *   handed over after its lock lapsed during a slow submit): nothing is sent, the step comes back
+ *   after the deadline. The run that sent it clears the deadline when it sees it end unanswered.
+ * - after it, no answer of that send can be taken any more. The upstream may still have started a
+ *   render (a crash, a timeout, a lost answer): the adapter looks for it where its protocol allows
+ *   (metadata / client reference) and the attempt adopts it. Without such a search the submit goes
+ *   out again, counted as `blind` (a possible double render, docs/providers.md).
+ */
+export async function beforeSubmit(ctx: WorkerContext, attempt: Attempt, adapter: ChannelAdapter, req: RenderRequest): Promise<SubmitReadiness> {
   const channel = attempt.channelId;
   if (adapter.capabilities.idempotentSubmit) {
     return { attempt };
   }
   if (attempt.submitSentAt) {
+    if (attempt.submitOpenMs && attempt.submitOpenMs > 0) {
+      ctx.metrics.upstream.resubmits.inc({ channel, how: 'in_flight' });
+      ctx.log.info(
+        { taskId: attempt.taskId, channel, attemptNo: attempt.attemptNo, openMs: attempt.submitOpenMs },
+        'an earlier submit of this attempt may still be in flight; not sent again before its deadline',
+      );
+      return { openMs: attempt.submitOpenMs };
+    }
     const found = adapter.capabilities.findOrphan && adapter.findOrphan ? await searchOrphan(ctx, attempt, adapter, req) : 'unsearched';
     if (found !== null && found !== 'unsearched') {
       ctx.metrics.upstream.resubmits.inc({ channel, how: 'orphan_found' });
@@ -57,7 +81,17 @@ export async function beforeSubmit(
       );
     }
   }
-  return { attempt: await markSubmitSent(ctx.db, attempt) };
+  const deadlineMs = submitDeadlineMs(adapter, req);
+  // Armed before the write: it fires before the deadline the database records.
+  const signal = AbortSignal.timeout(deadlineMs);
+  return { attempt: await markSubmitSent(ctx.db, attempt, deadlineMs + SUBMIT_SLACK_MS), signal };
+}
+
+/** The run that sent a submit saw it end unanswered: a retry need not wait for its deadline. Best effort. */
+export async function submitEnded(ctx: WorkerContext, attempt: Attempt): Promise<void> {
+  await markSubmitEnded(ctx.db, attempt).catch((err: Error) =>
+    ctx.log.warn({ taskId: attempt.taskId, channel: attempt.channelId, err: err.message }, 'end of a submit not recorded; a retry waits for its deadline'),
+  );
 }
 
 /**

@@ -20,6 +20,11 @@ beforeAll(async () => {
           models: { 'video-a-h3': 'MiniMax-H3' }, prices: { 'MiniMax-H3': { '480P': 30_000 } } },
         { id: 'rep', protocol: 'replicate', baseUrl: `${base}/replicate/v1`, apiKey: 'rep-k', costOrder: 1, poll,
           models: { 'video-c-3.1-fast': 'google/veo-3.1' }, prices: { 'google/veo-3.1': { microUsdPerOutput: 50_000 } } },
+        // fal and Gemini report usage, never money: the channel's prices make it a cost.
+        { id: 'fal', protocol: 'fal', baseUrl: `${base}/fal`, apiKey: 'fal-k', costOrder: 1, poll, webhookJwksUrl: `${base}/fal/.well-known/jwks.json`,
+          models: { 'video-c-3.1-pro': 'fal-ai/veo3.1' }, prices: { 'fal-ai/veo3.1': { microUsdPerOutputSecond: 40_000 } } },
+        { id: 'gem', protocol: 'gemini', baseUrl: `${base}/gemini/v1beta`, apiKey: 'gem-k', costOrder: 1, poll,
+          models: { 'image-d-2.5-flash-image': 'gemini-2.5-flash-image' }, prices: { 'gemini-2.5-flash-image': { microUsdPerMillionOutputTokens: 30_000_000 } } },
       ],
     }),
     { ALLOW_PRIVATE_MEDIA_URLS: 'true' },
@@ -31,10 +36,13 @@ afterAll(async () => {
 
 async function run(model: string, extra: Record<string, unknown>): Promise<string> {
   const taskId = newId();
-  const spec = { type: 'video', model, prompt: `a tide pool ${taskId}`, duration: 2, ratio: '16:9', resolution: null, tier: null, variant: null, refMode: null,
-    effort: null, seed: null, optimizePrompt: null, media: [], firstFrame: null, lastFrame: null, outputSeconds: 2, ...extra };
-  await createTaskWithCharge(w.db, { taskId, accountId: w.accountId, type: 'video', model, params: spec, costCents: 20, costMicros: 200_000n, billedSeconds: 2,
-    deadlineAt: new Date(Date.now() + 60_000) });
+  const image = model.startsWith('image-');
+  const spec = image
+    ? { type: 'image', model, prompt: `a tide pool ${taskId}`, ratio: '1:1', resolution: null, images: [], ...extra }
+    : { type: 'video', model, prompt: `a tide pool ${taskId}`, duration: 2, ratio: '16:9', resolution: null, tier: null, variant: null, refMode: null,
+        effort: null, seed: null, optimizePrompt: null, media: [], firstFrame: null, lastFrame: null, outputSeconds: 2, ...extra };
+  await createTaskWithCharge(w.db, { taskId, accountId: w.accountId, type: image ? 'image' : 'video', model, params: spec, costCents: 20, costMicros: 200_000n,
+    billedSeconds: image ? null : 2, deadlineAt: new Date(Date.now() + 60_000) });
   await enqueueTask(w.queue, taskId);
   expect(await w.settled(taskId, 30_000)).toMatchObject({ status: 'completed' });
   return taskId;
@@ -61,4 +69,19 @@ it('records each attempt\'s upstream usage and cost, and exposes revenue, cost a
   expect(value('mediagen_model_margin_micro_usd', 'model="video-a-h3"')).toBe(140_000);
   expect(value('mediagen_model_margin_micro_usd', 'model="video-c-3.1"')).toBe(150_000);
   expect(value('mediagen_upstream_usage_total', 'channel="ark",units="tokens"')).toBe(86_400);
+});
+
+it('prices fal\'s and Gemini\'s reported usage: a fal Veo render by the seconds rendered, a Gemini image by its output tokens', async () => {
+  const veo = await run('video-c-3.1', { variant: 'video-c-3.1-pro', duration: 8, outputSeconds: 8 });
+  const img = await run('image-d-2.5-flash-image', {});
+  const [f] = await w.closedAttempts(veo);
+  const [g] = await w.closedAttempts(img);
+  // 8 s x 40,000; the simulator reports the render's run time as fal's inference_time.
+  expect(f).toMatchObject({ channelId: 'fal', usageUnits: 'inference_seconds', upstreamCostMicros: 320_000n });
+  // The simulator answers 1,290 output tokens (of 1,302): 1,290 x 30 micro-USD.
+  expect(g).toMatchObject({ channelId: 'gem', usageUnits: 'tokens', usageAmount: 1302, upstreamCostMicros: 38_700n });
+  const text = await w.app.ctx.metrics.registry.metrics();
+  const value = (name: string, labels: string) => Number(new RegExp(`^${name}\\{${labels}[^}]*\\} (-?[\\d.e+]+)$`, 'm').exec(text)?.[1]);
+  expect(value('mediagen_model_upstream_cost_micro_usd_total', 'model="image-d-2.5-flash-image",channel="gem"')).toBe(38_700);
+  expect(value('mediagen_model_margin_micro_usd', 'model="image-d-2.5-flash-image"')).toBe(161_300);
 });

@@ -75,6 +75,11 @@ const envSchema = z.object({
   WORKER_READY_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
   /** Consecutive transient upstream errors (timeouts, 429, 5xx) on one submit or download before giving up on it. */
   WORKER_MAX_TRANSIENT_ERRORS: z.coerce.number().int().positive().default(8),
+  /**
+   * How long the write of a render's upstream id is retried (with backoff) when Postgres fails it
+   * after the upstream accepted the render; then the id is kept in the job's data and the step retried.
+   */
+  WORKER_ID_WRITE_RETRY_MS: z.coerce.number().int().min(0).default(30_000),
   /** BullMQ job lock: a crashed worker's job is taken over by another worker after about this long. */
   WORKER_LOCK_MS: z.coerce.number().int().positive().default(30_000),
   WORKER_STALLED_INTERVAL_MS: z.coerce.number().int().positive().default(30_000),

@@ -2,6 +2,7 @@
 // from a submit, so a resumed job polls that render instead of starting another one.
 // Raw SQL on purpose: these run on every step of every task, and Prisma's query compiler costs
 // more CPU than the queries themselves (measured: ~45% of a worker's CPU before the change).
+import { Prisma } from './generated/client';
 import type { Db } from './client';
 
 export type AttemptStatus =
@@ -25,6 +26,10 @@ export interface Attempt {
   createdAt: Date;
   /** When the submit request was first sent (null: never sent, so submitting cannot double a render). */
   submitSentAt?: Date | null;
+  /** Until when the latest submit request may still be open (null: it ended, or none was sent). */
+  submitOpenUntil?: Date | null;
+  /** How much longer that is, by the database's clock (0: no submit can still be open). */
+  submitOpenMs?: number;
 }
 
 export interface TaskWithAttempt {
@@ -41,15 +46,22 @@ export interface TaskWithAttempt {
   attempt: Attempt | null;
 }
 
+/** Milliseconds left until "submitOpenUntil" of the row aliased `a`, by the database's clock: no clock of ours is compared with it. */
+const OPEN_MS = Prisma.raw(`GREATEST(0, CEIL(EXTRACT(EPOCH FROM (a."submitOpenUntil" - now())) * 1000))::int`);
+
 /** The task and its latest attempt, in one round trip. */
 export async function loadTask(db: Db, taskId: string): Promise<TaskWithAttempt | null> {
   const rows = await db.$queryRaw<
-    (Omit<TaskWithAttempt, 'attempt'> & { aId: string | null; aNo: number; aChannel: string; aUpstream: string | null; aStatus: AttemptStatus; aCreated: Date; aSent: Date | null })[]
+    (Omit<TaskWithAttempt, 'attempt'> & {
+      aId: string | null; aNo: number; aChannel: string; aUpstream: string | null; aStatus: AttemptStatus; aCreated: Date; aSent: Date | null;
+      aOpenUntil: Date | null; aOpenMs: number;
+    })[]
   >`
     SELECT t."id", t."accountId", t."status"::text AS "status", t."model", t."params", t."progress", t."deadlineAt",
            (t."cancelRequestedAt" IS NOT NULL) AS "cancelRequested", t."errorCode",
            a."id" AS "aId", a."attemptNo" AS "aNo", a."channelId" AS "aChannel", a."upstreamId" AS "aUpstream",
-           a."status" AS "aStatus", a."createdAt" AS "aCreated", a."submitSentAt" AS "aSent"
+           a."status" AS "aStatus", a."createdAt" AS "aCreated", a."submitSentAt" AS "aSent",
+           a."submitOpenUntil" AS "aOpenUntil", ${OPEN_MS} AS "aOpenMs"
       FROM "Task" t
       LEFT JOIN LATERAL (
         SELECT * FROM "TaskAttempt" x WHERE x."taskId" = t."id" ORDER BY x."attemptNo" DESC LIMIT 1
@@ -58,7 +70,10 @@ export async function loadTask(db: Db, taskId: string): Promise<TaskWithAttempt 
   const r = rows[0];
   if (!r) return null;
   const attempt: Attempt | null = r.aId
-    ? { id: r.aId, taskId: r.id, attemptNo: r.aNo, channelId: r.aChannel, upstreamId: r.aUpstream, status: r.aStatus, createdAt: r.aCreated, submitSentAt: r.aSent }
+    ? {
+        id: r.aId, taskId: r.id, attemptNo: r.aNo, channelId: r.aChannel, upstreamId: r.aUpstream, status: r.aStatus, createdAt: r.aCreated,
+        submitSentAt: r.aSent, submitOpenUntil: r.aOpenUntil, submitOpenMs: r.aOpenMs,
+      }
     : null;
   return {
     id: r.id, accountId: r.accountId, status: r.status, model: r.model, params: r.params, progress: r.progress, deadlineAt: r.deadlineAt,
@@ -83,15 +98,40 @@ export async function startAttempt(db: Db, id: string, taskId: string, attemptNo
     VALUES (${id}, ${taskId}, ${attemptNo}, ${channelId}, 'submitting')
     ON CONFLICT ("taskId", "attemptNo") DO NOTHING`;
   const rows = await db.$queryRaw<Attempt[]>`
-    SELECT "id", "taskId", "attemptNo", "channelId", "upstreamId", "status", "createdAt", "submitSentAt"
-      FROM "TaskAttempt" WHERE "taskId" = ${taskId} AND "attemptNo" = ${attemptNo}`;
+    SELECT a."id", a."taskId", a."attemptNo", a."channelId", a."upstreamId", a."status", a."createdAt", a."submitSentAt", a."submitOpenUntil",
+           ${OPEN_MS} AS "submitOpenMs"
+      FROM "TaskAttempt" a WHERE a."taskId" = ${taskId} AND a."attemptNo" = ${attemptNo}`;
   return rows[0];
 }
 
-export async function recordUpstreamId(db: Db, attempt: Attempt, upstreamId: string): Promise<Attempt> {
-  await db.$executeRaw`UPDATE "TaskAttempt" SET "upstreamId" = ${upstreamId}, "status" = 'running' WHERE "id" = ${attempt.id}`;
-  return { ...attempt, upstreamId, status: 'running' };
+/**
+ * Writes the render's id on the attempt, a compare-and-set: only an attempt still `submitting`
+ * without an id takes it. Two runs of one job can each hold an answer (a lock that lapsed during a
+ * slow submit; a write retried after its commit's answer was lost): the first id written stays.
+ * `recorded` is the attempt now running on this render (also when the row already named it);
+ * `other` is how the row stands when it names another render or was closed meanwhile.
+ */
+export async function recordUpstreamId(
+  db: Db,
+  attempt: Attempt,
+  upstreamId: string,
+): Promise<{ recorded: Attempt } | { other: { upstreamId: string | null; status: AttemptStatus } }> {
+  // The outer SELECT reads the row as it was before the UPDATE (one snapshot): when the update did
+  // not apply, that is how it stands now.
+  const rows = await db.$queryRaw<{ won: boolean; upstreamId: string | null; status: AttemptStatus }[]>`
+    WITH upd AS (
+      UPDATE "TaskAttempt" SET "upstreamId" = ${upstreamId}, "status" = 'running', "submitOpenUntil" = NULL
+       WHERE "id" = ${attempt.id} AND "status" = 'submitting' AND "upstreamId" IS NULL
+      RETURNING 1
+    )
+    SELECT EXISTS (SELECT 1 FROM upd) AS "won", a."upstreamId", a."status" FROM "TaskAttempt" a WHERE a."id" = ${attempt.id}`;
+  const row = rows[0];
+  if (row?.won) return { recorded: { ...attempt, upstreamId, status: 'running', submitOpenUntil: null, submitOpenMs: 0 } };
+  if (row && row.upstreamId === upstreamId && ACTIVE.has(row.status)) return { recorded: { ...attempt, upstreamId, status: row.status } };
+  return { other: { upstreamId: row?.upstreamId ?? null, status: row?.status ?? 'abandoned' } };
 }
+
+const ACTIVE: ReadonlySet<AttemptStatus> = new Set(['running', 'succeeded']);
 
 export async function setAttemptStatus(db: Db, attempt: Attempt, status: AttemptStatus): Promise<Attempt> {
   await db.$executeRaw`UPDATE "TaskAttempt" SET "status" = ${status} WHERE "id" = ${attempt.id}`;
@@ -122,14 +162,28 @@ export async function abandonOpenAttempt(db: Db, attempt: Attempt): Promise<Atte
 }
 
 /**
- * Written just before the first submit request leaves (channels without idempotent submits): from
- * here the upstream may hold a render this attempt has no id for yet.
+ * Written just before each submit request leaves (channels without idempotent submits): from here
+ * the upstream may hold a render this attempt has no id for yet. `submitSentAt` keeps the first
+ * send (orphan searches look from there); `submitOpenUntil` is this send's deadline, `openMs` from
+ * now by the database's clock: until then another run of the job must not submit again.
  */
-export async function markSubmitSent(db: Db, attempt: Attempt): Promise<Attempt> {
-  if (attempt.submitSentAt) return attempt;
-  const rows = await db.$queryRaw<{ submitSentAt: Date }[]>`
-    UPDATE "TaskAttempt" SET "submitSentAt" = COALESCE("submitSentAt", now()) WHERE "id" = ${attempt.id} RETURNING "submitSentAt"`;
-  return { ...attempt, submitSentAt: rows[0]?.submitSentAt ?? new Date() };
+export async function markSubmitSent(db: Db, attempt: Attempt, openMs: number): Promise<Attempt> {
+  const rows = await db.$queryRaw<{ submitSentAt: Date; submitOpenUntil: Date }[]>`
+    UPDATE "TaskAttempt"
+       SET "submitSentAt" = COALESCE("submitSentAt", now()), "submitOpenUntil" = now() + make_interval(secs => ${openMs / 1000})
+     WHERE "id" = ${attempt.id} RETURNING "submitSentAt", "submitOpenUntil"`;
+  const r = rows[0];
+  return { ...attempt, submitSentAt: r?.submitSentAt ?? new Date(), submitOpenUntil: r?.submitOpenUntil ?? null, submitOpenMs: openMs };
+}
+
+/**
+ * The run that sent a submit saw it end without an id (an error, a timeout): nothing of it is
+ * open any more, so a retry need not wait for its deadline. Only that send's deadline is cleared.
+ */
+export async function markSubmitEnded(db: Db, attempt: Attempt): Promise<void> {
+  if (!attempt.submitOpenUntil) return;
+  await db.$executeRaw`
+    UPDATE "TaskAttempt" SET "submitOpenUntil" = NULL WHERE "id" = ${attempt.id} AND "submitOpenUntil" = ${attempt.submitOpenUntil}`;
 }
 
 /** What the upstream reported the render used, and its cost to us when known (issue 13 point 12). */

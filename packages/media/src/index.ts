@@ -6,7 +6,10 @@ export { DEFAULT_MEDIA_POLICY, mediaPolicyFromConfig, type MediaPolicy } from '.
 export { decodeDataUri, type DecodedDataUri } from './data-uri';
 export { sniffMime, canonicalMime, extensionFor, type SniffedMime } from './sniff';
 export { assertPublicUrl, checkUrl, privateAddressReason, type Resolver, type ResolvedAddress, type CheckedUrl } from './url-policy';
-export { safeFetch, pinnedRequest, type SafeResponse, type Hop } from './safe-fetch';
+export { safeFetch, pinnedRequest, type SafeResponse, type Hop, type HopResponse } from './safe-fetch';
+export { pooledRequest, pooledHop, downloadPool, POOLED_CHUNK, type PooledBody, type PooledResponse } from './pooled-request';
+export { BufferPool } from './buffer-pool';
+export { Http1ResponseParser, MalformedResponse, type ResponseHead } from './http1-response';
 export { HttpSource, BufferSource, type ByteSource } from './byte-source';
 export { measureMedia, type Measured } from './probe-duration';
 export { MediaProblem, isMediaProblem } from './problem';

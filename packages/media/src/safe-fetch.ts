@@ -10,8 +10,8 @@ import type { MediaPolicy } from './policy';
 import { MediaProblem, deadlineProblem, throwIfAborted } from './problem';
 import { checkUrl, type ResolvedAddress } from './url-policy';
 
-export interface SafeResponse {
-  res: http.IncomingMessage;
+export interface SafeResponse<R extends HopResponse = http.IncomingMessage> {
+  res: R;
   /** The URL that answered, after redirects. */
   url: URL;
   /** The checked addresses the connection was limited to. */
@@ -19,22 +19,29 @@ export interface SafeResponse {
 }
 
 /** One request to already-checked addresses. Swappable so redirect handling can be tested alone. */
-export type Hop = (url: URL, addresses: ResolvedAddress[], headers: Record<string, string>, signal: AbortSignal) => Promise<http.IncomingMessage>;
+export type Hop<R extends HopResponse = http.IncomingMessage> = (url: URL, addresses: ResolvedAddress[], headers: Record<string, string>, signal: AbortSignal) => Promise<R>;
+
+/** What safeFetch needs of a response: node:http's, or pooled-request.ts's. */
+export interface HopResponse {
+  statusCode?: number;
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+  destroy(): void;
+}
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
-export async function safeFetch(
+export async function safeFetch<R extends HopResponse = http.IncomingMessage>(
   rawUrl: string,
   policy: Pick<MediaPolicy, 'allowPrivate' | 'resolve' | 'maxRedirects'>,
   opts: { headers?: Record<string, string>; signal: AbortSignal },
-  hop: Hop = pinnedRequest,
-): Promise<SafeResponse> {
+  hop: Hop<R> = pinnedRequest as unknown as Hop<R>,
+): Promise<SafeResponse<R>> {
   let current = rawUrl;
   for (let redirects = 0; ; redirects++) {
     const { url, addresses } = await withSignal(checkUrl(current, policy), opts.signal);
     const res = await hop(url, addresses, opts.headers ?? {}, opts.signal);
     const location = res.headers.location;
-    if (!REDIRECTS.has(res.statusCode ?? 0) || !location) return { res, url, addresses };
+    if (!REDIRECTS.has(res.statusCode ?? 0) || typeof location !== 'string' || !location) return { res, url, addresses };
     res.destroy();
     if (redirects >= policy.maxRedirects) throw new MediaProblem(`more than ${policy.maxRedirects} redirects`);
     try {
@@ -49,12 +56,7 @@ export async function safeFetch(
 export const pinnedRequest: Hop = (url, addresses, headers, signal) =>
   new Promise((resolve, reject) => {
     throwIfAborted(signal);
-    const lookup: LookupFunction = (_host, options, cb) => {
-      // With `all` (Node's default happy-eyeballs connect) it gets every checked address and
-      // tries them in turn, so an IPv6 answer on an IPv4-only host still connects; all passed.
-      if (options.all) (cb as (e: null, a: ResolvedAddress[]) => void)(null, addresses);
-      else cb(null, addresses[0].address, addresses[0].family);
-    };
+    const lookup = pinnedLookup(addresses);
     const mod = url.protocol === 'https:' ? https : http;
     // One agent per request without keep-alive: a pooled socket could have been opened to another
     // address by an earlier request to the same host name.
@@ -86,7 +88,17 @@ export const pinnedRequest: Hop = (url, addresses, headers, signal) =>
     req.end();
   });
 
-function describeNetError(err: NodeJS.ErrnoException): string {
+/** A DNS lookup that answers with the checked addresses only, whatever DNS would say now. */
+export function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
+  return (_host, options, cb) => {
+    // With `all` (Node's default happy-eyeballs connect) it gets every checked address and
+    // tries them in turn, so an IPv6 answer on an IPv4-only host still connects; all passed.
+    if (options.all) (cb as (e: null, a: ResolvedAddress[]) => void)(null, addresses);
+    else cb(null, addresses[0].address, addresses[0].family);
+  };
+}
+
+export function describeNetError(err: NodeJS.ErrnoException): string {
   if (err.code === 'ECONNREFUSED') return 'connection refused';
   if (err.code === 'ECONNRESET') return 'connection reset';
   if (err.code === 'ETIMEDOUT') return 'connection timed out';

@@ -31,8 +31,14 @@ export function upstreamMetrics(registry: Registry) {
     }),
     resubmits: new Counter({
       name: 'mediagen_upstream_resubmits_total',
-      help: 'Submits sent again for an attempt whose earlier submit may have reached the upstream, by channel and how: idempotent (deduplicated upstream), orphan_found (earlier render adopted, nothing sent), orphan_none (searched, none found: sent again), blind (no search possible: possible double render)',
+      help: 'Submits sent again for an attempt whose earlier submit may have reached the upstream, by channel and how: in_flight (the earlier submit may still be open: nothing sent, the step waits for its deadline), kept (its id, kept in the job data while Postgres was down, written: nothing sent), orphan_found (earlier render adopted, nothing sent), orphan_none (searched, none found: sent again), blind (no search possible: possible double render)',
       labelNames: ['channel', 'how'] as const,
+      registers: [registry],
+    }),
+    extraRenders: new Counter({
+      name: 'mediagen_upstream_extra_renders_total',
+      help: 'Renders an upstream accepted that no attempt keeps (the attempt already named another render, or was closed meanwhile), by channel and result: cancelled, cancel_failed, not_cancellable (no cancel in the protocol, or the render had already finished)',
+      labelNames: ['channel', 'result'] as const,
       registers: [registry],
     }),
     cancels: new Counter({

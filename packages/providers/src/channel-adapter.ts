@@ -67,7 +67,20 @@ export interface RenderRequest {
    * timeout): findOrphan looks only at renders the upstream created from then on (less a clock skew).
    */
   submitSentAt?: Date;
+  /**
+   * The submit's hard deadline (the worker's, from just before it marked the submit sent): every
+   * call of submit() passes it on, so nothing is sent and no answer is taken after it fires. Until
+   * then another run of the job treats the submit as in flight and does not send it again.
+   */
+  signal?: AbortSignal;
 }
+
+/**
+ * What a poll may need beyond the upstream id: the render that was asked for. A status names the
+ * upstream's job, not always its model or length (fal's id names the app but not its sub-path,
+ * Veo's operation no length), and the price of a render depends on both.
+ */
+export type RenderContext = Pick<RenderRequest, 'spec' | 'outputSeconds'>;
 
 /** What the upstream says the render used, as it reports it (tokens, seconds), and its cost when known. */
 export interface UpstreamUsage {
@@ -111,7 +124,9 @@ export interface ChannelAdapter {
    */
   unsupported?(model: string, variant: string | null): string | null;
   submit(req: RenderRequest): Promise<SubmitResult>;
-  poll(upstreamId: string): Promise<RenderStatus>;
+  /** How long a submit of this request may stay open (its call's deadline); default channel.timeouts.submitMs. */
+  submitDeadlineMs?(req: RenderRequest): number;
+  poll(upstreamId: string, render?: RenderContext): Promise<RenderStatus>;
   /** Asks the upstream to stop a render we gave up on (task timeout); best effort. */
   cancel?(upstreamId: string): Promise<void>;
   /**

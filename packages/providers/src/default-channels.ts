@@ -22,6 +22,10 @@ export function defaultChannelConfig(simBaseUrl: string): ChannelConfig {
   const sim = simBaseUrl.replace(/\/+$/, '');
   const fast = { firstMs: 250, minMs: 500, maxMs: 30_000 };
   const imagePoll = { firstMs: 100, minMs: 250, maxMs: 10_000 };
+  // A video submit is answered as soon as the render is queued (the simulator: at once). A short
+  // deadline keeps short the wait of a resumed attempt whose submit may still be open
+  // (docs/providers.md, "No double render"). Image submits hold the render: the default 30 s.
+  const videoSubmit = { timeouts: { submitMs: 10_000 } };
   const ch = (id: string, protocol: string, baseUrl: string, extra: Record<string, unknown>) => ({
     id, protocol, baseUrl, apiKey: `${DEFAULT_SIM_API_KEY}-${id}`, poll: fast, maxInFlight: 20_000, ...extra,
   });
@@ -31,15 +35,15 @@ export function defaultChannelConfig(simBaseUrl: string): ChannelConfig {
     channels: [
       // Spec 7.2: video-a-h3 reports content violations explicitly.
       ch('sim-video-a', 'minimax', `${sim}/minimax`, {
-        costOrder: 10, models: { 'video-a-h3': 'MiniMax-H3' }, effortModels: { '1.5x': 'MiniMax-H3', '2x': 'MiniMax-H3-Max' }, reportsViolations: true,
+        costOrder: 10, models: { 'video-a-h3': 'MiniMax-H3' }, effortModels: { '1.5x': 'MiniMax-H3', '2x': 'MiniMax-H3-Max' }, reportsViolations: true, ...videoSubmit,
       }),
       // video-b: the low-cost channel serves every video-b model (for `official` it is the cheaper
       // channel tried first), a second low-cost channel backs up third-party, and the official one.
-      ch('sim-video-b-lowcost', 'modelark', ark, { tier: 'third-party', costOrder: 10, models: SEEDANCE }),
-      ch('sim-video-b-backup', 'modelark', ark, { tier: 'third-party', costOrder: 20, models: pick(SEEDANCE, ['video-b-2.5', 'video-b-2.0']) }),
-      ch('sim-video-b-official', 'modelark', ark, { tier: 'official', costOrder: 30, models: pick(SEEDANCE, ['video-b-2.5', 'video-b-2.0-mini']) }),
+      ch('sim-video-b-lowcost', 'modelark', ark, { tier: 'third-party', costOrder: 10, models: SEEDANCE, ...videoSubmit }),
+      ch('sim-video-b-backup', 'modelark', ark, { tier: 'third-party', costOrder: 20, models: pick(SEEDANCE, ['video-b-2.5', 'video-b-2.0']), ...videoSubmit }),
+      ch('sim-video-b-official', 'modelark', ark, { tier: 'official', costOrder: 30, models: pick(SEEDANCE, ['video-b-2.5', 'video-b-2.0-mini']), ...videoSubmit }),
       ch('sim-video-c', 'gemini', gemini, {
-        costOrder: 10,
+        costOrder: 10, ...videoSubmit,
         models: { 'video-c-3.1-fast': 'veo-3.1-fast-generate-preview', 'video-c-3.1-pro': 'veo-3.1-generate-preview', 'video-c-3.1-components': 'veo-3.1-generate-preview' },
       }),
       ch('sim-image-main', 'modelark', ark, { costOrder: 10, models: { 'image-a-5.0': 'seedream-5-0-260128' }, poll: imagePoll }),

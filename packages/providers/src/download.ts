@@ -9,12 +9,15 @@
 //   (png/jpeg/webp images; mp4/webm/quicktime video). SVG, HTML, anything unrecognised: refused.
 //   The provider's Content-Type header is never used for what we store or serve.
 // - A total deadline over the whole download, body included: a dripping body is cut.
+// - Bounded memory: the body is read into pooled buffers and lent to storage chunk by chunk
+//   (packages/media pooled-request.ts, result-body.ts), never a fresh buffer per socket read.
 // - Outputs capped to what the task asked for.
-import type { IncomingMessage } from 'node:http';
-import { Readable } from 'node:stream';
-import { MediaProblem, pinnedRequest, safeFetch, sniffMime, type Hop, type Resolver } from '@mediagen/media';
+import { MediaProblem, pooledRequest, safeFetch, sniffMime, type Hop, type PooledResponse, type Resolver } from '@mediagen/media';
 import type { ResultRef } from './channel-adapter';
+import { bufferBody, checkedBody, type ResultBody } from './result-body';
 import { UpstreamError } from './upstream-error';
+
+export type { ResultBody } from './result-body';
 
 export type ResultType = 'image' | 'video';
 
@@ -33,8 +36,8 @@ export interface DownloadPolicy {
   maxRedirects: number;
   /** DNS seam for tests. */
   resolve?: Resolver;
-  /** Connection seam for tests (packages/media Hop); defaults to the pinned request. */
-  hop?: Hop;
+  /** Connection seam for tests (packages/media Hop); defaults to the pinned, pooled request. */
+  hop?: Hop<PooledResponse>;
 }
 
 export const DEFAULT_DOWNLOAD_POLICY: Readonly<DownloadPolicy> = Object.freeze({
@@ -63,10 +66,10 @@ export function downloadPolicyFromConfig(cfg: {
   };
 }
 
-/** An opened result: its sniffed type and a byte stream that enforces the cap and the deadline. */
+/** An opened result: its sniffed type and its bytes, counted against the cap, cut by the deadline. */
 export interface OpenedResult {
   contentType: string;
-  stream: Readable;
+  body: ResultBody;
 }
 
 /** How many result files a task asked for: one video, or one image (the API has no count). */
@@ -93,12 +96,12 @@ export async function openResult(ref: ResultRef, type: ResultType, policy: Downl
   if (ref.kind === 'inline') {
     if (ref.data.length > cap) throw new UpstreamError('unusable', `download: the inline result is larger than ${cap} bytes`);
     const contentType = checkType(ref.data, type);
-    return { contentType, stream: Readable.from([ref.data]) };
+    return { contentType, body: bufferBody(ref.data) };
   }
   const origin = originOf(ref.url);
   // Adapter headers (an API key) only for the URL the adapter named, never for a redirect target.
-  const request = policy.hop ?? pinnedRequest;
-  const hop: Hop = (url, addresses, headers, sig) => request(url, addresses, url.origin === origin ? headers : {}, sig);
+  const request = policy.hop ?? pooledRequest;
+  const hop: Hop<PooledResponse> = (url, addresses, headers, sig) => request(url, addresses, url.origin === origin ? headers : {}, sig);
   let res;
   try {
     ({ res } = await safeFetch(
@@ -123,84 +126,8 @@ export async function openResult(ref: ResultRef, type: ResultType, policy: Downl
     res.destroy();
     throw new UpstreamError('unusable', `download: the result is ${declared} bytes, over the ${type} cap of ${cap}`);
   }
-  return capped(res, type, cap, signal);
-}
-
-const deadlineError = () => new UpstreamError('transient', 'download: the result did not arrive within the download deadline');
-
-/**
- * Reads the head, checks its type, then hands out the body as a stream that counts bytes against
- * the cap and dies with the deadline. Pull-based (async iterator): backpressure comes for free and
- * destroying the returned stream destroys the response.
- */
-async function capped(res: IncomingMessage, type: ResultType, cap: number, signal: AbortSignal): Promise<OpenedResult> {
-  const onAbort = () => res.destroy(deadlineError());
-  if (signal.aborted) onAbort();
-  else signal.addEventListener('abort', onAbort, { once: true });
-  const release = () => signal.removeEventListener('abort', onAbort);
-  const it = res[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-  let seen = 0;
-  const next = async (): Promise<Buffer | null> => {
-    let r: IteratorResult<Buffer>;
-    try {
-      r = await it.next();
-    } catch (e) {
-      release();
-      if (signal.aborted) throw deadlineError();
-      throw e instanceof UpstreamError ? e : new UpstreamError('transient', `download: the connection was cut (${(e as Error).message})`);
-    }
-    if (r.done) {
-      release();
-      return null;
-    }
-    seen += r.value.length;
-    if (seen > cap) {
-      release();
-      res.destroy();
-      throw new UpstreamError('unusable', `download: the result is larger than the ${type} cap of ${cap} bytes`);
-    }
-    return r.value;
-  };
-
-  const head: Buffer[] = [];
-  let ended = false;
-  try {
-    while (seen < SNIFF_BYTES) {
-      const c = await next();
-      if (!c) {
-        ended = true;
-        break;
-      }
-      head.push(c);
-    }
-  } catch (e) {
-    res.destroy();
-    throw e;
-  }
-  const first = Buffer.concat(head);
-  let contentType: string;
-  try {
-    contentType = checkType(first, type);
-  } catch (e) {
-    release();
-    res.destroy();
-    throw e;
-  }
-  async function* body(): AsyncGenerator<Buffer> {
-    try {
-      yield first;
-      if (ended) return;
-      for (;;) {
-        const c = await next();
-        if (!c) return;
-        yield c;
-      }
-    } finally {
-      release();
-      res.destroy();
-    }
-  }
-  return { contentType, stream: Readable.from(body(), { objectMode: false }) };
+  const { contentType, body } = await checkedBody(res, { cap, type, headBytes: SNIFF_BYTES, check: (head) => checkType(head, type) }, signal);
+  return { contentType, body };
 }
 
 /** The sniffed type of the bytes, when it is on the task type's allow-list. */

@@ -10,6 +10,7 @@ export * from './channel-order';
 export * from './classify-error';
 export * from './default-channels';
 export * from './http-jobs/http-jobs-adapter';
+export * from './render-price';
 export * from './render-request';
 export * from './upstream-error';
 export * from './upstream-http';

@@ -3,10 +3,9 @@
 // type, inline results, headers leaking to a redirect target, outputs beyond what was asked.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Readable } from 'node:stream';
 import { PNG } from 'pngjs';
-import { pinnedRequest, type Hop } from '@mediagen/media';
-import { capOutputs, DEFAULT_DOWNLOAD_POLICY, DownloadPolicy, openResult, ResultRef, UpstreamError } from '../src';
+import { pooledRequest, type Hop, type PooledResponse } from '@mediagen/media';
+import { capOutputs, DEFAULT_DOWNLOAD_POLICY, DownloadPolicy, openResult, ResultBody, ResultRef, UpstreamError } from '../src';
 
 const png = (() => {
   const p = new PNG({ width: 4, height: 4 });
@@ -111,14 +110,19 @@ const publicHosts: DownloadPolicy = {
   resolve: async (host) => [{ address: host === 'internal.example' ? '10.0.0.5' : '93.184.216.34', family: 4 }],
   hop: ((url, _addresses, headers, signal) => {
     const target = new URL(`${base}${url.pathname}`);
-    return pinnedRequest(target, [{ address: '127.0.0.1', family: 4 }], headers, signal);
-  }) as Hop,
+    return pooledRequest(target, [{ address: '127.0.0.1', family: 4 }], headers, signal);
+  }) as Hop<PooledResponse>,
 };
 
 const url = (path: string, headers?: Record<string, string>): ResultRef => ({ kind: 'url', url: `${base}${path}`, headers });
-const readAll = async (s: Readable) => {
+/** Copies each lent chunk before asking for the next (the next one may reuse its buffer). */
+const readAll = async (body: ResultBody) => {
   const parts: Buffer[] = [];
-  for await (const c of s) parts.push(c as Buffer);
+  try {
+    for (let c = await body.nextChunk(); c; c = await body.nextChunk()) parts.push(Buffer.from(c));
+  } finally {
+    body.close();
+  }
   return Buffer.concat(parts);
 };
 const failure = async (p: Promise<unknown>): Promise<UpstreamError> => {
@@ -135,7 +139,7 @@ it('stores a PNG under the type sniffed from its bytes, also when the upstream s
   for (const path of ['/png', '/png-untyped']) {
     const r = await openResult(url(path), 'image', local, AbortSignal.timeout(5000));
     expect(r.contentType).toBe('image/png');
-    expect((await readAll(r.stream)).equals(png)).toBe(true);
+    expect((await readAll(r.body)).equals(png)).toBe(true);
   }
 });
 
@@ -151,7 +155,7 @@ it('refuses SVG (with script) whatever it is labelled, HTML without a type, and 
 it('cuts an endless body at the byte cap of its media type and drops the connection', async () => {
   const r = await openResult(url('/endless'), 'video', local, AbortSignal.timeout(10_000));
   expect(r.contentType).toBe('video/mp4');
-  const err = await failure(readAll(r.stream));
+  const err = await failure(readAll(r.body));
   expect(err.kind).toBe('unusable');
   expect(err.message).toMatch(/larger than the video cap of 1048576/);
   // No socket left held open by the abandoned body.
@@ -167,7 +171,7 @@ it('refuses a declared size over the cap before reading the body', async () => {
 it('ends a dripping body, and a stalled one, at the total deadline', async () => {
   const started = Date.now();
   const r = await openResult(url('/drip'), 'video', local, AbortSignal.timeout(800));
-  const err = await failure(readAll(r.stream));
+  const err = await failure(readAll(r.body));
   expect(err.kind).toBe('transient');
   expect(err.message).toMatch(/deadline/);
   expect(Date.now() - started).toBeLessThan(3000);
@@ -189,13 +193,13 @@ it('never follows a redirect into a private or metadata address, and refuses htt
   // A public host that passes the policy works through the same path.
   const ok = await openResult(ref('/png'), 'image', publicHosts, AbortSignal.timeout(5000));
   expect(ok.contentType).toBe('image/png');
-  ok.stream.destroy();
+  ok.body.close();
 });
 
 it('sends an adapter header (an API key) to the URL it named only, never to a redirect target', async () => {
   const ref: ResultRef = { kind: 'url', url: 'https://results.example/to-other-cdn', headers: { 'x-goog-api-key': 'secret-key' } };
   const r = await openResult(ref, 'image', publicHosts, AbortSignal.timeout(5000));
-  await readAll(r.stream);
+  await readAll(r.body);
   expect(seenHeaders['/to-other-cdn']['x-goog-api-key']).toBe('secret-key');
   expect(seenHeaders['/png']['x-goog-api-key']).toBeUndefined();
 });

@@ -35,6 +35,12 @@ export const runTaskPayloadSchema = z.object({
   transientErrors: z.number().int().min(0).default(0),
   /** X-Request-Id of the submit, so the worker's log lines of the task carry it (absent after a re-enqueue). */
   requestId: z.string().max(200).optional(),
+  /**
+   * A render the upstream accepted whose id could not be written to Postgres (down for longer than
+   * the write's retries): kept here, the job's second durable place, so the next run writes it
+   * instead of submitting again. Dropped once written.
+   */
+  render: z.object({ attemptId: z.string().min(1), upstreamId: z.string().min(1).max(2000) }).optional(),
 });
 export type RunTaskPayload = z.infer<typeof runTaskPayloadSchema>;
 

@@ -8,7 +8,7 @@ import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { assertValidKey } from './keys';
 import { sendFile } from './file-sender';
-import type { ByteRange, FileInfo, StorageDriver, StoredFile } from './storage-driver';
+import { isChunkSource, type ByteRange, type ChunkSource, type FileInfo, type StorageDriver, type StoredFile } from './storage-driver';
 
 interface Sidecar {
   contentType: string;
@@ -33,14 +33,15 @@ export class FsStorageDriver implements StorageDriver {
     return path.join(path.dirname(file), `.${path.basename(file)}.meta.json`);
   }
 
-  async put(key: string, data: Buffer | NodeJS.ReadableStream, contentType: string): Promise<StoredFile> {
+  async put(key: string, data: Buffer | NodeJS.ReadableStream | ChunkSource, contentType: string): Promise<StoredFile> {
     let file: string;
     try {
       file = this.pathOf(key);
       await fsp.mkdir(path.dirname(file), { recursive: true });
     } catch (err) {
       // The caller handed the stream over: never leave it (and the socket under it) open.
-      if (!Buffer.isBuffer(data)) (data as Readable).destroy?.();
+      if (isChunkSource(data)) data.close();
+      else if (!Buffer.isBuffer(data)) (data as Readable).destroy?.();
       throw err;
     }
     // Write to temporary names and rename: a crash or a failed download never leaves a partial file
@@ -49,6 +50,7 @@ export class FsStorageDriver implements StorageDriver {
     const tmpMeta = `${tmp}.meta`;
     try {
       if (Buffer.isBuffer(data)) await fsp.writeFile(tmp, data);
+      else if (isChunkSource(data)) await writeChunks(tmp, data);
       else await pipeline(data as Readable, fs.createWriteStream(tmp));
       const { size } = await fsp.stat(tmp);
       await fsp.writeFile(tmpMeta, JSON.stringify({ contentType } satisfies Sidecar));
@@ -94,5 +96,23 @@ export class FsStorageDriver implements StorageDriver {
   async delete(key: string): Promise<void> {
     const file = this.pathOf(key);
     await Promise.all([fsp.rm(file, { force: true }), fsp.rm(FsStorageDriver.sidecarOf(file), { force: true })]);
+  }
+}
+
+/**
+ * Writes a chunk source into `file`, one write at a time: a chunk is the source's to reuse as soon
+ * as the next is asked for, so it is asked for only once the write is done. No buffer of our own:
+ * the memory is the source's few pooled buffers (packages/media pooled-request.ts).
+ */
+async function writeChunks(file: string, source: ChunkSource): Promise<void> {
+  let fh: fsp.FileHandle | undefined;
+  try {
+    fh = await fsp.open(file, 'w');
+    for (let c = await source.nextChunk(); c; c = await source.nextChunk()) {
+      for (let off = 0; off < c.length; ) off += (await fh.write(c, off, c.length - off)).bytesWritten;
+    }
+  } finally {
+    source.close();
+    await fh?.close();
   }
 }

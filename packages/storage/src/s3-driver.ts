@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { assertValidKey } from './keys';
-import type { ByteRange, FileInfo, StorageDriver, StoredFile } from './storage-driver';
+import { isChunkSource, type ByteRange, type ChunkSource, type FileInfo, type StorageDriver, type StoredFile } from './storage-driver';
 
 export interface S3DriverOptions {
   bucket: string;
@@ -50,8 +50,16 @@ export class S3StorageDriver implements StorageDriver {
     return this.prefix + key;
   }
 
-  async put(key: string, data: Buffer | NodeJS.ReadableStream, contentType: string): Promise<StoredFile> {
-    const Key = this.objectKey(key);
+  async put(key: string, data: Buffer | NodeJS.ReadableStream | ChunkSource, contentType: string): Promise<StoredFile> {
+    let Key: string;
+    try {
+      Key = this.objectKey(key);
+    } catch (err) {
+      // The caller handed the source over: never leave it (and the socket under it) open.
+      if (isChunkSource(data)) data.close();
+      else if (!Buffer.isBuffer(data)) (data as Readable).destroy?.();
+      throw err;
+    }
     if (Buffer.isBuffer(data)) {
       // One PUT: S3 makes the object visible only once it is complete, and replaces an older one whole.
       await this.client.send(
@@ -65,7 +73,7 @@ export class S3StorageDriver implements StorageDriver {
     // visible under the key and no orphaned parts are left to pay for.
     let bytes = 0;
     let sourceError: unknown;
-    const source = data as Readable;
+    const source = isChunkSource(data) ? copiedChunks(data) : (data as Readable);
     const counted = Readable.from(
       (async function* count() {
         try {
@@ -151,4 +159,21 @@ export class S3StorageDriver implements StorageDriver {
     // S3 answers 204 for a missing key too, which makes delete idempotent as the interface asks.
     await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
   }
+}
+
+/**
+ * A chunk source as a stream for lib-storage, which keeps chunks until a part is full: each lent
+ * chunk is copied before the next is asked for (a fresh buffer per chunk, as a stream would give).
+ */
+function copiedChunks(src: ChunkSource): Readable {
+  return Readable.from(
+    (async function* copies() {
+      try {
+        for (let c = await src.nextChunk(); c; c = await src.nextChunk()) yield Buffer.from(c);
+      } finally {
+        src.close();
+      }
+    })(),
+    { objectMode: false },
+  );
 }

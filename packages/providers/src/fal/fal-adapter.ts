@@ -5,7 +5,7 @@
 //   PUT  {base}/{owner}/{app}/requests/{id}/cancel
 // Auth `Authorization: Key ...`. Our upstream id is `{owner}/{app}/requests/{id}`: the callback names
 // only the request id, so the app travels in the callback URL's query (`fal_app`) to rebuild it.
-import type { ChannelAdapter, RenderRequest, RenderStatus, SubmitResult } from '../channel-adapter';
+import type { ChannelAdapter, RenderContext, RenderRequest, RenderStatus, SubmitResult } from '../channel-adapter';
 import { upstreamModelFor } from '../channel-config';
 import { UpstreamError } from '../upstream-error';
 import { createUpstreamHttp } from '../upstream-http';
@@ -32,6 +32,18 @@ export function createFalAdapter(channel: FalChannel, opts: FalAdapterOptions = 
   const classify = (err: unknown, action: 'submit' | 'status' | 'download' | 'cancel') => classifyFalError(err, action, channel.reportsViolations);
   const keySet = new FalKeySet(channel.webhookJwksUrl || DEFAULT_FAL_JWKS_URL, opts.fetchJwks);
   const upstreamApp = (spec: RenderRequest['spec']) => upstreamModelFor(channel, spec.model, spec.type === 'video' ? spec.variant : null);
+
+  /**
+   * The price of the app a polled request runs on: by the rendered model's `models` value when the
+   * poll knows the render (the app path with its sub-path), else the only entry under the id's app.
+   */
+  const priceOf = (upstreamId: string, render?: RenderContext) => {
+    const app = render && upstreamApp(render.spec);
+    const video = render?.spec.type === 'video';
+    const under = Object.entries(channel.prices ?? {}).filter(([k]) => upstreamId.startsWith(`${falAppRoot(k)}/`));
+    const entry = app ? channel.prices?.[app] : under.length === 1 ? under[0][1] : undefined;
+    return entry ? { entry, outputSeconds: video ? render?.outputSeconds ?? null : null } : undefined;
+  };
 
   /** The id under our base from fal's response_url when it has the documented shape, else built. */
   const upstreamIdOf = (root: string, requestId: string, responseUrl: string | null | undefined): string => {
@@ -63,7 +75,7 @@ export function createFalAdapter(channel: FalChannel, opts: FalAdapterOptions = 
         params.fal_webhook = hook.toString();
       }
       try {
-        const res = await request<unknown>({ method: 'POST', url: `/${route.path}`, params, data: route.input }, channel.timeouts.submitMs);
+        const res = await request<unknown>({ method: 'POST', url: `/${route.path}`, params, data: route.input, signal: req.signal }, channel.timeouts.submitMs);
         const parsed = falSubmitSchema.safeParse(res.data);
         if (!parsed.success) throw new UpstreamError('failed', 'submit: fal answered without a request id');
         return { upstreamId: upstreamIdOf(root, parsed.data.request_id, parsed.data.response_url) };
@@ -72,7 +84,7 @@ export function createFalAdapter(channel: FalChannel, opts: FalAdapterOptions = 
       }
     },
 
-    async poll(upstreamId: string): Promise<RenderStatus> {
+    async poll(upstreamId: string, render?: RenderContext): Promise<RenderStatus> {
       if (!UPSTREAM_ID.test(upstreamId)) throw new UpstreamError('lost', `status: not a fal request path: ${upstreamId}`);
       try {
         const res = await request<unknown>({ method: 'GET', url: `/${upstreamId}/status` }, channel.timeouts.pollMs);
@@ -81,7 +93,7 @@ export function createFalAdapter(channel: FalChannel, opts: FalAdapterOptions = 
         const state = falQueueState(parsed.data);
         if (state !== 'completed') return state;
         const result = await request<unknown>({ method: 'GET', url: `/${upstreamId}`, validateStatus: () => true }, channel.timeouts.pollMs);
-        return falResultStatus(result.status, result.data, result.headers as Record<string, unknown>, channel.reportsViolations, parsed.data.metrics?.inference_time);
+        return falResultStatus(result.status, result.data, result.headers as Record<string, unknown>, channel.reportsViolations, parsed.data.metrics?.inference_time, priceOf(upstreamId, render));
       } catch (err) {
         throw classify(err, 'status');
       }

@@ -1,7 +1,9 @@
 // fal answers as our RenderStatus (pure). COMPLETED does not mean success (providers.md 6): the
 // result must be fetched, and it may be an error body, an `error` field, or an output without a file.
-import type { RenderStatus, ResultRef } from '../channel-adapter';
+import type { RenderStatus, ResultRef, UpstreamUsage } from '../channel-adapter';
+import { pricedUsage } from '../render-price';
 import { UpstreamError } from '../upstream-error';
+import type { FalPrice } from './fal-config';
 import { classifyFalAnswer, falDetail, STILL_IN_PROGRESS } from './fal-errors';
 import { falOutputSchema, FalStatus } from './fal-schemas';
 
@@ -35,6 +37,8 @@ export function falResultStatus(
   headers: Record<string, unknown> | undefined,
   reportsViolations: boolean,
   inferenceSeconds?: number | null,
+  /** The app's price, and the seconds of video the render was asked for (null for images). */
+  price?: { entry?: FalPrice; outputSeconds?: number | null },
 ): RenderStatus {
   if (httpStatus === 400 && falDetail(body).text === STILL_IN_PROGRESS) return { state: 'running', progress: 90 };
   if (httpStatus < 200 || httpStatus >= 300) {
@@ -49,6 +53,18 @@ export function falResultStatus(
   if (parsed.data.error) return { state: 'failed', error: new UpstreamError('failed', `fal result is an error: ${describe(parsed.data.error)}`) };
   const files = [parsed.data.video, parsed.data.image, ...(parsed.data.images ?? [])].filter((f) => !!f && /^https?:\/\//i.test(f.url));
   const outputs: ResultRef[] = files.map((f) => ({ kind: 'url', url: f!.url, ...(f!.content_type ? { contentType: f!.content_type } : {}) }));
-  const usage = inferenceSeconds != null ? { units: 'inference_seconds', amount: inferenceSeconds } : undefined;
+  const usage = falUsage(inferenceSeconds, outputs.length, price);
   return { state: 'succeeded', outputs, ...(usage ? { usage } : {}) };
+}
+
+/** fal's reported run time as usage, with its cost when the channel prices the app. */
+export function falUsage(inferenceSeconds: number | null | undefined, outputs: number, price?: { entry?: FalPrice; outputSeconds?: number | null }): UpstreamUsage | undefined {
+  const reported = inferenceSeconds != null ? { units: 'inference_seconds', amount: inferenceSeconds } : undefined;
+  const p = price?.entry;
+  if (!p || outputs === 0) return reported;
+  return pricedUsage(reported, outputs, [
+    [p.microUsdPerOutput, outputs],
+    [p.microUsdPerOutputSecond, price?.outputSeconds != null ? price.outputSeconds * outputs : null],
+    [p.microUsdPerInferenceSecond, inferenceSeconds],
+  ]);
 }

@@ -56,7 +56,7 @@ export const generateContentSchema = z.looseObject({
     )
     .nullish(),
   promptFeedback: z.looseObject({ blockReason: z.string().nullish(), blockReasonMessage: z.string().nullish() }).nullish(),
-  usageMetadata: z.looseObject({ totalTokenCount: wireNumber, candidatesTokenCount: wireNumber }).nullish(),
+  usageMetadata: z.looseObject({ totalTokenCount: wireNumber, candidatesTokenCount: wireNumber, promptTokenCount: wireNumber }).nullish(),
   responseId: z.string().nullish(),
 });
 export type GenerateContentResponse = z.infer<typeof generateContentSchema>;

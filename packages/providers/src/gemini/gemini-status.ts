@@ -2,8 +2,10 @@
 // `done` may still hold zero samples (every video filtered by RAI), and a Gemini image answer may be
 // HTTP 200 with only text and finishReason STOP (a soft refusal): "done" never means "succeeded"
 // without a usable file.
-import type { RenderStatus, ResultRef } from '../channel-adapter';
+import type { RenderStatus, ResultRef, UpstreamUsage } from '../channel-adapter';
+import { pricedUsage } from '../render-price';
 import { UpstreamError } from '../upstream-error';
+import type { GeminiPrice } from './gemini-config';
 import { operationError, PROMPT_BLOCK_REASONS, refusal, SAFETY_FINISH_REASONS } from './gemini-errors';
 import type { GenerateContentResponse, VeoOperation } from './gemini-schemas';
 
@@ -22,7 +24,13 @@ const originOf = (url: string): string | null => {
   }
 };
 
-export function veoStatus(op: VeoOperation, ctx: VeoStatusContext): RenderStatus {
+/** The model's price, and the seconds of video the render was asked for (null for images). */
+export interface GeminiRenderPrice {
+  entry?: GeminiPrice;
+  outputSeconds?: number | null;
+}
+
+export function veoStatus(op: VeoOperation, ctx: VeoStatusContext, price?: GeminiRenderPrice): RenderStatus {
   // No finer state and no progress value exist before `done` (providers.md 2.1).
   if (!op.done) return { state: 'running', progress: 0 };
   if (op.error) return { state: 'failed', error: operationError(op.error, ctx.reportsViolations) };
@@ -38,7 +46,17 @@ export function veoStatus(op: VeoOperation, ctx: VeoStatusContext): RenderStatus
     const headers = originOf(uri) === origin ? { 'x-goog-api-key': ctx.apiKey } : undefined;
     outputs.push({ kind: 'url', url: uri, contentType: s.video?.mimeType ?? 'video/mp4', ...(headers ? { headers } : {}) });
   }
-  if (outputs.length) return { state: 'succeeded', outputs };
+  if (outputs.length) {
+    // Veo reports no usage: its cost is the seconds of video it made, when the channel prices them.
+    const p = price?.entry;
+    const usage = p
+      ? pricedUsage(undefined, outputs.length, [
+          [p.microUsdPerOutput, outputs.length],
+          [p.microUsdPerOutputSecond, price?.outputSeconds != null ? price.outputSeconds * outputs.length : null],
+        ])
+      : undefined;
+    return { state: 'succeeded', outputs, ...(usage ? { usage } : {}) };
+  }
   const filtered = res?.raiMediaFilteredCount ?? 0;
   const reasons = res?.raiMediaFilteredReasons ?? [];
   if (filtered > 0 || reasons.length)
@@ -48,7 +66,20 @@ export function veoStatus(op: VeoOperation, ctx: VeoStatusContext): RenderStatus
   return { state: 'succeeded', outputs: [] };
 }
 
-export function geminiImageStatus(body: GenerateContentResponse, reportsViolations: boolean): RenderStatus {
+/** The answer's token counts as usage, with their cost when the channel prices the model. */
+export function geminiImageUsage(meta: GenerateContentResponse['usageMetadata'], outputs: number, price?: GeminiRenderPrice): UpstreamUsage | undefined {
+  const reported = meta?.totalTokenCount != null ? { units: 'tokens', amount: meta.totalTokenCount } : undefined;
+  const p = price?.entry;
+  if (!p || outputs === 0) return reported;
+  const perToken = (perMillion: number | undefined) => (perMillion === undefined ? undefined : perMillion / 1_000_000);
+  return pricedUsage(reported, outputs, [
+    [perToken(p.microUsdPerMillionOutputTokens), meta?.candidatesTokenCount],
+    [perToken(p.microUsdPerMillionInputTokens), meta?.promptTokenCount],
+    [p.microUsdPerOutput, outputs],
+  ]);
+}
+
+export function geminiImageStatus(body: GenerateContentResponse, reportsViolations: boolean, price?: GeminiRenderPrice): RenderStatus {
   const block = body.promptFeedback?.blockReason;
   if (block && PROMPT_BLOCK_REASONS.has(block))
     return { state: 'failed', error: refusal(reportsViolations, `Gemini blocked the prompt (${block})${body.promptFeedback?.blockReasonMessage ? `: ${body.promptFeedback.blockReasonMessage}` : ''}`) };
@@ -62,7 +93,7 @@ export function geminiImageStatus(body: GenerateContentResponse, reportsViolatio
       outputs.push({ kind: 'inline', data: Buffer.from(inline.data, 'base64'), contentType: String(inline.mimeType).toLowerCase() });
     else if (p.text && !p.thought) texts.push(p.text);
   }
-  const usage = body.usageMetadata?.totalTokenCount != null ? { units: 'tokens', amount: body.usageMetadata.totalTokenCount } : undefined;
+  const usage = geminiImageUsage(body.usageMetadata, outputs.length, price);
   if (outputs.length) return { state: 'succeeded', outputs, ...(usage ? { usage } : {}) };
   const reason = candidate?.finishReason ?? null;
   if (reason && SAFETY_FINISH_REASONS.has(reason))

@@ -45,6 +45,7 @@ export function createHttpJobsAdapter(channel: HttpJobsChannel): ChannelAdapter 
           // The attempt id names the render: a submit repeated after a crash gets the same one.
           headers: { 'Idempotency-Key': req.attemptId },
           timeout: channel.timeouts.submitMs,
+          signal: req.signal,
         });
         if (typeof res.data?.id !== 'string' || !res.data.id) throw new UpstreamError('failed', 'submit: the provider answered without a render id');
         return { upstreamId: res.data.id };

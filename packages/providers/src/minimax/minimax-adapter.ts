@@ -45,7 +45,7 @@ export function createMinimaxAdapter(channel: MinimaxChannel): ChannelAdapter {
         if (req.spec.type !== 'video') throw new UpstreamError('failed', `channel ${channel.id}: MiniMax v2 renders videos only`);
         const model = minimaxModel(req.spec, channel);
         if (!model) throw new UpstreamError('failed', `channel ${channel.id} does not serve ${req.spec.model}`);
-        const res = await client.post('/v2/video_generation', minimaxBody(req, req.spec, model, channel), { timeout: channel.timeouts.submitMs });
+        const res = await client.post('/v2/video_generation', minimaxBody(req, req.spec, model, channel), { timeout: channel.timeouts.submitMs, signal: req.signal });
         const created = minimaxCreateSchema.safeParse(res.data);
         if (created.success) checkBaseResp(created.data.base_resp, 'submit', channel.reportsViolations);
         // 200 without an id: we cannot know whether a render started, and asking again could start a second.

@@ -58,11 +58,11 @@ export function createModelarkAdapter(channel: ModelarkChannel): ChannelAdapter 
         if (!model) throw new UpstreamError('failed', `channel ${channel.id} does not serve ${req.spec.model}`);
         if (req.spec.type === 'image') {
           // Seedream renders inside the call: the submit deadline is the render's deadline.
-          const res = await client.post('/images/generations', seedreamBody(req, req.spec, model, channel), { timeout: channel.timeouts.submitMs });
+          const res = await client.post('/images/generations', seedreamBody(req, req.spec, model, channel), { timeout: channel.timeouts.submitMs, signal: req.signal });
           const status = seedreamStatus(parse(seedreamAnswerSchema, res.data, 'submit'), channel.reportsViolations, channel.prices, model);
           return { upstreamId: `${SEEDREAM_ID_PREFIX}${req.attemptId}`, status };
         }
-        const res = await client.post('/contents/generations/tasks', seedanceBody(req, req.spec, model, channel), { timeout: channel.timeouts.submitMs });
+        const res = await client.post('/contents/generations/tasks', seedanceBody(req, req.spec, model, channel), { timeout: channel.timeouts.submitMs, signal: req.signal });
         const created = seedanceCreateSchema.safeParse(res.data);
         // 200 without an id: we cannot know whether a render started, and asking again could start a second.
         if (!created.success) throw new UpstreamError('failed', 'submit: the upstream answered without a task id');

@@ -51,8 +51,12 @@ export function createReplicateAdapter(channel: ReplicateChannel): ChannelAdapte
     }
   };
 
+  // A held submit (Prefer: wait) answers up to `wait` seconds later than a plain one.
+  const submitDeadlineMs = (req: RenderRequest) => channel.timeouts.submitMs + (req.spec.type === 'image' ? (channel.preferWaitSeconds ?? 0) : 0) * 1000;
+
   return {
     channel,
+    submitDeadlineMs,
     capabilities: { idempotentSubmit: false, cancel: true, callbacks: 'signed', synchronous: !!channel.preferWaitSeconds, findOrphan: channel.orphanSearch !== false },
     classifyError: classify,
     unsupported: (model, variant) => replicateUnsupported(model, upstreamModelFor(channel, model, variant), variant),
@@ -71,8 +75,7 @@ export function createReplicateAdapter(channel: ReplicateChannel): ChannelAdapte
       if (channel.cancelAfterSeconds) headers['Cancel-After'] = `${channel.cancelAfterSeconds}s`;
       const url = t.version ? '/predictions' : `/models/${t.owner}/${t.name}/predictions`;
       try {
-        // A held submit answers up to `wait` seconds later than a plain one.
-        const res = await request<unknown>({ method: 'POST', url, data: body, headers }, channel.timeouts.submitMs + (wait ?? 0) * 1000);
+        const res = await request<unknown>({ method: 'POST', url, data: body, headers, signal: req.signal }, submitDeadlineMs(req));
         const p = predictionSchema.safeParse(res.data);
         if (!p.success) throw new UpstreamError('failed', 'submit: Replicate answered without a prediction id');
         const status = predictionStatus(p.data, channel.reportsViolations, priceOf(req.spec));

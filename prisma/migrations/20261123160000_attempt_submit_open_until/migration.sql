@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "TaskAttempt" ADD COLUMN     "submitOpenUntil" TIMESTAMPTZ(3);
