@@ -1,4 +1,5 @@
 // Gateway process: parse env once, build deps, serve, and drain on SIGTERM.
+import './source-maps'; // first: before any package loads
 import v8 from 'node:v8';
 import { loadConfig, ConfigError } from '@mediagen/config';
 import { createDeps, closeDeps } from './deps';
