@@ -1,5 +1,5 @@
 // The gateway's Express app. Wiring only: logic lives in services/ and packages/.
-import express, { Express } from 'express';
+import express, { Express, Request, Response } from 'express';
 import type { GatewayDeps } from './deps';
 import { isTaskCompleted } from '@mediagen/db';
 import { apiRouter } from './routes/api.routes';
@@ -13,6 +13,7 @@ import { bullBoardRouter } from './routes/bull-board.routes';
 import { docsRouter } from './routes/docs.routes';
 import { adminAuth } from './middleware/admin-auth';
 import { requestLog } from './middleware/request-log';
+import { cachedPollLane } from './routes/cached-poll';
 import { httpMetrics } from './middleware/http-metrics';
 import { metricsRouter } from './routes/metrics.routes';
 import { adminChannelsRouter } from './routes/admin-channels.routes';
@@ -23,6 +24,8 @@ import { errorHandler, notFoundHandler } from './middleware/error-handler';
 import { bullBoardCsp, filesHeaders, refuseNulInUrl, securityHeaders } from './middleware/security-headers';
 import { AddressLimiter, addressRateLimit } from './middleware/ip-limits';
 import { buildOpenApiDocument } from './openapi/document';
+
+type Handle = (this: Express, req: Request, res: Response, next?: (err?: unknown) => void) => void;
 
 export function createApp(deps: GatewayDeps): Express {
   const app = express();
@@ -59,5 +62,15 @@ export function createApp(deps: GatewayDeps): Express {
 
   app.use(notFoundHandler);
   app.use(errorHandler(deps.log));
+
+  // A poll this gateway can answer from memory is answered before Express sets the request up,
+  // with the headers the chain above would set (routes/cached-poll.ts); every other request, and
+  // every poll the lane cannot decide, is Express's as before. app.handle is what the app function
+  // (the server's request listener, and supertest's) calls for each request.
+  const lane = cachedPollLane(deps, app);
+  const handle = (app as unknown as { handle: Handle }).handle;
+  (app as unknown as { handle: Handle }).handle = function (this: Express, req, res, next) {
+    if (!lane(req, res)) handle.call(this, req, res, next);
+  };
   return app;
 }

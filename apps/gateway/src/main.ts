@@ -33,7 +33,8 @@ async function main(): Promise<void> {
     deps.log.info({ signal }, 'shutting down: finishing in-flight requests');
     const deadline = setTimeout(() => process.exit(1), config.SHUTDOWN_TIMEOUT_MS).unref();
     // Requests that still arrive on open keep-alive connections are served, and told to close.
-    server.on('request', (_req, res) => res.setHeader('Connection', 'close'));
+    // Before the app's own listener: a response it writes synchronously has its headers sent already.
+    server.prependListener('request', (_req, res) => res.setHeader('Connection', 'close'));
     // server.close() closes the connections idle at that moment only; a keep-alive connection whose
     // response finishes later would hold the close (and the exit) until the client or the 65 s
     // keep-alive timeout dropped it. Closing idle connections every 100 ms lets the process exit

@@ -9,7 +9,7 @@ import { pollCacheKey } from '@mediagen/queue';
 import { startHarness, Harness } from './harness';
 import { closeDeps, createDeps, GatewayDeps } from '../src/deps';
 import { createApp } from '../src/app';
-import { batchFor } from '../src/middleware/rate-tokens';
+import { aheadFor, batchFor } from '../src/middleware/rate-tokens';
 
 let h: Harness;
 let b: { app: Express; deps: GatewayDeps };
@@ -115,17 +115,21 @@ describe('request-rate limit across gateways', () => {
     expect(admitted).toBeGreaterThanOrEqual(limit - (batchFor(limit) - 1));
   });
 
-  it('a gateway reserves requests in batches: the shared window moves by the batch, not per request', async () => {
+  it('a gateway reserves a batch, then the rest of a batch ahead: the shared window moves by those, not per request', async () => {
     const limit = 1000;
+    const batch = batchFor(limit);
+    const { n } = aheadFor(limit);
     const a = await h.newAccount({ rateLimitPerMinute: limit });
-    await hit(A(), a.auth).expect(404);
     const counter = `${h.deps.config.REDIS_PREFIX}:rl:${a.id}`;
-    expect(Number(await redis.get(counter))).toBe(batchFor(limit));
-    for (let i = 1; i < batchFor(limit); i++) await hit(A(), a.auth).expect(404);
-    expect(Number(await redis.get(counter))).toBe(batchFor(limit));
-    const last = await hit(A(), a.auth).expect(404);
-    expect(Number(await redis.get(counter))).toBe(2 * batchFor(limit));
-    expect(last.headers['ratelimit']).toBe(`"per-account"; r=${limit - batchFor(limit) - 1}; t=${last.headers['ratelimit'].split('t=')[1]}`);
+    for (let i = 1; i <= 3 * batch; i++) {
+      const res = await hit(A(), a.auth).expect(404);
+      expect(/r=(\d+);/.exec(res.headers['ratelimit'])![1]).toBe(String(limit - i));
+      const reserved = Number(await redis.get(counter));
+      // Every admitted request was reserved, and never more than batch - 1 are held unspent.
+      expect(reserved).toBeGreaterThanOrEqual(i);
+      expect(reserved - i).toBeLessThanOrEqual(batch - 1);
+      expect((reserved - batch) % n).toBe(0);
+    }
   });
 
   it('with a small limit every request is counted in the shared window, exactly as before', async () => {

@@ -1,7 +1,7 @@
 // The steps of one attempt on one channel: submit, poll, collect the result. Each step does a
 // little work and says when to come back; no step waits for a render.
 import { Attempt, AttemptStatus, finishAttempt, markProcessing, newId, setAttemptStatus, updateProgress } from '@mediagen/db';
-import { capOutputs, openResult, RenderStatus, ResultRef, UpstreamError, UpstreamUsage, isUpstreamError } from '@mediagen/providers';
+import { capOutputs, openResult, RenderStatus, ResultRef, SubmitResult, UpstreamError, UpstreamUsage, isUpstreamError } from '@mediagen/providers';
 import { publicFileUrl, resultKey } from '@mediagen/storage';
 import { slotLeaseUntil } from './channel-slots';
 import { observedDownload } from './channel-observer';
@@ -10,7 +10,7 @@ import { backoffMs, pollDelayMs, slotWaitMs } from './schedule';
 import { settleCompleted, settleFailed } from './settle';
 import { settled, StepInput, StepOutcome, TaskRun, wait } from './task-run';
 import { recordRender } from './render-ids';
-import { beforeSubmit, countMargin, recordRenderUsage, renderRequest, submitEnded } from './upstream-calls';
+import { beforeSubmit, countMargin, recordRenderUsage, renderRequest, submitEnded, type SubmitReadiness } from './upstream-calls';
 
 /** Ends an attempt and gives its channel slot back. */
 export async function closeAttempt(ctx: WorkerContext, attempt: Attempt, status: AttemptStatus, err?: UpstreamError): Promise<Attempt> {
@@ -54,38 +54,65 @@ async function toProcessing(run: TaskRun, attempt: Attempt): Promise<void> {
 
 export async function submitStep({ run, attempt, adapter }: StepInput): Promise<StepOutcome> {
   const { ctx, task } = run;
-  // Resumed attempts hold their slot already (acquire is idempotent per task).
-  if (!(await ctx.slots.acquire(adapter.channel, task.id, slotLeaseUntil(run.task.deadlineAt)))) return wait('submit', slotWaitMs(), run.transientErrors);
-  if (task.status === 'pending') await toProcessing(run, attempt);
+  // Resumed attempts hold their slot already (acquire is idempotent per task); a new attempt's
+  // step has just acquired it.
+  if (run.slotHeldOn !== adapter.channel.id && !(await ctx.slots.acquire(adapter.channel, task.id, slotLeaseUntil(run.task.deadlineAt))))
+    return wait('submit', slotWaitMs(), run.transientErrors);
+  // pending -> processing runs beside the upstream call rather than before it (an answers-at-once
+  // submit waits for every write ahead of the render), and is done before the step goes on. It
+  // never fails the step: once a render may have started, retrying the step could render twice.
+  const processing =
+    task.status === 'pending'
+      ? toProcessing(run, attempt).catch((err: Error) => ctx.log.warn({ taskId: task.id, err: err.message }, 'task not marked processing'))
+      : null;
   const req = renderRequest(run, attempt, adapter);
-  let submitted;
+  let submitted: SubmitResult | undefined;
   let sent: Attempt | undefined;
+  let ready: SubmitReadiness | undefined;
+  let failure: unknown;
   try {
-    const ready = await beforeSubmit(ctx, attempt, adapter, req);
-    if ('adopted' in ready) {
-      await recordRender(ctx, attempt, adapter, ready.adopted);
-      return wait('poll', 0);
+    ready = await beforeSubmit(ctx, attempt, adapter, req);
+    if ('attempt' in ready) {
+      sent = ready.attempt;
+      ctx.stats.submits += 1;
+      submitted = await adapter.submit({ ...req, signal: ready.signal });
     }
-    if ('openMs' in ready) return wait('submit', ready.openMs, run.transientErrors);
-    sent = ready.attempt;
-    ctx.stats.submits += 1;
-    submitted = await adapter.submit({ ...req, signal: ready.signal });
   } catch (e) {
+    failure = e;
+  }
+  await processing;
+  if (ready && 'adopted' in ready) {
+    await recordRender(ctx, attempt, adapter, ready.adopted);
+    return wait('poll', 0);
+  }
+  if (ready && 'openMs' in ready) return wait('submit', ready.openMs, run.transientErrors);
+  if (!submitted) {
     // Our request is over, unanswered: a retry need not wait for its deadline.
     if (sent) await submitEnded(ctx, sent);
-    const err = adapter.classifyError(e, 'submit');
+    const err = adapter.classifyError(failure, 'submit');
     if (err.kind === 'violation') return violation(run, attempt, err);
     if (err.kind !== 'transient') return nextChannel(run, attempt, err);
     const n = run.transientErrors + 1;
     if (n > ctx.config.WORKER_MAX_TRANSIENT_ERRORS) return nextChannel(run, attempt, err);
     return wait('submit', backoffMs(n, err.retryAfterMs), n);
   }
+  const { status, upstreamId } = submitted;
+  if (status?.state === 'succeeded' && status.outputs.length > 0) {
+    // A synchronous upstream answered with the finished render. Its id, usage and `succeeded` go in
+    // one write (the compare-and-set of recordRender) that runs beside the download; collect()
+    // waits for it before the task settles or the attempt closes, and drops the file if the
+    // attempt turned out to name another render.
+    const recorded = recordRender(ctx, sent ?? attempt, adapter, upstreamId, { succeeded: { usage: status.usage } });
+    recorded.catch(() => undefined); // awaited in collect()
+    const succeeded: Attempt = { ...(sent ?? attempt), upstreamId, status: 'succeeded' };
+    return collect(run, succeeded, { run, attempt: succeeded, adapter }, status.outputs, status.usage, recorded);
+  }
   // Durable before the job moves on: from here a resumed job polls this render. Null: the attempt
   // names another render or was closed meanwhile (this one was cancelled); the next run follows the row.
-  const running = await recordRender(ctx, sent ?? attempt, adapter, submitted.upstreamId, !!submitted.status);
+  const running = await recordRender(ctx, sent ?? attempt, adapter, upstreamId, !!status);
   if (!running) return wait('poll', 0);
-  // Synchronous upstreams answered with the finished render: no poll.
-  if (submitted.status) return afterStatus({ run, attempt: running, adapter }, submitted.status);
+  // Synchronous upstreams answered with the finished render (or its failure): no poll.
+  if (status) return afterStatus({ run, attempt: running, adapter }, status);
   return wait('poll', adapter.channel.poll.firstMs);
 }
 
@@ -167,7 +194,20 @@ function retryCollect(run: TaskRun, attempt: Attempt, err: UpstreamError): Promi
   return wait('poll', backoffMs(n, err.retryAfterMs), n);
 }
 
-async function collect(run: TaskRun, attempt: Attempt, { adapter }: StepInput, outputs: ResultRef[], usage?: UpstreamUsage): Promise<StepOutcome> {
+/**
+ * Downloads and stores the outputs, then settles the task. `recorded`: a synchronous answer's id
+ * write (recordRender) when it runs beside the download. It lands before the task settles or the
+ * attempt closes, so a closed attempt is never overwritten; when it finds the attempt naming
+ * another render (null), the file is dropped and the next run follows the row.
+ */
+async function collect(
+  run: TaskRun,
+  attempt: Attempt,
+  { adapter }: StepInput,
+  outputs: ResultRef[],
+  usage?: UpstreamUsage,
+  recorded?: Promise<Attempt | null>,
+): Promise<StepOutcome> {
   const { ctx, task, spec } = run;
   const urls: string[] = [];
   const keys: string[] = [];
@@ -190,16 +230,37 @@ async function collect(run: TaskRun, attempt: Attempt, { adapter }: StepInput, o
       }
     }
   } catch (e) {
+    if (!(await kept(run, recorded, usage))) return dropped(run, keys);
     // Storage failures (disk full, permissions) count like transient download errors: retried a
     // few times, then the task fails with no_result ("could not be saved", spec 7.2).
     const err = isUpstreamError(e) ? e : adapter.classifyError(e, 'download');
     if (err.kind !== 'transient') return noResult(run, attempt, err);
     return retryCollect(run, attempt, err);
   }
+  if (!(await kept(run, recorded, usage))) return dropped(run, keys);
   if (await settleCompleted(ctx, task.id, urls, attempt.channelId)) await countMargin(ctx, task.id, attempt.channelId, usage);
   else await dropResults(run, keys);
   await closeAttempt(run.ctx, attempt, 'completed');
   return settled;
+}
+
+/**
+ * Whether the attempt's id write that ran beside the download kept this render (the usage is
+ * counted then, as recordRenderUsage would). Rethrows its failure (UnrecordedRender: run-task.ts
+ * keeps the id in the job's data).
+ */
+async function kept(run: TaskRun, recorded: Promise<Attempt | null> | undefined, usage?: UpstreamUsage): Promise<boolean> {
+  if (!recorded) return true; // written before the download (afterStatus)
+  const attempt = await recorded;
+  if (!attempt) return false;
+  if (usage) run.ctx.metrics.upstream.usage.inc({ channel: attempt.channelId, units: usage.units }, usage.amount);
+  return true;
+}
+
+/** The attempt names another render: this one's files go, and the next run follows the row. */
+async function dropped(run: TaskRun, keys: string[]): Promise<StepOutcome> {
+  await dropResults(run, keys);
+  return wait('poll', 0);
 }
 
 export const newAttemptId = () => newId('att');

@@ -14,6 +14,14 @@ const RUNNING: ReadonlySet<string> = new Set(['submitting', 'running', 'succeede
 
 export async function runCancel(ctx: WorkerContext, task: TaskWithAttempt, transientErrors: number): Promise<Next> {
   const attempt = task.attempt;
+  if (attempt?.status === 'succeeded') {
+    // The render is finished (and billed) upstream and its files are being collected: there is
+    // nothing left to stop, and a provider's cancel here could delete the very result we fetch
+    // (ModelArk deletes a finished task's record). Like a refused cancel: the task completes.
+    ctx.log.info({ taskId: task.id, channel: attempt.channelId }, 'cancel of a finished render; collecting its result');
+    await clearCancelRequest(ctx.db, task.id);
+    return { at: Date.now(), step: 'poll', transientErrors: 0 };
+  }
   if (attempt && RUNNING.has(attempt.status) && attempt.upstreamId) {
     const cancel = upstreamCancel(ctx.adapters.get(attempt.channelId));
     if (cancel) {

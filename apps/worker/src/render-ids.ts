@@ -5,7 +5,7 @@
 // another render or was closed meanwhile, the render in hand is one nobody keeps, and it is
 // cancelled upstream where the protocol can.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Attempt, AttemptStatus, latestAttempt, recordUpstreamId } from '@mediagen/db';
+import { Attempt, AttemptStatus, latestAttempt, recordUpstreamId, type RenderUsage } from '@mediagen/db';
 import type { ChannelAdapter } from '@mediagen/providers';
 import type { WorkerContext } from './context';
 
@@ -30,20 +30,21 @@ export class UnrecordedRender extends Error {
 /**
  * Writes `upstreamId` on the attempt: the attempt now running on it, or null when the row names
  * another render or was closed (this render was cancelled where possible; the next run follows the
- * row). `finished`: a synchronous upstream's render, done already (nothing to cancel).
+ * row). `finished`: a synchronous upstream's render, done already (nothing to cancel); `succeeded`
+ * with its usage makes the same write record the attempt as succeeded (its file is downloaded next).
  */
 export async function recordRender(
   ctx: WorkerContext,
   attempt: Attempt,
   adapter: ChannelAdapter | undefined,
   upstreamId: string,
-  finished = false,
+  finished: boolean | { succeeded: { usage?: RenderUsage } } = false,
 ): Promise<Attempt | null> {
   const until = Date.now() + ctx.config.WORKER_ID_WRITE_RETRY_MS;
   let result: Awaited<ReturnType<typeof recordUpstreamId>>;
   for (let n = 1; ; n++) {
     try {
-      result = await recordUpstreamId(ctx.db, attempt, upstreamId);
+      result = await recordUpstreamId(ctx.db, attempt, upstreamId, typeof finished === 'object' ? finished.succeeded : undefined);
       break;
     } catch (err) {
       const left = until - Date.now();
@@ -57,7 +58,7 @@ export async function recordRender(
     }
   }
   if ('recorded' in result) return result.recorded;
-  await dropRender(ctx, attempt, adapter, upstreamId, result.other, finished);
+  await dropRender(ctx, attempt, adapter, upstreamId, result.other, !!finished);
   return null;
 }
 

@@ -109,6 +109,7 @@ async function advanceAttempts(run: TaskRun, current: Attempt | null): Promise<N
           return { at: Date.now() + slotWaitMs(), step: 'submit', transientErrors: run.transientErrors };
         attempt = await startAttempt(ctx.db, newAttemptId(), task.id, attempt.attemptNo + 1, channel.id);
         run.transientErrors = 0;
+        run.slotHeldOn = channel.id;
         ctx.log.info({ taskId: task.id, accountId: task.accountId, channel: channel.id, attemptNo: attempt.attemptNo }, 'attempt started again after a lost render');
       }
     }
@@ -132,6 +133,7 @@ async function advanceAttempts(run: TaskRun, current: Attempt | null): Promise<N
         return { at: Date.now() + slotWaitMs(), step: 'submit', transientErrors: run.transientErrors };
       attempt = await startAttempt(ctx.db, newAttemptId(), task.id, attemptNo, channel.id);
       run.transientErrors = 0;
+      run.slotHeldOn = channel.id;
       ctx.log.info(
         { taskId: task.id, accountId: task.accountId, channel: attempt.channelId, attemptNo: attempt.attemptNo, admission: pick.admission },
         'attempt started',

@@ -21,6 +21,8 @@ export interface TaskRun {
   outputSeconds: number | null;
   /** Consecutive transient errors of the current step (job payload), for backoff. */
   transientErrors: number;
+  /** The channel whose slot this step acquired already (a new attempt): the submit need not ask again. */
+  slotHeldOn?: string;
 }
 
 /** Run the job again at `at`, at `step`; null means the task is settled and the job is done. */

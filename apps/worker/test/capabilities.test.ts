@@ -35,10 +35,15 @@ function scripted(ch: ChannelConfig['channels'][number]): ChannelAdapter {
       bump(calls.submits, req.taskId);
       const upstreamId = `u-${++n}-${req.taskId}`;
       renders.set(upstreamId, { taskId: req.taskId, prompt, polls: 0 });
+      // A finished render whose file is not a video: the download path refuses it.
+      if (prompt.includes('sync-refused'))
+        return { upstreamId, status: { state: 'succeeded', outputs: [{ kind: 'inline', data: Buffer.from('<html>error</html>'), contentType: 'video/mp4' }] } };
       if (prompt.includes('sync')) return { upstreamId, status: done({ units: 'seconds', amount: 2, costMicroUsd: 30_000 }) };
       return { upstreamId };
     },
     async poll(upstreamId: string): Promise<RenderStatus> {
+      // A render that finished upstream before this worker saw it (the test writes its attempt).
+      if (upstreamId.startsWith('finished-')) return done();
       const r = renders.get(upstreamId);
       if (!r) throw new UpstreamError('lost', `unknown ${upstreamId}`, undefined, 404);
       bump(calls.polls, r.taskId);
@@ -96,10 +101,23 @@ it('stores a synchronous answer at once (no poll) and records the upstream usage
   expect(await w.settled(taskId)).toMatchObject({ status: 'completed' });
   expect(calls.polls.get(taskId) ?? 0).toBe(0);
   const [a] = await attempts(taskId);
-  expect(a).toMatchObject({ status: 'completed', channelId: 'scripted', usageUnits: 'seconds', usageAmount: 2, upstreamCostMicros: 30_000n });
+  expect(a).toMatchObject({ status: 'completed', channelId: 'scripted', upstreamId: expect.stringMatching(/^u-\d+-/), usageUnits: 'seconds', usageAmount: 2, upstreamCostMicros: 30_000n });
+  // pending -> processing ran beside the upstream call, and before the completion.
+  const task = await w.db.task.findUniqueOrThrow({ where: { id: taskId } });
+  expect(task.startedAt).not.toBeNull();
+  expect(task.startedAt!.getTime()).toBeLessThanOrEqual(task.finishedAt!.getTime());
   // Charged 7 cents = 70,000 micro-USD; the upstream cost 30,000: a margin of 40,000 on this model.
   const margin = await w.app.ctx.metrics.upstream.marginMicros.get();
   expect(margin.values.find((v) => v.labels.model === 'video-a-h3')?.value).toBe(40_000);
+});
+
+it('a synchronous answer whose file is refused fails the task with no_result; the attempt record of the render is not overwritten', async () => {
+  const taskId = await w.submit('a cat sync-refused');
+  expect(await w.settled(taskId)).toMatchObject({ status: 'failed', errorCode: 'no_result' });
+  const [a] = await attempts(taskId);
+  // The attempt's own write (id, `succeeded`) ran beside the download and landed before the close.
+  expect(a).toMatchObject({ status: 'no_result', upstreamId: expect.stringMatching(/^u-\d+-/), errorKind: 'unusable' });
+  expect(calls.submits.get(taskId)).toBe(1);
 });
 
 it('gives a lost render one fresh attempt on the same channel, visible in the attempts', async () => {
@@ -122,6 +140,24 @@ it('cancels the upstream render of a task that timed out', async () => {
   const until = Date.now() + 5000;
   while (!calls.cancels.includes(a.upstreamId!) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
   expect(calls.cancels).toContain(a.upstreamId);
+});
+
+it('a client cancel that reaches a finished render being collected sends no upstream cancel: the task completes and stays charged', async () => {
+  const taskId = newId();
+  const spec = { type: 'video', model: 'video-a-h3', prompt: 'a finished render', duration: 2, ratio: '16:9', resolution: '480p', tier: null, variant: null, refMode: null,
+    effort: null, seed: null, optimizePrompt: null, media: [], firstFrame: null, lastFrame: null, outputSeconds: 2 };
+  await createTaskWithCharge(w.db, { taskId, accountId: w.accountId, type: 'video', model: 'video-a-h3', params: spec, costCents: 7, costMicros: 70_000n,
+    billedSeconds: 2, deadlineAt: new Date(Date.now() + 60_000) });
+  // The render succeeded upstream and its download was under way when the client asked to cancel.
+  await w.db.task.update({ where: { id: taskId }, data: { status: 'processing', cancelRequestedAt: new Date() } });
+  await w.db.taskAttempt.create({ data: { id: newId('att'), taskId, attemptNo: 1, channelId: 'scripted', status: 'succeeded', upstreamId: `finished-${taskId}`, submitSentAt: new Date() } });
+  const before = (await w.db.account.findUniqueOrThrow({ where: { id: w.accountId } })).balanceCents;
+  await enqueueTask(w.queue, taskId);
+  expect(await w.settled(taskId)).toMatchObject({ status: 'completed' });
+  // No cancel went upstream (ModelArk would have deleted the finished task's record), no refund.
+  expect(calls.cancels).not.toContain(`finished-${taskId}`);
+  expect((await w.db.account.findUniqueOrThrow({ where: { id: w.accountId } })).balanceCents).toBe(before);
+  expect((await w.db.task.findUniqueOrThrow({ where: { id: taskId } })).cancelRequestedAt).toBeNull();
 });
 
 describe('an attempt resumed in `submitting` after its submit was sent (no upstream idempotency)', () => {

@@ -25,6 +25,12 @@ export async function findTaskView(db: Db, taskId: string, accountId: string): P
   return rows.length ? view(rows[0]) : null;
 }
 
+/** The tasks of these ids that exist, with their owners, in one statement (polls that missed the cache). */
+export async function findTaskViews(db: Db, taskIds: readonly string[]): Promise<Map<string, TaskView & { accountId: string }>> {
+  const { rows } = await sql<TaskView & { accountId: string }>(db, `SELECT "accountId", ${VIEW} FROM "Task" WHERE "id" = ANY($1::text[])`, [taskIds]);
+  return new Map(rows.map((r) => [r.id, { ...view(r), accountId: r.accountId }]));
+}
+
 /** Whether the task completed (results are served only then: a failed, refunded task has none). */
 export async function isTaskCompleted(db: Db, taskId: string): Promise<boolean> {
   const { rows } = await sql<{ status: string }>(db, `SELECT "status" FROM "Task" WHERE "id" = $1`, [taskId]);

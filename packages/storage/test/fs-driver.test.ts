@@ -40,6 +40,8 @@ describe('filesystem storage', () => {
     });
     await expect(storage.put('x/broken.png', broken, 'image/png')).rejects.toThrow('connection reset');
     expect(await storage.stat('x/broken.png')).toBeNull();
+    // The sidecar, written beside the bytes, goes too: no temporary file (data or meta) is left.
+    expect(fs.readdirSync(path.join(dir, 'files', 'x'))).toEqual([]);
   });
 
   it('closes a stream it was handed when the write cannot even start', async () => {

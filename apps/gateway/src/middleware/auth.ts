@@ -5,9 +5,10 @@
 //   costs no lookup, and failures count against the client address (ip-limits.ts): past
 //   AUTH_FAILURES_PER_MINUTE the address gets 429 before any lookup;
 // - a revocation that arrives while a lookup is in flight wins: the lookup's answer is not cached
-//   (a per-process revocation counter is compared before and after it);
+//   (a per-process revocation counter is compared before and after it), and requests that arrive
+//   after the revocation do not share that lookup;
 // - in production the public development key is refused whatever the database says.
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { findApiKeyByHash } from '@mediagen/db';
 import { AppError } from '@mediagen/errors';
 import type { GatewayDeps } from '../deps';
@@ -27,14 +28,37 @@ declare module 'express-serve-static-core' {
 }
 
 const CACHE_MS = 5_000;
+const REFRESH_MS = 1_000;
 const CACHE_MAX = 10_000;
 const NEGATIVE_CACHE_MS = 30_000;
 
 const unauthorized = (msg: string) =>
   new AppError('unauthorized', msg, undefined, undefined, { 'WWW-Authenticate': 'Bearer realm="api"' });
 
-export function apiKeyAuth(deps: GatewayDeps): RequestHandler {
-  const cache = new Map<string, { ctx: AuthContext; until: number }>();
+export interface ApiKeyAuth {
+  /** The middleware: sets req.auth or fails with 401 (429 for an address over its failures). */
+  middleware: RequestHandler;
+  /**
+   * The caller of a request whose Authorization header this gateway already knows, decided from
+   * memory (no parsing, hashing or promise); undefined when the middleware must decide.
+   */
+  known(req: Request): AuthContext | undefined;
+}
+
+/** The API-key authentication of a gateway's deps, one per deps (and so per process in production). */
+const instances = new WeakMap<GatewayDeps, ApiKeyAuth>();
+export function apiKeys(deps: GatewayDeps): ApiKeyAuth {
+  let a = instances.get(deps);
+  if (!a) instances.set(deps, (a = createApiKeyAuth(deps)));
+  return a;
+}
+
+export const apiKeyAuth = (deps: GatewayDeps): RequestHandler => apiKeys(deps).middleware;
+
+type Entry = { ctx: AuthContext; until: number };
+
+function createApiKeyAuth(deps: GatewayDeps): ApiKeyAuth {
+  const cache = new Map<string, Entry>();
   const unknown = new Map<string, number>();
   let revocations = 0;
   deps.events.onKeyRevoked((hash) => {
@@ -42,6 +66,43 @@ export function apiKeyAuth(deps: GatewayDeps): RequestHandler {
     cache.delete(hash);
   });
   const production = deps.config.NODE_ENV === 'production';
+
+  // One database lookup per key at a time: requests that need the same key meanwhile share it,
+  // unless a revocation arrived since it started (then they start their own).
+  const inFlight = new Map<string, { seen: number; done: Promise<AuthContext | null> }>();
+  const lookup = (hash: string): Promise<AuthContext | null> => {
+    const running = inFlight.get(hash);
+    if (running !== undefined && running.seen === revocations) return running.done;
+    const seen = revocations;
+    const now = Date.now();
+    const done = findApiKeyByHash(deps.db, hash).then((key) => {
+      if (!key || key.revoked) {
+        cache.delete(hash);
+        if (unknown.size >= CACHE_MAX) unknown.clear();
+        unknown.set(hash, now + NEGATIVE_CACHE_MS);
+        return null;
+      }
+      const ctx: AuthContext = { apiKeyId: key.apiKeyId, accountId: key.accountId, rateLimitPerMinute: key.rateLimitPerMinute };
+      // A revocation published while the lookup ran may concern this key: answer, but do not cache.
+      if (revocations === seen) {
+        const entry = cache.get(hash);
+        // A refreshed entry is updated in place, so the by-header entries that point at it stay valid.
+        if (entry !== undefined) Object.assign(entry, { ctx, until: now + CACHE_MS });
+        else {
+          if (cache.size >= CACHE_MAX) cache.clear();
+          cache.set(hash, { ctx, until: now + CACHE_MS });
+        }
+      }
+      return ctx;
+    });
+    const flight = { seen, done };
+    inFlight.set(hash, flight);
+    const forget = () => {
+      if (inFlight.get(hash) === flight) inFlight.delete(hash);
+    };
+    done.then(forget, forget);
+    return done;
+  };
 
   const authenticate = async (header: string | undefined): Promise<{ ctx: AuthContext; hash: string }> => {
     if (!header) throw unauthorized('Missing Authorization header; send "Authorization: Bearer <API_KEY>"');
@@ -54,20 +115,8 @@ export function apiKeyAuth(deps: GatewayDeps): RequestHandler {
     if (hit && hit.until > now) return { ctx: hit.ctx, hash };
     const miss = unknown.get(hash);
     if (miss !== undefined && miss > now) throw unauthorized('Invalid or revoked API key');
-    const seen = revocations;
-    const key = await findApiKeyByHash(deps.db, hash);
-    if (!key || key.revoked) {
-      cache.delete(hash);
-      if (unknown.size >= CACHE_MAX) unknown.clear();
-      unknown.set(hash, now + NEGATIVE_CACHE_MS);
-      throw unauthorized('Invalid or revoked API key');
-    }
-    const ctx: AuthContext = { apiKeyId: key.apiKeyId, accountId: key.accountId, rateLimitPerMinute: key.rateLimitPerMinute };
-    // A revocation published while the lookup ran may concern this key: answer, but do not cache.
-    if (revocations === seen) {
-      if (cache.size >= CACHE_MAX) cache.clear();
-      cache.set(hash, { ctx, until: now + CACHE_MS });
-    }
+    const ctx = await lookup(hash);
+    if (ctx === null) throw unauthorized('Invalid or revoked API key');
     return { ctx, hash };
   };
 
@@ -75,17 +124,27 @@ export function apiKeyAuth(deps: GatewayDeps): RequestHandler {
   // no sha256 and no promise. Entries point at the hash-keyed entry, so a revocation (which evicts
   // that one) ends them too.
   const failures = authFailures(deps);
-  const byHeader = new Map<string, { hash: string; entry: { ctx: AuthContext; until: number } }>();
-  return (req, _res, next) => {
+  const byHeader = new Map<string, { hash: string; entry: Entry }>();
+  const known = (req: Request): AuthContext | undefined => {
     const header = req.headers.authorization;
-    if (header !== undefined) {
-      const known = byHeader.get(header);
-      // An address blocked for failed attempts is refused whatever it sends (guardAuth's order).
-      if (known !== undefined && known.entry.until > Date.now() && cache.get(known.hash) === known.entry && failures.blockedFor(clientAddress(req)) === 0) {
-        req.auth = known.entry.ctx;
-        return next();
-      }
+    if (header === undefined) return undefined;
+    const k = byHeader.get(header);
+    if (k === undefined) return undefined;
+    const now = Date.now();
+    // An address blocked for failed attempts is refused whatever it sends (guardAuth's order).
+    if (k.entry.until <= now || cache.get(k.hash) !== k.entry || failures.blockedFor(clientAddress(req)) !== 0) return undefined;
+    // A key in use is looked up again shortly before its entry expires, so its requests never
+    // wait for the lookup; the entry still ends CACHE_MS after the lookup that made it.
+    if (k.entry.until - now < REFRESH_MS && !inFlight.has(k.hash)) lookup(k.hash).catch(() => undefined);
+    return k.entry.ctx;
+  };
+  const middleware: RequestHandler = (req, _res, next) => {
+    const cached = known(req);
+    if (cached !== undefined) {
+      req.auth = cached;
+      return next();
     }
+    const header = req.headers.authorization;
     guardAuth(deps, req, () => authenticate(header)).then(({ ctx, hash }) => {
       req.auth = ctx;
       if (header !== undefined && header.length <= 300) {
@@ -98,4 +157,5 @@ export function apiKeyAuth(deps: GatewayDeps): RequestHandler {
       next();
     }, next);
   };
+  return { middleware, known };
 }

@@ -32,15 +32,21 @@ function installRouteTracking(proto: object): void {
 /** Unmatched paths share one label whatever the URL (scanners would otherwise add a series each). */
 const routeOf = (req: Tracked) => req[PATTERN] ?? (req.baseUrl ? `${req.baseUrl}/*` : 'unmatched');
 
+type Child = { count: ReturnType<Counter<string>['labels']>; time: ReturnType<Histogram<string>['labels']> };
+// Label-bound children, one per (method, route, status): skips hashing the labels per request.
+const childrenOf = new WeakMap<HttpMetrics, Map<string, Child>>();
+
+/** The counter and histogram children of one (method, route pattern, status). */
+export function routeMetrics(m: HttpMetrics, method: string, route: string, status: string): Child {
+  let children = childrenOf.get(m);
+  if (!children) childrenOf.set(m, (children = new Map()));
+  const key = `${method} ${status} ${route}`;
+  let c = children.get(key);
+  if (!c) children.set(key, (c = { count: m.requests.labels({ method, route, status }), time: m.duration.labels({ method, route, status }) }));
+  return c;
+}
+
 export function httpMetrics(m: HttpMetrics): RequestHandler {
-  // Label-bound children, one per (method, route, status): skips hashing the labels per request.
-  const children = new Map<string, { count: ReturnType<Counter<string>['labels']>; time: ReturnType<Histogram<string>['labels']> }>();
-  const childOf = (method: string, route: string, status: string) => {
-    const key = `${method} ${status} ${route}`;
-    let c = children.get(key);
-    if (!c) children.set(key, (c = { count: m.requests.labels({ method, route, status }), time: m.duration.labels({ method, route, status }) }));
-    return c;
-  };
   return (req, res, next) => {
     // Express has given the request its app's prototype by now (its init middleware runs first).
     installRouteTracking(Object.getPrototypeOf(req));
@@ -48,7 +54,7 @@ export function httpMetrics(m: HttpMetrics): RequestHandler {
     const done = () => {
       res.removeListener('finish', done);
       res.removeListener('close', done);
-      const c = childOf(METHODS.has(req.method) ? req.method : 'OTHER', routeOf(req as Tracked), String(res.statusCode));
+      const c = routeMetrics(m, METHODS.has(req.method) ? req.method : 'OTHER', routeOf(req as Tracked), String(res.statusCode));
       c.count.inc();
       c.time.observe(Number(process.hrtime.bigint() - start) / 1e9);
     };

@@ -8,10 +8,11 @@
 // rate-limit-redis used here before), whose requests each gateway reserves a few at a time
 // (rate-tokens.ts: never more than the limit across gateways; most requests cost no round trip).
 import { createHash } from 'node:crypto';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { NextFunction, RequestHandler, Response } from 'express';
 import { AppError } from '@mediagen/errors';
 import type { RedisClient } from '@mediagen/queue';
 import type { GatewayDeps } from '../deps';
+import type { AuthContext } from './auth';
 import { RateTokens, Verdict } from './rate-tokens';
 
 const WINDOW_MS = 60_000;
@@ -38,6 +39,8 @@ export type HitRedis = RedisClient & {
   rateLimitHit(key: string, windowMs: number): Promise<[number, number]>;
 };
 
+const resetSeconds = (v: Verdict): number => Math.max(0, Math.ceil(v.resetMs / 1000));
+
 /** The draft's partition key: a short digest, so the header does not reveal the key id. */
 const partitionKey = (key: string): string =>
   Buffer.from(createHash('sha256').update(key).digest('hex').slice(0, 12)).toString('base64');
@@ -49,37 +52,65 @@ export function hitRedis(redis: RedisClient): HitRedis {
   return r;
 }
 
-export function requestRateLimit(deps: GatewayDeps): RequestHandler {
+export interface AccountRateLimit {
+  /** The middleware: counts the request against req.auth's account; 429 past the limit. */
+  middleware: RequestHandler;
+  /**
+   * Counts one request of `auth`'s account when this gateway can admit it from its reservation
+   * (no Redis round trip, no promise) and answers its two RateLimit header values; null, without
+   * counting anything, when the middleware must decide (a reservation to make, or a refusal).
+   */
+  admitNow(auth: AuthContext): [rateLimit: string, policy: string] | null;
+}
+
+/** The account rate limit of a gateway's deps, one per deps (its reservations are per process). */
+const instances = new WeakMap<GatewayDeps, AccountRateLimit>();
+export function accountRateLimit(deps: GatewayDeps): AccountRateLimit {
+  let l = instances.get(deps);
+  if (!l) instances.set(deps, (l = createAccountRateLimit(deps)));
+  return l;
+}
+
+export const requestRateLimit = (deps: GatewayDeps): RequestHandler => accountRateLimit(deps).middleware;
+
+function createAccountRateLimit(deps: GatewayDeps): AccountRateLimit {
   const tokens = new RateTokens(deps.redis, WINDOW_MS);
   const prefix = `${deps.config.REDIS_PREFIX}:rl:`;
-  const partitions = new Map<string, string>();
+  const policies = new Map<string, { limit: number; value: string }>();
 
-  const answer = (req: Request, res: Response, next: NextFunction, key: string, limit: number, v: Verdict) => {
-    const resetS = Math.max(0, Math.ceil(v.resetMs / 1000));
-    let pk = partitions.get(key);
-    if (pk === undefined) {
-      if (partitions.size >= 10_000) partitions.clear();
-      pk = partitionKey(key);
-      partitions.set(key, pk);
+  const limitOf = (auth: AuthContext | undefined) => auth?.rateLimitPerMinute ?? deps.config.RATE_LIMIT_PER_MINUTE;
+  const headerValues = (key: string, limit: number, v: Verdict): [string, string] => {
+    // The policy value changes only with the limit: built once per account and limit.
+    let policy = policies.get(key);
+    if (policy === undefined || policy.limit !== limit) {
+      if (policies.size >= 10_000) policies.clear();
+      policy = { limit, value: `"${POLICY}"; q=${limit}; w=${WINDOW_S}; pk=:${partitionKey(key)}:` };
+      policies.set(key, policy);
     }
-    res.append('RateLimit', `"${POLICY}"; r=${v.remaining}; t=${resetS}`);
-    res.append('RateLimit-Policy', `"${POLICY}"; q=${limit}; w=${WINDOW_S}; pk=:${pk}:`);
+    return [`"${POLICY}"; r=${v.remaining}; t=${resetSeconds(v)}`, policy.value];
+  };
+
+  const answer = (res: Response, next: NextFunction, key: string, limit: number, v: Verdict) => {
+    const [rateLimit, policy] = headerValues(key, limit, v);
+    res.append('RateLimit', rateLimit);
+    res.append('RateLimit-Policy', policy);
     if (v.admitted) return next();
-    res.setHeader('Retry-After', String(resetS));
+    const resetS = String(resetSeconds(v));
+    res.setHeader('Retry-After', resetS);
     next(
       new AppError('rate_limited', 'Too many requests for this account; retry after the time in the Retry-After header', undefined, undefined, {
-        'Retry-After': String(resetS),
+        'Retry-After': resetS,
       }),
     );
   };
 
-  return (req, res, next) => {
+  const middleware: RequestHandler = (req, res, next) => {
     const key = req.auth?.accountId ?? 'anonymous';
-    const limit = req.auth?.rateLimitPerMinute ?? deps.config.RATE_LIMIT_PER_MINUTE;
+    const limit = limitOf(req.auth);
     const v = tokens.take(prefix + key, limit);
-    if (!(v instanceof Promise)) return answer(req, res, next, key, limit, v);
+    if (!(v instanceof Promise)) return answer(res, next, key, limit, v);
     v.then(
-      (verdict) => answer(req, res, next, key, limit, verdict),
+      (verdict) => answer(res, next, key, limit, verdict),
       (err: Error) => {
         // A Redis outage must not block polls; submits check Redis themselves and answer 503.
         deps.log.error({ err: err.message }, 'rate limit store failed; request allowed without rate limiting');
@@ -87,4 +118,11 @@ export function requestRateLimit(deps: GatewayDeps): RequestHandler {
       },
     );
   };
+
+  const admitNow = (auth: AuthContext): [string, string] | null => {
+    const limit = limitOf(auth);
+    const v = tokens.admitFromMemory(prefix + auth.accountId, limit);
+    return v === null ? null : headerValues(auth.accountId, limit, v);
+  };
+  return { middleware, admitNow };
 }

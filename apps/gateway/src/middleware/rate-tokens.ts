@@ -11,7 +11,9 @@
 // side: requests another gateway reserved and did not use are not available here, so an account
 // spreading its requests over N gateways may be refused up to (batch - 1) x (N - 1) requests
 // before its limit. The batch is 1% of the limit (at least 1, at most MAX_BATCH): with limits of
-// 100 a minute or less every request is counted in Redis, exactly as before.
+// 100 a minute or less every request is counted in Redis, exactly as before. Once a quarter of a
+// batch is left, the rest of a batch is reserved ahead (aheadFor), so requests do not wait for the
+// round trip and what a gateway holds unspent stays within the same batch - 1.
 import { performance } from 'node:perf_hooks';
 import type { RedisClient } from '@mediagen/queue';
 
@@ -20,6 +22,17 @@ const MAX_ACCOUNTS = 10_000;
 
 /** Requests reserved at a time for an account with this limit. */
 export const batchFor = (limit: number): number => Math.max(1, Math.min(MAX_BATCH, Math.floor(limit / 100)));
+
+/**
+ * Reserving ahead: once at most `at` requests are left here, the next `n` are reserved while those
+ * are spent. at + n = batch - 1, so what a gateway holds unspent stays within batch - 1, as after a
+ * batch it waited for. `at` is a quarter of the batch: the round trip has that many requests' time.
+ */
+export function aheadFor(limit: number): { at: number; n: number } {
+  const batch = batchFor(limit);
+  const at = Math.floor(batch / 4);
+  return { at, n: batch - 1 - at };
+}
 
 // Reserve ARGV[2] requests of the window KEYS[1] (created with ARGV[1] ms of life by its first
 // reservation). Answers {the counter after, ms until the window resets}. One key: cluster-safe.
@@ -93,7 +106,32 @@ export class RateTokens {
    */
   take(key: string, limit: number): Verdict | Promise<Verdict> {
     const b = this.buckets.get(key);
-    return (b !== undefined && b.pending === null && fromMemory(b, limit)) || this.takeAfterReserving(key, limit);
+    const v = b === undefined ? null : fromMemory(b, limit);
+    if (v === null) return this.takeAfterReserving(key, limit);
+    if (v.admitted) this.reserveAhead(b!, key, limit);
+    return v;
+  }
+
+  /**
+   * Admits one request of `key`'s window from this gateway's reservation, or answers null without
+   * counting anything (nothing reserved here, or a refusal): then call take().
+   */
+  admitFromMemory(key: string, limit: number): Verdict | null {
+    const b = this.buckets.get(key);
+    if (b === undefined || b.left <= 0) return null;
+    const v = fromMemory(b, limit);
+    if (v !== null) this.reserveAhead(b, key, limit);
+    return v;
+  }
+
+  /** Reserves the next requests while this gateway still holds a few (aheadFor), so none waits. */
+  private reserveAhead(b: Bucket, key: string, limit: number): void {
+    if (b.pending !== null || b.unreserved === 0) return;
+    const ahead = aheadFor(limit);
+    if (ahead.n < 1 || b.left > ahead.at) return;
+    b.pending = this.reserve(b, key, limit, ahead.n)
+      .catch(() => undefined) // the next reservation that a request waits for reports the outage
+      .finally(() => (b.pending = null));
   }
 
   private async takeAfterReserving(key: string, limit: number): Promise<Verdict> {
@@ -103,11 +141,15 @@ export class RateTokens {
         if (this.buckets.size >= MAX_ACCOUNTS) this.buckets.clear(); // unspent reservations are lost: fewer admitted, never more
         this.buckets.set(key, (b = { limit, windowEnd: 0, left: 0, unreserved: limit, waiting: 0, pending: null }));
       }
+      const v = fromMemory(b, limit);
+      if (v !== null) {
+        if (v.admitted) this.reserveAhead(b, key, limit);
+        return v;
+      }
       if (b.pending === null) {
-        const v = fromMemory(b, limit);
-        if (v) return v;
+        // Enough for the requests already waiting, so a burst does not queue behind one batch each.
         const bucket = b;
-        b.pending = this.reserve(b, key, limit).finally(() => (bucket.pending = null));
+        b.pending = this.reserve(b, key, limit, Math.max(batchFor(limit), b.waiting + 1)).finally(() => (bucket.pending = null));
       }
       b.waiting++;
       try {
@@ -118,17 +160,18 @@ export class RateTokens {
     }
   }
 
-  private async reserve(b: Bucket, key: string, limit: number): Promise<void> {
-    // Enough for the requests already waiting, so a burst does not queue behind one batch each.
-    const n = Math.max(batchFor(limit), b.waiting + 1);
+  private async reserve(b: Bucket, key: string, limit: number, n: number): Promise<void> {
     const sent = performance.now();
     const [total, ttl] = await this.redis.rateLimitReserve(key, this.windowMs, n);
     const granted = Math.max(0, Math.min(n, limit - (total - n)));
-    // Reservations are made only with nothing left (or a changed limit): nothing carries over, so
-    // no request reserved in one window is ever spent in the next.
-    b.left = granted;
+    const windowEnd = sent + Number(ttl);
+    // What is left here carries over only within its own window and limit: a window that reset
+    // meanwhile ends about a whole window later than the one this gateway knew, and no request
+    // reserved in one window is ever spent in the next.
+    const sameWindow = b.left > 0 && b.limit === limit && Math.abs(windowEnd - b.windowEnd) < this.windowMs / 2;
+    b.left = sameWindow ? b.left + granted : granted;
+    b.windowEnd = sameWindow ? Math.min(b.windowEnd, windowEnd) : windowEnd;
     b.limit = limit;
-    b.windowEnd = sent + Number(ttl);
     b.unreserved = Math.max(0, limit - total);
   }
 }

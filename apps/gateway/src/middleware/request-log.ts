@@ -3,17 +3,31 @@
 // and messages pino-http wrote, without pino-http's two child loggers per request, which cost the
 // gateway about 8% of its CPU under load even when info lines were not written (docs/benchmark.md).
 import { randomUUID } from 'node:crypto';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 
 const REQUEST_ID = /^[A-Za-z0-9._:@\/+=-]{1,128}$/;
 
+/**
+ * The request's id: the client's X-Request-Id when short and plain; anything else (megabytes,
+ * control characters, log-line injection) is replaced by our own.
+ */
+export function requestId(req: Request): string {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+/** The access line of an answered request (also written by routes/cached-poll.ts). */
+export function logAnswered(log: Logger, req: Request, res: Response, id: string, method: string, url: string, start: number): void {
+  const { statusCode } = res;
+  const fields = { req: { id, method, url }, res: { statusCode }, responseTime: Date.now() - start, accountId: req.auth?.accountId };
+  if (statusCode >= 500) log.info({ ...fields, err: new Error(`failed with status code ${statusCode}`) }, 'request errored');
+  else log.info(fields, !req.readableAborted && res.writableEnded ? 'request completed' : 'request aborted');
+}
+
 export function requestLog(log: Logger): RequestHandler {
   return (req, res, next) => {
-    // A client's id is echoed and logged only when short and plain; anything else (megabytes,
-    // control characters, log-line injection) is replaced by our own.
-    const given = req.headers['x-request-id'];
-    const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    const id = requestId(req);
     res.setHeader('X-Request-Id', id);
     if (!log.isLevelEnabled('info')) return next();
     const start = Date.now();
@@ -21,9 +35,7 @@ export function requestLog(log: Logger): RequestHandler {
     const done = () => {
       res.removeListener('finish', done);
       res.removeListener('close', done);
-      const fields = { req: { id, method, url }, res: { statusCode: res.statusCode }, responseTime: Date.now() - start, accountId: req.auth?.accountId };
-      if (res.statusCode >= 500) log.info({ ...fields, err: new Error(`failed with status code ${res.statusCode}`) }, 'request errored');
-      else log.info(fields, !req.readableAborted && res.writableEnded ? 'request completed' : 'request aborted');
+      logAnswered(log, req, res, id, method, url, start);
     };
     res.on('finish', done);
     res.on('close', done);

@@ -26,6 +26,34 @@ export function securityHeaders(config: Pick<Config, 'NODE_ENV'>): RequestHandle
   });
 }
 
+/**
+ * The headers securityHeaders() sets on every response, as a flat [name, value, ...] list in the
+ * order helmet sets them: for a response written in one writeHead (routes/cached-poll.ts). They
+ * are what helmet itself sets with this config (recorded once), so the two cannot drift apart.
+ */
+export function staticSecurityHeaders(config: Pick<Config, 'NODE_ENV'>): string[] {
+  const out: string[] = [];
+  const recorder = {
+    setHeader(name: string, value: string | number | readonly string[]) {
+      const i = out.indexOf(name);
+      if (i >= 0) out.splice(i, 2);
+      out.push(name, String(value));
+    },
+    removeHeader(name: string) {
+      const i = out.indexOf(name);
+      if (i >= 0) out.splice(i, 2);
+    },
+  };
+  let done = false;
+  securityHeaders(config)({} as never, recorder as never, (err?: unknown) => {
+    if (err) throw err;
+    done = true;
+  });
+  // helmet sets its headers synchronously; anything else would need a real response.
+  if (!done) throw new Error('security headers: helmet did not finish synchronously');
+  return out;
+}
+
 /** Bull Board is an app of scripts and styles behind the admin token: framing is all it must refuse. */
 export const bullBoardCsp = helmet.contentSecurityPolicy({
   useDefaults: false,

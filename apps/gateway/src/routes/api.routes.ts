@@ -9,7 +9,7 @@ import { apiKeyAuth } from '../middleware/auth';
 import { requestRateLimit } from '../middleware/rate-limit';
 import { jsonBody } from '../middleware/json-body';
 import { submitTask, Endpoint } from '../services/submit.service';
-import { pollCache, pollLocal, pollTask } from '../services/poll.service';
+import { entryEtag, pollCache, pollLocal, pollTask } from '../services/poll.service';
 import type { PollEntry } from '../services/poll-cache';
 import { cancelTask } from '../services/cancel.service';
 import { listTaskItems } from '../services/task-list.service';
@@ -44,12 +44,9 @@ export function apiRouter(deps: GatewayDeps): Router {
   // the body serialised when the entry was copied, with its ETag computed once per entry.
   const cache = pollCache(deps);
   const send = (res: express.Response, e: PollEntry) => {
-    if (e.etag === undefined) {
-      const etagFn = res.app.get('etag fn') as ((body: Buffer) => string) | undefined;
-      e.etag = etagFn ? etagFn(e.json) : '';
-    }
+    const etag = entryEtag(res.app, e);
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
-    if (e.etag) res.setHeader('ETag', e.etag);
+    if (etag) res.setHeader('ETag', etag);
     res.send(e.json);
   };
   const poll = (type: 'video' | 'image') => (req: express.Request<{ taskId: string }>, res: express.Response, next: express.NextFunction) => {

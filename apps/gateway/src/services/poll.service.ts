@@ -2,11 +2,12 @@
 // every gateway instance (the Redis entry) and copied into each one until the shared entry expires
 // (poll-cache.ts says how they never disagree); it remembers the owner, so another account's poll
 // is still a 404.
+import type { Application } from 'express';
 import { AppError } from '@mediagen/errors';
-import { findTaskView } from '@mediagen/db';
 import type { GatewayDeps } from '../deps';
 import { pollBody } from './task-view';
 import { PollCache, PollEntry } from './poll-cache';
+import { taskReads } from './task-reads';
 
 const notFound = (taskId: string) => new AppError('not_found', `Task ${taskId} not found`);
 
@@ -30,6 +31,15 @@ const owned = (e: PollEntry, accountId: string, type: 'video' | 'image', taskId:
   if (e.accountId !== accountId || e.type !== type) throw notFound(taskId);
   return e;
 };
+
+/** The entry's ETag as Express would compute it for its body, once per entry ('' with ETags off). */
+export function entryEtag(app: Application, e: PollEntry): string {
+  if (e.etag === undefined) {
+    const etagFn = app.get('etag fn') as ((body: Buffer) => string) | undefined;
+    e.etag = etagFn ? etagFn(e.json) : '';
+  }
+  return e.etag;
+}
 
 /** The answer from this gateway's copy of the shared entry, or undefined (then call pollTask). */
 export function pollLocal(cache: PollCache, accountId: string, type: 'video' | 'image', taskId: string): PollEntry | undefined {
@@ -60,7 +70,7 @@ export async function pollTask(deps: GatewayDeps, accountId: string, type: 'vide
 }
 
 async function readBody(deps: GatewayDeps, accountId: string, type: 'video' | 'image', taskId: string): Promise<Record<string, unknown>> {
-  const task = await findTaskView(deps.db, taskId, accountId);
-  if (!task || task.type !== type) throw notFound(taskId);
+  const task = await taskReads(deps).get(taskId);
+  if (!task || task.accountId !== accountId || task.type !== type) throw notFound(taskId);
   return pollBody(task);
 }

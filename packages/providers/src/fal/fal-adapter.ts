@@ -101,12 +101,16 @@ export function createFalAdapter(channel: FalChannel, opts: FalAdapterOptions = 
 
     async cancel(upstreamId: string): Promise<void> {
       if (!UPSTREAM_ID.test(upstreamId)) return;
+      let res;
       try {
-        // 202 CANCELLATION_REQUESTED; 400 ALREADY_COMPLETED and 404 leave nothing to cancel.
-        await request({ method: 'PUT', url: `/${upstreamId}/cancel`, validateStatus: (s) => s === 202 || s === 200 || s === 400 || s === 404 }, channel.timeouts.pollMs);
+        res = await request({ method: 'PUT', url: `/${upstreamId}/cancel`, validateStatus: (s) => s === 202 || s === 200 || s === 400 || s === 404 }, channel.timeouts.pollMs);
       } catch (err) {
         throw classify(err, 'cancel');
       }
+      // 202 CANCELLATION_REQUESTED; 404 NOT_FOUND leaves nothing to cancel. 400 ALREADY_COMPLETED
+      // (providers.md 6) is a refusal: the render is done and billed, so the task must go on to
+      // collect it (a client's cancel then ends not_cancellable) rather than settle as cancelled.
+      if (res.status === 400) throw new UpstreamError('failed', `cancel: fal answered HTTP 400 ${JSON.stringify(res.data).slice(0, 200)}: the request already completed`, undefined, 400);
     },
 
     async verifyCallback(input) {

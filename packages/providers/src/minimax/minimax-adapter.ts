@@ -5,6 +5,7 @@
 //   DELETE {base}/v2/video_generation/{id}          best-effort cancel (unverified; setting `cancel`)
 // Auth: `Authorization: Bearer <key>`. Callbacks need a challenge echo and carry no signature, so
 // this adapter does not ask for them (polling). No idempotency key and no client reference exist.
+import { isAxiosError } from 'axios';
 import type { AdapterCapabilities, ChannelAdapter, RenderRequest, RenderStatus, SubmitResult } from '../channel-adapter';
 import { createUpstreamHttp } from '../upstream-http';
 import { UpstreamError } from '../upstream-error';
@@ -90,10 +91,11 @@ export function createMinimaxAdapter(channel: MinimaxChannel): ChannelAdapter {
       try {
         await client.delete(`/v2/video_generation/${encodeURIComponent(upstreamId)}`, { timeout: channel.timeouts.pollMs });
       } catch (err) {
-        // Best effort: a task that is finished, unknown, or an upstream without the call answers an
-        // error there is nothing to do about. Only "try again later" is reported.
-        const e = classifyError(err, 'cancel');
-        if (e.kind === 'transient') throw e;
+        // A task MiniMax no longer knows leaves nothing to cancel. Any other refusal (a finished task,
+        // an upstream without the call) is reported: the render goes on, so the task must go on to
+        // its own end rather than settle as cancelled and refunded while the render is billed.
+        if (isAxiosError(err) && err.response?.status === 404) return;
+        throw classifyError(err, 'cancel');
       }
     };
   return adapter;

@@ -7,6 +7,7 @@
 // No idempotency key exists. A Seedance task whose create answer was lost is found again in the
 // list endpoint by its seed (modelark-orphan.ts; setting `orphanSearch`):
 //                    GET    {base}/contents/generations/tasks?page_num&page_size&filter.model -> {items, total}
+import { isAxiosError } from 'axios';
 import type { AdapterCapabilities, ChannelAdapter, RenderRequest, RenderStatus, SubmitResult } from '../channel-adapter';
 import { createUpstreamHttp } from '../upstream-http';
 import { UpstreamError } from '../upstream-error';
@@ -115,10 +116,12 @@ export function createModelarkAdapter(channel: ModelarkChannel): ChannelAdapter 
       try {
         await client.delete(`/contents/generations/tasks/${encodeURIComponent(upstreamId)}`, { timeout: channel.timeouts.pollMs });
       } catch (err) {
-        const e = classifyError(err, 'cancel');
-        // Only a queued task can be cancelled; a running or finished one answers an error, and there
-        // is nothing more to do than to ignore its result. Only "try again later" is worth reporting.
-        if (e.kind === 'transient') throw e;
+        // Only a queued task can be cancelled (providers.md 1.8): a running one answers an error and
+        // keeps rendering, billed. That refusal is reported, so that a client's cancel leaves the
+        // render to finish (docs/api.md: a refused cancel clears the mark) instead of refunding a
+        // video we pay for; a task the upstream no longer knows (404) leaves nothing to cancel.
+        if (isAxiosError(err) && err.response?.status === 404) return;
+        throw classifyError(err, 'cancel');
       }
     },
 

@@ -134,12 +134,20 @@ export function createReplicateAdapter(channel: ReplicateChannel): ChannelAdapte
 
     async cancel(upstreamId: string): Promise<void> {
       if (!PREDICTION_ID.test(upstreamId)) return;
+      let res;
       try {
-        // A finished or unknown prediction leaves nothing to cancel.
-        await request({ method: 'POST', url: `/predictions/${upstreamId}/cancel`, validateStatus: (s) => (s >= 200 && s < 300) || s === 404 || s === 409 }, channel.timeouts.pollMs);
+        res = await request<unknown>({ method: 'POST', url: `/predictions/${upstreamId}/cancel`, validateStatus: (s) => (s >= 200 && s < 300) || s === 404 || s === 409 }, channel.timeouts.pollMs);
       } catch (err) {
         throw classify(err, 'cancel');
       }
+      // An unknown prediction leaves nothing to cancel. The answer is the prediction (providers.md 7):
+      // one that already succeeded or failed was not stopped, and a 409 is a refusal too; the task
+      // must then go on to its own end rather than settle as cancelled while the render is billed.
+      if (res.status === 404) return;
+      const finished = predictionSchema.safeParse(res.data);
+      const status = finished.success ? finished.data.status : null;
+      if (res.status === 409 || status === 'succeeded' || status === 'failed')
+        throw new UpstreamError('failed', `cancel: HTTP ${res.status}: the prediction already ${status ?? 'finished'}`, undefined, res.status);
     },
 
     async verifyCallback(input) {

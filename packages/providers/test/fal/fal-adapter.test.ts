@@ -160,13 +160,16 @@ describe('submit errors', () => {
 });
 
 describe('cancel', () => {
-  it('PUTs the cancel URL; already completed is fine', async () => {
+  it('PUTs the cancel URL; ALREADY_COMPLETED is a refusal, NOT_FOUND leaves nothing to cancel (providers.md 6)', async () => {
     const a = createFalAdapter(channel());
     up.on('PUT', `/fal-ai/veo3.1/requests/${ID}/cancel`, { status: 202, body: fixture('fal-cancel-accepted') });
     await a.cancel!(`fal-ai/veo3.1/requests/${ID}`);
+    // The render finished and is billed: the worker must collect it, not settle the task cancelled.
     up.on('PUT', `/fal-ai/veo3.1/requests/${ID}/cancel`, { status: 400, body: fixture('fal-cancel-already-completed') });
+    await expect(a.cancel!(`fal-ai/veo3.1/requests/${ID}`)).rejects.toMatchObject({ kind: 'failed', httpStatus: 400 });
+    up.on('PUT', `/fal-ai/veo3.1/requests/${ID}/cancel`, { status: 404, body: { status: 'NOT_FOUND' } });
     await a.cancel!(`fal-ai/veo3.1/requests/${ID}`);
-    expect(up.requests.map((r) => [r.method, r.headers.authorization])).toEqual([['PUT', 'Key fal-key'], ['PUT', 'Key fal-key']]);
+    expect(up.requests.map((r) => [r.method, r.headers.authorization])).toEqual([['PUT', 'Key fal-key'], ['PUT', 'Key fal-key'], ['PUT', 'Key fal-key']]);
     a.close();
   });
 });

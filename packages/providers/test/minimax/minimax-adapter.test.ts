@@ -166,12 +166,16 @@ describe('MiniMax v2 task', () => {
     await expect(adapter().poll('t3')).rejects.toMatchObject({ kind: 'transient' });
   });
 
-  it('cancels with DELETE when the channel allows, ignoring a refusal', async () => {
+  it('cancels with DELETE when the channel allows; a refusal is reported, an unknown task is not', async () => {
     server.on('DELETE', '/v2/video_generation/t1', fx('delete-response'));
     await adapter().cancel!('t1');
+    // The cancel is unverified (providers.md 5): an upstream without it, or a finished task, refuses,
+    // and the render goes on; the worker then lets the task end on its own instead of refunding it.
     server.on('DELETE', '/v2/video_generation/t2', { status: 405, body: {} });
-    await expect(adapter().cancel!('t2')).resolves.toBeUndefined();
-    expect(server.requests.map((r) => r.method)).toEqual(['DELETE', 'DELETE']);
+    await expect(adapter().cancel!('t2')).rejects.toMatchObject({ kind: 'failed', httpStatus: 405 });
+    server.on('DELETE', '/v2/video_generation/t3', fx('error-404-task-not-found'));
+    await expect(adapter().cancel!('t3')).resolves.toBeUndefined();
+    expect(server.requests.map((r) => r.method)).toEqual(['DELETE', 'DELETE', 'DELETE']);
     const off = adapter({ cancel: false });
     expect(off.capabilities.cancel).toBe(false);
     expect(off.cancel).toBeUndefined();

@@ -204,15 +204,21 @@ describe('Seedance task', () => {
     await expect(adapter().poll('cgt-1')).rejects.toMatchObject({ kind: 'transient' });
   });
 
-  it('cancels with DELETE, and ignores the refusal of a task that already runs', async () => {
+  it('cancels with DELETE; a task that already runs refuses, and the refusal is reported (providers.md 1.8)', async () => {
     server.on('DELETE', '/contents/generations/tasks/cgt-1', { status: 200, body: {} });
     await adapter().cancel!('cgt-1');
-    server.on('DELETE', '/contents/generations/tasks/cgt-2', fx('error-400-invalid-parameter'));
-    await expect(adapter().cancel!('cgt-2')).resolves.toBeUndefined();
+    // "On running it is not allowed (error)": the render goes on and is billed, so the worker must
+    // let it finish rather than settle the task cancelled and refunded (docs/api.md, Cancel).
+    server.on('DELETE', '/contents/generations/tasks/cgt-2', fx('error-400-cancel-running-task'));
+    await expect(adapter().cancel!('cgt-2')).rejects.toMatchObject({ kind: 'failed', httpStatus: 400 });
     server.on('DELETE', '/contents/generations/tasks/cgt-3', fx('error-500-internal'));
     await expect(adapter().cancel!('cgt-3')).rejects.toMatchObject({ kind: 'transient' });
+    // A task Ark no longer knows (deleted, or older than 7 days) leaves nothing to cancel.
+    server.on('DELETE', '/contents/generations/tasks/cgt-4', fx('error-404-task-not-found'));
+    await expect(adapter().cancel!('cgt-4')).resolves.toBeUndefined();
     expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
-      'DELETE /contents/generations/tasks/cgt-1', 'DELETE /contents/generations/tasks/cgt-2', 'DELETE /contents/generations/tasks/cgt-3']);
+      'DELETE /contents/generations/tasks/cgt-1', 'DELETE /contents/generations/tasks/cgt-2', 'DELETE /contents/generations/tasks/cgt-3',
+      'DELETE /contents/generations/tasks/cgt-4']);
   });
 
   it('reads the task id of an (unsigned) callback, and nothing else', async () => {

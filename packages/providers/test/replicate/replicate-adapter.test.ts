@@ -136,6 +136,15 @@ describe('HTTP errors', () => {
 });
 
 describe('cancel', () => {
+  it('a prediction that already finished was not stopped: the cancel answer is a refusal (providers.md 7)', async () => {
+    const a = createReplicateAdapter(channel());
+    up.on('POST', `/v1/predictions/${ID}/cancel`, { body: fixture('replicate-prediction-succeeded-video') });
+    await expect(a.cancel!(ID)).rejects.toMatchObject({ kind: 'failed', message: expect.stringMatching(/already succeeded/) });
+    up.on('POST', `/v1/predictions/${ID}/cancel`, { status: 404, body: fixture('replicate-404-not-found') });
+    await expect(a.cancel!(ID)).resolves.toBeUndefined();
+    a.close();
+  });
+
   it('POSTs the cancel endpoint', async () => {
     up.on('POST', `/v1/predictions/${ID}/cancel`, { body: fixture('replicate-prediction-canceled') });
     const a = createReplicateAdapter(channel());

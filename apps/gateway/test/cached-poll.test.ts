@@ -1,0 +1,205 @@
+// Cached polls answered before the middleware chain (routes/cached-poll.ts): the same answer as
+// the chain gives, counted and logged like any request, and everything the lane cannot decide from
+// memory left to the chain. Also the batched task reads of polls that miss the cache
+// (services/task-reads.ts) and the API-key cache's single lookup per key (middleware/auth.ts).
+import request from 'supertest';
+import IORedis from 'ioredis';
+import { pollCacheKey } from '@mediagen/queue';
+import { sqlPool } from '@mediagen/db';
+import { metricValue } from '../../../test/e2e/support/prom-text';
+import * as pollService from '../src/services/poll.service';
+import { TaskReads } from '../src/services/task-reads';
+import { startHarness, Harness } from './harness';
+
+jest.setTimeout(60_000);
+
+let h: Harness;
+let redis: IORedis;
+beforeAll(async () => {
+  h = await startHarness('cached-poll', { INSTANT_WAIT_MS: '0' });
+  redis = new IORedis(h.deps.config.REDIS_URL);
+});
+afterAll(async () => {
+  redis.disconnect();
+  await h.close();
+});
+
+const image = { model: 'image-b-2.5', prompt: 'a lighthouse at dusk', ratio: '16:9' };
+const submit = async (auth: Record<string, string>) => (await request(h.app).post('/api/image/generate').set(auth).send(image).expect(200)).body.taskId as string;
+/** How many polls the chain's route answered (the lane never calls it). */
+const viaChain = () => jest.spyOn(pollService, 'pollLocal');
+/** Header names in order, and the values that do not change per request. */
+const shape = (res: request.Response) => ({
+  names: (res as unknown as { res: { rawHeaders: string[] } }).res.rawHeaders.filter((_, i) => i % 2 === 0).map((n) => n.toLowerCase()),
+  stable: Object.fromEntries(Object.entries(res.headers as Record<string, string>).filter(([k]) => !['x-request-id', 'ratelimit', 'date'].includes(k))),
+});
+
+describe('the cached-poll lane', () => {
+  it('answers a cached poll with the status, headers and body the chain answers', async () => {
+    const a = await h.newAccount();
+    const id = await submit(a.auth);
+    await request(h.app).get(`/api/image/tasks/${id}`).set(a.auth).expect(200); // fills the cache
+    const spy = viaChain();
+    const lane = await request(h.app).get(`/api/image/tasks/${id}`).set(a.auth).expect(200);
+    expect(spy).not.toHaveBeenCalled();
+    // A query string is not the documented form: the chain answers it, from the same local copy.
+    const chain = await request(h.app).get(`/api/image/tasks/${id}?via=chain`).set(a.auth).expect(200);
+    expect(spy).toHaveBeenCalledTimes(1);
+    spy.mockRestore();
+    expect(lane.text).toBe(chain.text);
+    expect(lane.body).toEqual({ status: 'pending', type: 'image' });
+    expect(shape(lane)).toEqual(shape(chain));
+    expect(lane.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(lane.headers['content-security-policy']).toContain("default-src 'none'");
+    // Each answer counts one request of the account's window.
+    const r = (res: request.Response) => Number(/r=(\d+)/.exec(res.headers['ratelimit'])![1]);
+    expect(r(chain)).toBe(r(lane) - 1);
+    // A client's own request id is echoed, as the chain does.
+    const echoed = await request(h.app).get(`/api/image/tasks/${id}`).set({ ...a.auth, 'X-Request-Id': 'client-id-1' }).expect(200);
+    expect(echoed.headers['x-request-id']).toBe('client-id-1');
+  });
+
+  it('counts its answers in the HTTP metrics and writes the access line', async () => {
+    const a = await h.newAccount();
+    const id = await submit(a.auth);
+    await request(h.app).get(`/api/image/tasks/${id}`).set(a.auth).expect(200);
+    const scrape = async () => (await request(h.app).get('/metrics').set(h.admin()).expect(200)).text;
+    const before = await scrape();
+    const log = h.deps.log;
+    const level = log.level;
+    log.level = 'info';
+    const info = jest.spyOn(log, 'info').mockImplementation(() => undefined);
+    try {
+      for (let i = 0; i < 3; i++) await request(h.app).get(`/api/image/tasks/${id}`).set(a.auth).expect(200);
+    } finally {
+      log.level = level;
+    }
+    const lines = info.mock.calls.filter((c) => (c[0] as { req?: { url?: string } }).req?.url === `/api/image/tasks/${id}`);
+    info.mockRestore();
+    expect(lines).toHaveLength(3);
+    expect(lines[0][0]).toMatchObject({ req: { method: 'GET' }, res: { statusCode: 200 }, accountId: a.id });
+    expect(lines[0][1]).toBe('request completed');
+    const after = await scrape();
+    const labels = { method: 'GET', route: '/api/image/tasks/:taskId', status: '200' };
+    expect(metricValue(after, 'mediagen_http_requests_total', labels) - metricValue(before, 'mediagen_http_requests_total', labels)).toBe(3);
+    const count = { route: '/api/image/tasks/:taskId', status: '200' };
+    expect(metricValue(after, 'mediagen_http_request_duration_seconds_count', count) - metricValue(before, 'mediagen_http_request_duration_seconds_count', count)).toBe(3);
+  });
+
+  it('leaves to the chain what it cannot decide from memory, which answers as before', async () => {
+    const a = await h.newAccount();
+    const other = await h.newAccount();
+    const id = await submit(a.auth);
+    const first = await request(h.app).get(`/api/image/tasks/${id}`).set(a.auth).expect(200);
+    const spy = viaChain();
+    await request(h.app).get(`/api/image/tasks/${id}`).set(other.auth).expect(404); // another account's task
+    await request(h.app).get(`/api/video/tasks/${id}`).set(a.auth).expect(404); // the other type's endpoint
+    await request(h.app).get(`/api/image/tasks/${id}`).set({ ...a.auth, 'If-None-Match': first.headers['etag'] }).expect(304);
+    await request(h.app).head(`/api/image/tasks/${id}`).set(a.auth).expect(200);
+    await request(h.app).get(`/api/IMAGE/tasks/${id}`).set(a.auth).expect(200); // Express matches any case
+    expect(spy.mock.calls.length).toBeGreaterThanOrEqual(4);
+    spy.mockRestore();
+    const bad = await request(h.app).get(`/api/image/tasks/${id}`).set({ Authorization: 'Bearer mg_live_unknownunknownunknownunknown' });
+    expect(bad.status).toBe(401);
+    expect(bad.body).toMatchObject({ code: 'unauthorized' });
+  });
+
+  it('refuses with 429 once the account has spent its window, through the chain', async () => {
+    const a = await h.newAccount({ rateLimitPerMinute: 3 });
+    const id = await submit(a.auth); // the submit counts too
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await request(h.app).get(`/api/image/tasks/${id}`).set(a.auth)).status);
+    expect(statuses).toEqual([200, 200, 429, 429]);
+    const last = await request(h.app).get(`/api/image/tasks/${id}`).set(a.auth).expect(429);
+    expect(last.headers['retry-after']).toMatch(/^\d+$/);
+    expect(last.headers['ratelimit']).toMatch(/^"per-account"; r=0; t=\d+$/);
+    expect(last.body).toMatchObject({ code: 'rate_limited' });
+  });
+
+  it("never answers from its copy after the shared entry's own expiry", async () => {
+    const a = await h.newAccount();
+    const id = await submit(a.auth);
+    // The shared entry as another gateway stored it, with little of its life left.
+    await redis.set(pollCacheKey(h.deps.config.REDIS_PREFIX, id), JSON.stringify({ a: a.id, t: 'image', b: { status: 'pending', type: 'image' } }), 'PX', 400);
+    expect((await request(h.app).get(`/api/image/tasks/${id}`).set(a.auth).expect(200)).body.status).toBe('pending');
+    const spy = viaChain();
+    expect((await request(h.app).get(`/api/image/tasks/${id}`).set(a.auth).expect(200)).body.status).toBe('pending');
+    expect(spy).not.toHaveBeenCalled(); // the lane answered from the copy
+    await h.deps.db.task.update({ where: { id }, data: { status: 'processing', progress: 40 } });
+    while ((await redis.exists(pollCacheKey(h.deps.config.REDIS_PREFIX, id))) === 1) await new Promise((r) => setTimeout(r, 10));
+    expect((await request(h.app).get(`/api/image/tasks/${id}`).set(a.auth).expect(200)).body).toEqual({ status: 'processing', progress: 40, type: 'image' });
+    expect(spy).toHaveBeenCalledTimes(1);
+    spy.mockRestore();
+  });
+});
+
+describe('task reads of polls that miss the cache', () => {
+  it('reads the misses of one turn of the event loop in one statement', async () => {
+    const a = await h.newAccount();
+    const other = await h.newAccount();
+    const ids = [];
+    for (let i = 0; i < 12; i++) ids.push(await submit(a.auth));
+    const query = jest.spyOn(sqlPool(h.deps.db), 'query');
+    const answers = await Promise.all([
+      ...ids.map((id) => request(h.app).get(`/api/image/tasks/${id}`).set(a.auth)),
+      request(h.app).get(`/api/image/tasks/${ids[0]}`).set(other.auth),
+    ]);
+    const reads = query.mock.calls.filter((c) => String(c[0]).includes('= ANY($1::text[])'));
+    query.mockRestore();
+    expect(answers.map((r) => r.status)).toEqual([...ids.map(() => 200), 404]);
+    expect(answers.slice(0, -1).every((r) => r.body.status === 'pending')).toBe(true);
+    // Supertest opens a connection per request, so they arrive over a few turns, not twelve.
+    expect(reads.length).toBeGreaterThanOrEqual(1);
+    expect(reads.length).toBeLessThan(ids.length);
+  });
+
+  it('answers every caller of a batch, and fails them all when the read fails', async () => {
+    const calls: string[][] = [];
+    let fail = false;
+    const reads = new TaskReads(async (ids) => {
+      calls.push([...ids]);
+      if (fail) throw new Error('database unavailable');
+      return new Map(ids.filter((id) => id !== 'gone').map((id) => [id, { id, accountId: 'acc', type: 'image' as const, status: 'pending' as const, progress: 0, resultUrls: [], errorCode: null, errorMessage: null, retryable: null }]));
+    });
+    const got = await Promise.all(['t1', 't2', 't1', 'gone'].map((id) => reads.get(id)));
+    expect(calls).toEqual([['t1', 't2', 'gone']]);
+    expect(got.map((v) => v?.id ?? null)).toEqual(['t1', 't2', 't1', null]);
+    fail = true;
+    const failed = await Promise.allSettled([reads.get('t3'), reads.get('t4')]);
+    expect(failed.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect(calls).toHaveLength(2);
+  });
+});
+
+describe('API-key look-ups', () => {
+  it('requests that need the same key at once share one look-up', async () => {
+    const a = await h.newAccount();
+    const find = jest.spyOn(h.deps.db.apiKey, 'findUnique');
+    const answers = await Promise.all(Array.from({ length: 10 }, () => request(h.app).get('/api/balance').set(a.auth)));
+    const lookups = find.mock.calls.length;
+    find.mockRestore();
+    expect(answers.map((r) => r.status)).toEqual(answers.map(() => 200));
+    expect(lookups).toBe(1);
+  });
+
+  it('a key in use is looked up again shortly before its entry expires, without a request waiting for it', async () => {
+    const a = await h.newAccount();
+    await request(h.app).get('/api/balance').set(a.auth).expect(200);
+    await request(h.app).get('/api/balance').set(a.auth).expect(200); // now known by its header
+    const start = Date.now();
+    const now = jest.spyOn(Date, 'now');
+    const find = jest.spyOn(h.deps.db.apiKey, 'findUnique');
+    try {
+      now.mockReturnValue(start + 4_500); // half a second of the 5 s entry left
+      await request(h.app).get('/api/balance').set(a.auth).expect(200);
+      while (find.mock.calls.length === 0) await new Promise((r) => setTimeout(r, 5));
+      await new Promise((r) => setTimeout(r, 100)); // the refresh lands
+      now.mockReturnValue(start + 7_000); // past the first entry's end, within the refreshed one's
+      await request(h.app).get('/api/balance').set(a.auth).expect(200);
+      expect(find).toHaveBeenCalledTimes(1);
+    } finally {
+      now.mockRestore();
+      find.mockRestore();
+    }
+  });
+});
