@@ -1,11 +1,12 @@
 # One image for every process; the command picks the app (docker-compose.yml sets it per service):
-#   gateway (default)  node --import tsx apps/gateway/src/main.ts
+#   gateway (default)  node --max-semi-space-size=16 --import tsx apps/gateway/src/main.ts
 #   worker             node --import tsx apps/worker/src/main.ts
 #   provider-sim       node --import tsx apps/provider-sim/src/main.ts
 #   migrate (one-shot) node --import tsx scripts/prepare-db.ts
 # The TypeScript runs through tsx exactly as in development and CI, so there is no second build
 # output that could drift from what the tests ran. `node --import tsx` (not `npx tsx`) keeps the app
-# as the container's main process, so SIGTERM reaches its graceful shutdown directly.
+# as the container's main process, so SIGTERM reaches its graceful shutdown directly. The gateway's
+# Node flag caps V8's young generation at Node 20's size (scripts/lib/node-flags.ts says why).
 
 FROM node:24-bookworm-slim AS deps
 WORKDIR /app
@@ -64,4 +65,4 @@ EXPOSE 3000
 # Gateway liveness; compose gives the worker (WORKER_PORT) and the simulator (SIM_PORT) their own.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=5 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-CMD ["node", "--import", "tsx", "apps/gateway/src/main.ts"]
+CMD ["node", "--max-semi-space-size=16", "--import", "tsx", "apps/gateway/src/main.ts"]

@@ -6,6 +6,7 @@ import { spawn, ChildProcess, execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { loadConfig, type Config } from '@mediagen/config';
 import { ensurePostgres, ensureRedis, EngineMissingError, type Engine } from './lib/engines';
+import { nodeFlagsFor } from './lib/node-flags';
 
 const root = path.resolve(__dirname, '..');
 // `npm start` is the local development runner: it says so, for itself and the processes it starts
@@ -19,7 +20,7 @@ const engines: Engine[] = [];
 function run(name: string, file: string): ChildProcess {
   // `node --import tsx` runs the app in this very child, so signals reach the app itself
   // (the tsx CLI would put one more process in between).
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, file)], {
+  const child = spawn(process.execPath, [...nodeFlagsFor(file), '--import', 'tsx', path.join(root, file)], {
     cwd: root,
     env: process.env,
     stdio: ['ignore', 'pipe', 'pipe'],

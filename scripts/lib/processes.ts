@@ -7,6 +7,7 @@ import { randomInt } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { nodeFlagsFor } from './node-flags';
 
 export const ROOT = path.resolve(__dirname, '../..');
 
@@ -17,10 +18,11 @@ export interface Proc {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
+/** `nodeArgs` come after the app's own flags (node-flags.ts), so a benchmark may override one. */
 export function startProcess(name: string, entry: string, env: Record<string, string>, logDir: string, nodeArgs: string[] = []): Proc {
   const logFile = path.join(logDir, `${name}.log`);
   const out = fs.openSync(logFile, 'a');
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(ROOT, entry)], {
+  const child = spawn(process.execPath, [...nodeFlagsFor(entry), ...nodeArgs, '--import', 'tsx', path.join(ROOT, entry)], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', out, out],

@@ -8,6 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
 import { startHealthServer } from '../../apps/worker/src/health-server';
+import { nodeFlagsFor } from '../../scripts/lib/node-flags';
 
 const ROOT = path.resolve(__dirname, '../..');
 const read = (f: string) => fs.readFileSync(path.join(ROOT, f), 'utf8');
@@ -29,6 +30,15 @@ describe('image and compose hygiene', () => {
     expect(compose).not.toMatch(/PROVIDER_CONFIG:-/);
     expect(compose).toContain('--requirepass');
     expect(compose).toMatch(/REDIS_URL: redis:\/\/:\$\{REDIS_PASSWORD/);
+  });
+  it('the image, compose and the operations guide start the gateway with the Node flags npm start and the benchmark use', () => {
+    const flags = nodeFlagsFor('apps/gateway/src/main.ts');
+    expect(flags).toContain('--max-semi-space-size=16'); // the young generation of Node 20 (node-flags.ts)
+    const argv = ['node', ...flags, '--import', 'tsx', 'apps/gateway/src/main.ts'];
+    const exec = `[${argv.map((a) => JSON.stringify(a)).join(', ')}]`;
+    expect(read('Dockerfile')).toContain(`CMD ${exec}`);
+    expect(read('docker-compose.yml')).toContain(`command: ${exec}`);
+    expect(read('docs/operations.md')).toContain(`| gateway | \`${argv.join(' ')}\` |`);
   });
 });
 

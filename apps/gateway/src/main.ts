@@ -1,8 +1,10 @@
 // Gateway process: parse env once, build deps, serve, and drain on SIGTERM.
+import './source-maps'; // first: before any package loads
 import v8 from 'node:v8';
 import { loadConfig, ConfigError } from '@mediagen/config';
 import { createDeps, closeDeps } from './deps';
 import { createApp } from './app';
+import { stopTranspilerThread } from './transpiler-thread';
 
 // V8 lets the old generation grow to about four times what survives a full GC before it collects
 // again. A gateway under load promotes a lot of short-lived request garbage (Node's HTTP objects
@@ -19,6 +21,7 @@ async function main(): Promise<void> {
     const addr = server.address();
     const port = typeof addr === 'object' && addr ? addr.port : config.PORT;
     deps.log.info({ port }, `gateway listening on http://localhost:${port}`);
+    stopTranspilerThread(); // every module is loaded by now (transpiler-thread.ts)
     process.send?.({ ready: true, port });
   });
   server.keepAliveTimeout = 65_000;

@@ -1,0 +1,19 @@
+// Node flags an app is started with, the same from every launcher: `npm start` (scripts/start.ts),
+// the end-to-end tests, chaos and the benchmark (processes.ts), the fuzz and hostile-load gateway
+// (gateway-process.ts). The Dockerfile, docker-compose.yml and docs/operations.md spell the same
+// flags out; test/deploy/hygiene.test.ts holds them to this list.
+//
+// Gateway, --max-semi-space-size=16: since Node 22, V8 sizes the young generation from the
+// machine's memory, and on a host with a few GiB or more each semi-space may grow to 64 MiB (Node
+// 20: 16 MiB). A gateway under 64 connections allocates fast enough to grow it to the maximum,
+// so its new space held 128 MiB (two semi-spaces) and its RSS peak under load rose from 229-239
+// MiB on Node 20 to 313-354 MiB on Node 24, with the old generation and everything else the same
+// (docs/benchmark.md, "Gateway RSS on Node 24"). 16 MiB is Node 20's size, with which the
+// benchmark's throughput figures were met. V8 reads the flag only when the heap is set up, so it
+// cannot be set from main.ts (v8.setFlagsFromString there has no effect on it).
+const FLAGS: Record<string, readonly string[]> = {
+  'apps/gateway/src/main.ts': ['--max-semi-space-size=16'],
+};
+
+/** The Node flags of an app, by its entry file relative to the repository root. */
+export const nodeFlagsFor = (entry: string): string[] => [...(FLAGS[entry.replace(/\\/g, '/')] ?? [])];
