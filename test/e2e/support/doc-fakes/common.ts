@@ -205,3 +205,18 @@ export function textOf(v: unknown): string {
 }
 
 export const bearer = (req: http.IncomingMessage) => /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+
+/**
+ * The documented content[] parts of ModelArk and MiniMax v2: text, or
+ * {type:"<kind>_url", <kind>_url:{url}, role} with a role from the protocol's list. The first bad part's path, or undefined.
+ */
+export function badContentPart(content: unknown[], roles: readonly string[]): string | undefined {
+  for (const [i, part] of content.entries()) {
+    const p = part as Record<string, any>;
+    if (p.type === 'text') continue;
+    const kind = /^(image|video|audio)_url$/.exec(String(p.type))?.[1];
+    if (!kind || typeof p[p.type]?.url !== 'string') return `content[${i}]`;
+    if (p.role !== undefined && !roles.includes(p.role)) return `content[${i}].role`;
+  }
+  return undefined;
+}

@@ -7,7 +7,7 @@
 // `failed` with `error.code` as the string "1027", `content.url` is re-signed on every query, and a
 // `callback_url` is first verified with a challenge echo before any status is posted to it.
 import { randomBytes } from 'node:crypto';
-import { Fake, FakeContext, Job, Reply, bearer, mp4Bytes, sizeFor } from './common';
+import { Fake, FakeContext, Job, Reply, badContentPart, bearer, mp4Bytes, sizeFor } from './common';
 
 const v2Error = (httpCode: number, type: string, message: string): Reply => ({
   status: httpCode,
@@ -24,17 +24,7 @@ const RATIOS = ['16:9', '9:16', '1:1', '4:3', '3:4', '21:9'];
 
 const ROLES = ['first_frame', 'last_frame', 'reference_image', 'reference_video', 'reference_audio', 'base_video'];
 
-/** The documented content[] parts: text, or {type:"<kind>_url", <kind>_url:{url}, role}. */
-function badPart(content: unknown[]): string | undefined {
-  for (const [i, part] of content.entries()) {
-    const p = part as Record<string, any>;
-    if (p.type === 'text') continue;
-    const kind = /^(image|video|audio)_url$/.exec(String(p.type))?.[1];
-    if (!kind || typeof p[p.type]?.url !== 'string') return `content[${i}]`;
-    if (p.role !== undefined && !ROLES.includes(p.role)) return `content[${i}].role`;
-  }
-  return undefined;
-}
+const badPart = (content: unknown[]) => badContentPart(content, ROLES);
 
 function taskView(fake: Fake, job: Job): Record<string, unknown> {
   const phase = fake.phase(job);

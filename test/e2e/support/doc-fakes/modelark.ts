@@ -6,7 +6,7 @@
 // service_tier, ...), a refused output is `failed` + `error.code` OutputVideoSensitiveContentDetected,
 // a refused Seedream image is HTTP 200 with `data[0].error` (per-image moderation), and a 429 is
 // `RateLimitExceeded.EndpointRPMExceeded` without Retry-After (none is documented).
-import { Fake, FakeContext, Job, Reply, bearer, mp4Bytes, pngBytes, sizeFor } from './common';
+import { Fake, FakeContext, Job, Reply, badContentPart, bearer, mp4Bytes, pngBytes, sizeFor } from './common';
 
 const API = '/api/v3';
 
@@ -24,17 +24,7 @@ function promptOf(body: Record<string, unknown>): string {
 
 const ROLES = ['first_frame', 'last_frame', 'reference_image', 'reference_video', 'reference_audio'];
 
-/** The documented content[] parts: text, or {type:"<kind>_url", <kind>_url:{url}, role}. */
-function badPart(content: unknown[]): string | undefined {
-  for (const [i, part] of content.entries()) {
-    const p = part as Record<string, any>;
-    if (p.type === 'text') continue;
-    const kind = /^(image|video|audio)_url$/.exec(String(p.type))?.[1];
-    if (!kind || typeof p[p.type]?.url !== 'string') return `content[${i}]`;
-    if (p.role !== undefined && !ROLES.includes(p.role)) return `content[${i}].role`;
-  }
-  return undefined;
-}
+const badPart = (content: unknown[]) => badContentPart(content, ROLES);
 
 function submitGuard(fake: Fake, prompt: string): Reply | undefined {
   if (fake.firstTime('429', prompt)) return arkError(429, 'RateLimitExceeded.EndpointRPMExceeded', 'The request has exceeded the RPM rate limit of the endpoint. Please try again later.');
