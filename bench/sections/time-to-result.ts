@@ -124,13 +124,59 @@ async function run(ctx: BenchContext): Promise<void> {
   if (PARTS.has('sync')) await answersAtOnce(ctx, accounts);
 }
 
+/**
+ * The upstream's own part of time to result after a callback render ends: a bare client, waiting at
+ * the render's end, reads the task back to back until it says `succeeded` and downloads its video (the
+ * first fetch of that file, as ours is), on keep-alive connections; timed from the render's end. So
+ * it counts the simulator's status answer and serving (and writing) the MP4, nothing of ours (no
+ * callback, queue, database, storage or hardened download).
+ */
+async function upstreamAfterFinish(ctx: BenchContext): Promise<number> {
+  const sim = `http://127.0.0.1:${ctx.stack.env.SIM_PORT}`;
+  const channel = defaultChannelConfig(sim).channels.find((c) => c.protocol === 'modelark' && c.models[CALLBACK_MODEL]);
+  if (!channel) throw new Error(`no default ModelArk channel serves ${CALLBACK_MODEL}`);
+  const headers = { authorization: `Bearer ${channel.apiKey}`, 'content-type': 'application/json' };
+  const created = await fetch(`${channel.baseUrl}/contents/generations/tasks`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ model: channel.models[CALLBACK_MODEL], content: [{ type: 'text', text: `floor ${tag()} #sim:delay=${CALLBACK_RENDER_MS}` }], ratio: '16:9', resolution: '720p', duration: 5 }),
+  });
+  const { id } = (await created.json()) as { id?: string };
+  if (!id) throw new Error(`callback floor: create answered ${created.status}`);
+  const { finishesAt } = (await (await fetch(`${sim}/stats/renders/${id}`)).json()) as { finishesAt: number };
+  const wait = finishesAt - LEAD_MS - now();
+  if (wait > 0) await sleep(wait);
+  for (const giveUp = now() + 30_000; now() < giveUp; ) {
+    const b = (await (await fetch(`${channel.baseUrl}/contents/generations/tasks/${id}`, { headers })).json()) as { status?: string; content?: { video_url?: string } };
+    if (b.status === 'succeeded' && b.content?.video_url) {
+      const file = await fetch(b.content.video_url);
+      if (file.status !== 200 || (await file.arrayBuffer()).byteLength === 0) throw new Error(`callback floor: video download ${file.status}`);
+      return now() - finishesAt;
+    }
+  }
+  throw new Error(`callback floor: render ${id} never succeeded`);
+}
+
+const CALLBACK_MODEL = 'video-b-2.0-mini';
+
 async function callbacks(ctx: BenchContext, accounts: BenchAccount[]): Promise<void> {
   const { log, add } = ctx;
-  const cbBody = () => ({ model: 'video-b-2.0-mini', prompt: `time to result ${tag()} #sim:delay=${CALLBACK_RENDER_MS}`, duration: 5, resolution: '720p' });
+  const cbBody = () => ({ model: CALLBACK_MODEL, prompt: `time to result ${tag()} #sim:delay=${CALLBACK_RENDER_MS}`, duration: 5, resolution: '720p' });
   await pool(CLIENTS, CLIENTS, (i) => watchOne(ctx, accounts[i], 'video', cbBody())); // warm-up
+  await pool(CLIENTS, CLIENTS, () => upstreamAfterFinish(ctx));
   log(`time to result, callbacks: ${CALLBACK_TASKS} renders of ${CALLBACK_RENDER_MS} ms on ModelArk (callback on finish), ${CLIENTS} at a time`);
-  const cb = await pool(CALLBACK_TASKS, CLIENTS, (i) => watchOne(ctx, accounts[i % CLIENTS], 'video', cbBody()));
+  // Service and the upstream's own time in alternating halves, so whatever else the machine does weighs on both.
+  const half = Math.ceil(CALLBACK_TASKS / 2);
+  const cb: Seen[] = [];
+  const own: number[] = [];
+  for (let k = 0; k < 2; k++) {
+    own.push(...(await pool(half, CLIENTS, () => upstreamAfterFinish(ctx))));
+    cb.push(...(await pool(half, CLIENTS, (i) => watchOne(ctx, accounts[i % CLIENTS], 'video', cbBody()))));
+  }
   const cbLate = cb.filter((s) => s.status === 'completed').map((s) => s.visibleAt - s.finishesAt);
+  const ownP50 = p(own, 50);
+  log(`  upstream's own time after the render ends (bare client: status until succeeded + the video's download) p50=${ownP50.toFixed(1)}ms p99=${p(own, 99).toFixed(1)}ms`);
+  add(figure('time to result with upstream callbacks over the upstream\'s own time p50 (finished -> visible, minus a bare client\'s status read + video download)', p(cbLate, 50) - ownP50, 'ms', { floor: ownP50, better: 'lower' }));
   const done = await submit(ctx, accounts[0], 'image', { model: 'image-d-2.5-flash-image', prompt: `floor ${tag()}` });
   while ((await poll(ctx, accounts[0], 'image', done.taskId)).status !== 'completed') await sleep(50);
   const floor = await completedPollFloor(ctx, accounts[0], 'image', done.taskId);
