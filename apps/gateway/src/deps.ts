@@ -89,3 +89,16 @@ export async function closeDeps(d: GatewayDeps): Promise<void> {
   await d.db.$disconnect();
   for (const a of d.adapters.values()) a.close();
 }
+
+/**
+ * A getter for state made once per deps (and so once per process in production), for parts whose
+ * state is per gateway instance: the key cache, the rate-limit reservations, batched reads.
+ */
+export function onePerDeps<T>(create: (deps: GatewayDeps) => T): (deps: GatewayDeps) => T {
+  const instances = new WeakMap<GatewayDeps, T>();
+  return (deps) => {
+    let v = instances.get(deps);
+    if (v === undefined) instances.set(deps, (v = create(deps)));
+    return v;
+  };
+}

@@ -11,6 +11,7 @@ import { Attempt, createTaskWithCharge, ledgerDiscrepancies, markSubmitSent, new
 import { enqueueTask } from '@mediagen/queue';
 import { advanceTask } from '../src/run-task';
 import { recordRender } from '../src/render-ids';
+import { eventually } from '../../../test/e2e/support/wait';
 import { InProcess, startInProcess } from './in-process';
 
 jest.setTimeout(60_000);
@@ -80,15 +81,6 @@ const counter = async (name: 'resubmits' | 'extraRenders', labels: Record<string
     .filter((v) => Object.entries(labels).every(([k, l]) => v.labels[k as keyof typeof v.labels] === l))
     .reduce((s, v) => s + v.value, 0);
 
-const until = async <T>(what: string, fn: () => Promise<T | null | undefined | false>, ms = 10_000): Promise<T> => {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
 
 async function expectOneRender(taskId: string, prompt: string) {
   expect(await w.settled(taskId, 30_000)).toMatchObject({ status: 'completed' });
@@ -103,14 +95,14 @@ it('a job whose lock lapsed inside a slow submit (blocked event loop) is run aga
   const inFlight = await counter('resubmits', { how: 'in_flight' });
   const { taskId, prompt } = await task('a lock that lapses #sim:slow-submit=3000 #sim:delay=200');
   await enqueueTask(w.queue, taskId);
-  await until('the upstream to receive the submit', async () => w.sim.refSummary(taskRef(prompt)).submits >= 1);
+  await eventually('the upstream to receive the submit', async () => w.sim.refSummary(taskRef(prompt)).submits >= 1);
   // What a loaded machine does: nothing runs for twice the lock's length, so the lock lapses and
   // the stalled check hands the job to another run while the first still waits for its answer.
   const stop = Date.now() + 1_000;
   while (Date.now() < stop) {
     /* the event loop is blocked */
   }
-  await until('a second run to find the submit open', async () => (await counter('resubmits', { how: 'in_flight' })) > inFlight);
+  await eventually('a second run to find the submit open', async () => (await counter('resubmits', { how: 'in_flight' })) > inFlight);
   await expectOneRender(taskId, prompt);
   expect(await counter('resubmits', { how: 'blind' })).toBe(0);
 });
@@ -118,7 +110,7 @@ it('a job whose lock lapsed inside a slow submit (blocked event loop) is run aga
 it('a second run called while the first is inside the submit waits for the deadline, and the first run writes the id', async () => {
   const { taskId, prompt } = await task('two runs at once #sim:slow-submit=1500 #sim:delay=200');
   await enqueueTask(w.queue, taskId);
-  await until('the upstream to receive the submit', async () => w.sim.refSummary(taskRef(prompt)).submits >= 1);
+  await eventually('the upstream to receive the submit', async () => w.sim.refSummary(taskRef(prompt)).submits >= 1);
   const t0 = Date.now();
   const next = await advanceTask(w.app.ctx, { taskId, step: 'submit', transientErrors: 0 });
   expect(next).toMatchObject({ step: 'submit' });
@@ -145,7 +137,7 @@ it('Postgres refuses the id for longer than the retries: the id waits in the job
   const { taskId, prompt } = await task('a longer outage #sim:delay=200');
   await w.db.$executeRawUnsafe(`UPDATE "${schema}".id_write_block SET task_id = $1, fail_first = 0, down = true`, taskId);
   await enqueueTask(w.queue, taskId);
-  const job = await until('the id in the job data', async () => {
+  const job = await eventually('the id in the job data', async () => {
     const j = await w.queue.getJob(taskId);
     return j?.data.render ? j : null;
   });

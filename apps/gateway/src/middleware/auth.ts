@@ -11,7 +11,7 @@
 import type { Request, RequestHandler } from 'express';
 import { findApiKeyByHash } from '@mediagen/db';
 import { AppError } from '@mediagen/errors';
-import type { GatewayDeps } from '../deps';
+import { GatewayDeps, onePerDeps } from '../deps';
 import { DEV_API_KEY_HASH, hashApiKey, looksLikeApiKey } from '../services/api-keys';
 import { authFailures, clientAddress, guardAuth } from './ip-limits';
 
@@ -46,12 +46,7 @@ export interface ApiKeyAuth {
 }
 
 /** The API-key authentication of a gateway's deps, one per deps (and so per process in production). */
-const instances = new WeakMap<GatewayDeps, ApiKeyAuth>();
-export function apiKeys(deps: GatewayDeps): ApiKeyAuth {
-  let a = instances.get(deps);
-  if (!a) instances.set(deps, (a = createApiKeyAuth(deps)));
-  return a;
-}
+export const apiKeys: (deps: GatewayDeps) => ApiKeyAuth = onePerDeps((deps) => createApiKeyAuth(deps));
 
 export const apiKeyAuth = (deps: GatewayDeps): RequestHandler => apiKeys(deps).middleware;
 

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import type { NextFunction, RequestHandler, Response } from 'express';
 import { AppError } from '@mediagen/errors';
 import type { RedisClient } from '@mediagen/queue';
-import type { GatewayDeps } from '../deps';
+import { GatewayDeps, onePerDeps } from '../deps';
 import type { AuthContext } from './auth';
 import { RateTokens, Verdict } from './rate-tokens';
 
@@ -64,12 +64,7 @@ export interface AccountRateLimit {
 }
 
 /** The account rate limit of a gateway's deps, one per deps (its reservations are per process). */
-const instances = new WeakMap<GatewayDeps, AccountRateLimit>();
-export function accountRateLimit(deps: GatewayDeps): AccountRateLimit {
-  let l = instances.get(deps);
-  if (!l) instances.set(deps, (l = createAccountRateLimit(deps)));
-  return l;
-}
+export const accountRateLimit: (deps: GatewayDeps) => AccountRateLimit = onePerDeps((deps) => createAccountRateLimit(deps));
 
 export const requestRateLimit = (deps: GatewayDeps): RequestHandler => accountRateLimit(deps).middleware;
 

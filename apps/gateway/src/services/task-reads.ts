@@ -4,7 +4,7 @@
 // in bursts of up to one per connection; one statement per burst costs the gateway and Postgres a
 // fraction of one round trip per miss (docs/benchmark.md, "The poll path").
 import { findTaskViews, TaskView } from '@mediagen/db';
-import type { GatewayDeps } from '../deps';
+import { GatewayDeps, onePerDeps } from '../deps';
 
 /** Ids per statement at most; a larger burst is read in several. */
 const MAX_BATCH = 500;
@@ -50,10 +50,5 @@ export class TaskReads {
   }
 }
 
-const instances = new WeakMap<GatewayDeps, TaskReads>();
 /** The batched task reads of a gateway's deps, one per deps. */
-export function taskReads(deps: GatewayDeps): TaskReads {
-  let r = instances.get(deps);
-  if (!r) instances.set(deps, (r = new TaskReads((ids) => findTaskViews(deps.db, ids))));
-  return r;
-}
+export const taskReads: (deps: GatewayDeps) => TaskReads = onePerDeps((deps) => new TaskReads((ids) => findTaskViews(deps.db, ids)));
