@@ -1,6 +1,18 @@
-// Load generation with autocannon. Every response is handed to `check`; a figure only counts the
-// responses that passed, and the run reports how many did not and the first reason why.
+// Load generation: autocannon, or undici's Pool driven in a closed loop. Every response is handed
+// to `check`; a figure only counts the responses that passed, and the run reports how many did not
+// and the first reason why.
+//
+// Why two: the load generator shares the machine with the servers it measures, so what it spends
+// per response is taken from them. autocannon parses responses with http-parser-js (JavaScript, a
+// regular expression per header line) and builds a per-call request anew with a deep clone, so its
+// cost per response grows with the number of response headers: with a plain Node server in the
+// same process, answering 21 headers instead of 3 cost the pair 14-18 us more per response under
+// autocannon and 6-7 us more under undici (llhttp in WebAssembly, one dispatch per request, no
+// stream or promise per response); docs/benchmark.md, "The poll floor". A comparison of two servers that send different header sets (the poll section:
+// the gateway's 21 against a bare Express route's 7) uses undici, so it measures the servers
+// rather than the load generator's parser.
 import autocannon from 'autocannon';
+import { Pool } from 'undici';
 
 export interface LoadRequest {
   path: string;
@@ -22,6 +34,8 @@ export interface LoadOptions {
   /** null when the response is right, else what is wrong with it. */
   check: (status: number, body: string, tag: unknown) => string | null;
   timeoutS?: number;
+  /** 'autocannon' (the default) or 'undici' (see above). */
+  engine?: 'autocannon' | 'undici';
 }
 
 export interface LoadResult {
@@ -40,6 +54,7 @@ export interface LoadResult {
 }
 
 export async function load(o: LoadOptions): Promise<LoadResult> {
+  if (o.engine === 'undici') return undiciLoad(o);
   let ok = 0;
   let bad = 0;
   let firstBad: string | null = null;
@@ -100,5 +115,97 @@ export function expectJson(status: number, pred: (b: Record<string, unknown>, ta
       return 'body is not JSON';
     }
     return pred(b, tag);
+  };
+}
+
+/**
+ * The same run with undici: `connections` loops, each sending its next request when the previous
+ * response has been read (as autocannon does without pipelining), over a Pool of as many
+ * keep-alive connections. Latencies in ms, percentiles over every response.
+ */
+async function undiciLoad(o: LoadOptions): Promise<LoadResult> {
+  const url = new URL(o.url);
+  const timeoutMs = (o.timeoutS ?? 30) * 1000;
+  const pool = new Pool(url.origin, { connections: o.connections, pipelining: 1, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, keepAliveTimeout: 60_000 });
+  const next = typeof o.request === 'function' ? o.request : () => o.request as LoadRequest;
+  let latencies = new Float64Array(1 << 16);
+  let total = 0;
+  let ok = 0;
+  let bad = 0;
+  let errors = 0;
+  let timeouts = 0;
+  let firstBad: string | null = null;
+  let sent = 0;
+  const start = performance.now();
+  const endAt = o.amount ? Infinity : start + (o.duration ?? 10) * 1000;
+  const more = () => (o.amount ? sent < o.amount : performance.now() < endAt);
+  const record = (ms: number) => {
+    if (total === latencies.length) {
+      const grown = new Float64Array(latencies.length * 2);
+      grown.set(latencies);
+      latencies = grown;
+    }
+    latencies[total++] = ms;
+  };
+
+  const loop = (done: () => void) => {
+    if (!more()) return done();
+    sent += 1;
+    const r = next();
+    const t0 = performance.now();
+    const chunks: Buffer[] = [];
+    let status = 0;
+    pool.dispatch(
+      { method: o.method, path: r.path, headers: r.headers, body: r.body },
+      {
+        onConnect() {},
+        onHeaders(s: number) {
+          status = s;
+          return true;
+        },
+        onData(chunk: Buffer) {
+          chunks.push(chunk);
+          return true;
+        },
+        onComplete() {
+          record(performance.now() - t0);
+          const body = (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString();
+          const problem = o.check(status, body, r.tag);
+          if (problem === null) ok += 1;
+          else {
+            bad += 1;
+            firstBad ??= `${status}: ${problem} ${body.slice(0, 300)}`;
+          }
+          loop(done);
+        },
+        onError(err: Error & { code?: string }) {
+          record(performance.now() - t0);
+          if (err.code === 'UND_ERR_HEADERS_TIMEOUT' || err.code === 'UND_ERR_BODY_TIMEOUT') timeouts += 1;
+          else errors += 1;
+          // A refused or reset connection: the next request opens another, without a busy loop.
+          setImmediate(() => loop(done));
+        },
+      } as never,
+    );
+  };
+  await Promise.all(Array.from({ length: o.connections }, () => new Promise<void>((resolve) => loop(resolve))));
+  const seconds = (performance.now() - start) / 1000;
+  await pool.close();
+  const sorted = latencies.subarray(0, total).sort();
+  const at = (q: number) => (total === 0 ? 0 : sorted[Math.min(total - 1, Math.floor((q / 100) * total))]);
+  let sum = 0;
+  for (let i = 0; i < total; i++) sum += sorted[i];
+  return {
+    rps: ok / seconds,
+    p50: Number(at(50).toFixed(2)),
+    p99: Number(at(99).toFixed(2)),
+    mean: total ? sum / total : 0,
+    total,
+    ok,
+    bad,
+    firstBad,
+    errors,
+    timeouts,
+    seconds,
   };
 }

@@ -1,7 +1,7 @@
 // Load shapes shared by the sections: submits that collect task ids, polls over such tasks, and
 // the samplers a section wraps around a load (RSS, CPU).
 import type { BenchAccount } from './admin';
-import { expectJson, load, LoadResult } from './load';
+import { expectJson, load, LoadRequest, LoadResult } from './load';
 import { cpuMs, RssSampler, rssBytes, sleep } from './procs';
 import { percentile } from './stats';
 import type { Stack } from './stack';
@@ -45,17 +45,24 @@ export function submitLoad(
   });
 }
 
-export function pollLoad(s: Stack, tasks: Submitted[], opts: { connections: number; duration: number }, expectStatus: string[]) {
+/** Polls of `tasks` in turn, each with its account's key: the request stream of a poll load. */
+export function pollRequests(tasks: Submitted[]): () => LoadRequest {
   let i = 0;
+  return () => {
+    const t = tasks[i++ % tasks.length];
+    return { path: `/api/image/tasks/${t.taskId}`, headers: auth(t.account) };
+  };
+}
+
+/** Polls with undici: the poll figures compare servers that send different header sets (load.ts). */
+export function pollLoad(s: Stack, tasks: Submitted[], opts: { connections: number; duration: number }, expectStatus: string[], url = s.base) {
   return load({
-    url: s.base,
+    engine: 'undici',
+    url,
     method: 'GET',
     connections: opts.connections,
     duration: opts.duration,
-    request: () => {
-      const t = tasks[i++ % tasks.length];
-      return { path: `/api/image/tasks/${t.taskId}`, headers: auth(t.account) };
-    },
+    request: pollRequests(tasks),
     check: expectJson(200, (b) => (expectStatus.includes(b.status as string) && b.type === 'image' ? null : `expected status ${expectStatus.join('|')}`)),
   });
 }
