@@ -1,6 +1,6 @@
 // Time to result (issue 15.1, issue 13): from the moment the provider finished a render (the
 // simulator's own clock: GET /stats/renders/<id> `finishesAt`) to the moment a client sees the
-// task `completed`. The client polls the task back to back from shortly before the render's end,
+// task `completed`. The client polls the task every 2 ms from shortly before the render's end,
 // so what it measures is visibility through the API, not a database write; the floor is the same
 // client's poll of an already-completed task (one round trip: the best visibility can be).
 // - callbacks: ModelArk Seedance (video-b-2.0-mini), whose upstream calls /hooks/upstream/... when
@@ -28,6 +28,16 @@ const POLL_TASKS_PER_LENGTH = Number(process.env.BENCH_TTR_POLL_TASKS ?? 8);
 const SYNC_RENDER_MS = 1000;
 /** The client starts polling this long before the render's expected end. */
 const LEAD_MS = 150;
+/**
+ * A watching client polls every POLL_EVERY_MS (a poll takes ~0.1-1 ms, then it waits this long), so
+ * it sees the change at most that late. Until 2026-11-23 it polled back to back: 4 such clients
+ * (24 in the polling part) asked ~40,000 polls a second, which kept the gateway and the client on
+ * a core each and left the worker, Postgres and Redis queueing for the rest of a two-core machine:
+ * the figure measured the service under a heavy poll load, not "at light load" (issue 15.1). Traced
+ * then, each Postgres round trip of the worker's step took 2.7-4.9 ms (docs/benchmark.md, "Time to
+ * result: the watching client"). The upstream floor's bare client waits the same between reads.
+ */
+const POLL_EVERY_MS = Number(process.env.BENCH_TTR_POLL_EVERY_MS ?? 2);
 const CLIENTS = 4;
 /** `BENCH_TTR_PARTS=sync` measures only the answers-at-once part (callbacks,polling,sync by default). */
 const PARTS = new Set((process.env.BENCH_TTR_PARTS ?? 'callbacks,polling,sync').split(',').map((x) => x.trim()));
@@ -75,7 +85,7 @@ async function renderTiming(ctx: BenchContext, taskId: string, untilMs = 60_000)
   throw new Error(`task ${taskId}: no upstream render recorded`);
 }
 
-/** Submits one task, then polls it back to back from LEAD_MS before its render's end until it settles. */
+/** Submits one task, then polls it every POLL_EVERY_MS from LEAD_MS before its render's end until it settles. */
 async function watchOne(ctx: BenchContext, a: BenchAccount, kind: Kind, body: object): Promise<Seen> {
   const { taskId } = await submit(ctx, a, kind, body);
   const { finishesAt, renderMs } = await renderTiming(ctx, taskId);
@@ -86,6 +96,7 @@ async function watchOne(ctx: BenchContext, a: BenchAccount, kind: Kind, body: ob
     const p = await poll(ctx, a, kind, taskId);
     if (p.status === 'completed' || p.status === 'failed') return { finishesAt, visibleAt: p.at, renderMs, status: p.status };
     if (p.at > giveUp) throw new Error(`task ${taskId} not settled 60 s after its render ended`);
+    await sleep(POLL_EVERY_MS);
   }
 }
 
@@ -126,7 +137,7 @@ async function run(ctx: BenchContext): Promise<void> {
 
 /**
  * The upstream's own part of time to result after a callback render ends: a bare client, waiting at
- * the render's end, reads the task back to back until it says `succeeded` and downloads its video (the
+ * the render's end, reads the task every POLL_EVERY_MS until it says `succeeded` and downloads its video (the
  * first fetch of that file, as ours is), on keep-alive connections; timed from the render's end. So
  * it counts the simulator's status answer and serving (and writing) the MP4, nothing of ours (no
  * callback, queue, database, storage or hardened download).
@@ -153,6 +164,7 @@ async function upstreamAfterFinish(ctx: BenchContext): Promise<number> {
       if (file.status !== 200 || (await file.arrayBuffer()).byteLength === 0) throw new Error(`callback floor: video download ${file.status}`);
       return now() - finishesAt;
     }
+    await sleep(POLL_EVERY_MS);
   }
   throw new Error(`callback floor: render ${id} never succeeded`);
 }

@@ -3,7 +3,7 @@
 // malformed message is refused on receipt (it wakes no waiting submit).
 import { randomUUID } from 'node:crypto';
 import IORedis from 'ioredis';
-import { createTaskEventPublisher, decodeKeyRevoked, decodeTaskEvent, deleteKeysWithPrefix, encodeTaskEvent, pubsubChannel } from '@mediagen/queue';
+import { createTaskEventPublisher, decodeKeyRevoked, decodeTaskEvent, deleteKeysWithPrefix, encodeTaskEvent, pollCacheKey, pubsubChannel, SETTLED_POLL_ENTRY_MS } from '@mediagen/queue';
 import { TaskEvents } from '../../apps/gateway/src/services/task-events';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -65,6 +65,46 @@ describe('task-events contract', () => {
     victimWait.cancel();
   });
 
+  it('a settlement with its poll entry stores it as the shared entry and hands it to listeners', async () => {
+    const taskId = randomUUID();
+    const entry = { a: 'acc_1', t: 'video' as const, b: { status: 'completed' as const, resultUrls: ['https://cdn.example/r/0.mp4'], type: 'video' } };
+    await redis.set(pollCacheKey(prefix, taskId), JSON.stringify({ a: 'acc_1', t: 'video', b: { status: 'processing', progress: 40, type: 'video' } }), 'PX', 60_000);
+    const got: unknown[] = [];
+    events.onTaskSettled((id, e) => {
+      if (id === taskId) got.push(e);
+    });
+    const wait = events.waitForSettle(taskId, 10_000);
+    await createTaskEventPublisher(redis, prefix, silent).publish(taskId, 'completed', entry);
+    await wait.done;
+    expect(got).toEqual([entry]);
+    // The processing entry is gone; the settled one lives SETTLED_POLL_ENTRY_MS, not the 60 s left.
+    expect(JSON.parse((await redis.get(pollCacheKey(prefix, taskId)))!)).toEqual(entry);
+    const ttl = await redis.pttl(pollCacheKey(prefix, taskId));
+    expect(ttl).toBeGreaterThan(SETTLED_POLL_ENTRY_MS - 5_000);
+    expect(ttl).toBeLessThanOrEqual(SETTLED_POLL_ENTRY_MS);
+    // Without an entry (an older publisher, or none to give) the shared entry is deleted.
+    const other = randomUUID();
+    await redis.set(pollCacheKey(prefix, other), 'x', 'PX', 60_000);
+    const w2 = events.waitForSettle(other, 10_000);
+    await createTaskEventPublisher(redis, prefix, silent).publish(other, 'failed');
+    await w2.done;
+    expect(await redis.exists(pollCacheKey(prefix, other))).toBe(0);
+  });
+
+  it('an entry that disagrees with its event, or does not parse, is not handed on; the event still wakes', async () => {
+    const got: unknown[] = [];
+    const ids = [randomUUID(), randomUUID()];
+    events.onTaskSettled((id, e) => {
+      if (ids.includes(id)) got.push(e ?? null);
+    });
+    const channel = pubsubChannel(prefix, 'taskEvents');
+    const waits = ids.map((id) => events.waitForSettle(id, 10_000).done);
+    await redis.publish(channel, JSON.stringify({ taskId: ids[0], status: 'failed', entry: { a: 'acc', t: 'video', b: { status: 'completed', type: 'video' } } }));
+    await redis.publish(channel, JSON.stringify({ taskId: ids[1], status: 'completed', entry: { a: 'acc', t: 'audio', b: 'no' } }));
+    await Promise.all(waits);
+    expect(got).toEqual([null, null]);
+  });
+
   it('key revocations reach listeners only as sha256 hex', async () => {
     const got: string[] = [];
     events.onKeyRevoked((h) => got.push(h));
@@ -84,6 +124,8 @@ describe('task-events schema', () => {
     const e = { taskId: 'task-1', status: 'completed' as const };
     expect(decodeTaskEvent(encodeTaskEvent(e))).toEqual(e);
     expect(decodeTaskEvent('{"taskId":"t","status":"failed","extra":1}')).toEqual({ taskId: 't', status: 'failed' });
+    const withEntry = { taskId: 't', status: 'failed' as const, entry: { a: 'acc', t: 'image' as const, b: { status: 'failed' as const, errorCode: 'timeout', errorMessage: 'm', retryable: true, type: 'image' } } };
+    expect(decodeTaskEvent(encodeTaskEvent(withEntry))).toEqual(withEntry);
     for (const bad of ['', 'null', '{}', '{"taskId":"","status":"failed"}', '{"taskId":"t","status":"pending"}']) expect(decodeTaskEvent(bad)).toBeNull();
     expect(() => encodeTaskEvent({ taskId: 't', status: 'pending' as never })).toThrow();
     expect(decodeKeyRevoked('b'.repeat(64))).toBe('b'.repeat(64));

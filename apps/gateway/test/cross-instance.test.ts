@@ -76,12 +76,39 @@ describe('poll cache across gateways', () => {
     const settled = settledOnBoth(id);
     await request(A()).post(`/api/video/tasks/${id}/cancel`).set(a.auth).expect(200);
     await settled;
-    // A slow gateway read the task before the cancel committed and stores what it read only now.
-    await redis.set(cacheKey(id), JSON.stringify({ a: a.id, t: 'video', b: { status: 'pending', type: 'video' } }), 'PX', 60_000);
+    // A slow gateway read the task before the cancel committed and fills the entry only now: its
+    // fill (SET NX) finds the settled entry the settlement stored, and adopts it.
+    const stale = JSON.stringify({ a: a.id, t: 'video', b: { status: 'pending', type: 'video' } });
+    expect(await redis.set(cacheKey(id), stale, 'PX', 60_000, 'NX')).toBeNull();
+    expect(JSON.parse((await redis.get(cacheKey(id)))!).b.status).toBe('failed');
+    // Stored over it anyway (an older gateway's plain SET): still never answered after the event.
+    await redis.set(cacheKey(id), stale, 'PX', 60_000);
     expect(await poll(b.app, id, a.auth)).toMatchObject({ status: 'failed', errorCode: 'cancelled' });
     expect(await poll(A(), id, a.auth)).toMatchObject({ status: 'failed', errorCode: 'cancelled' });
-    // ... and the stale entry was replaced by the settled one for every gateway.
-    expect(JSON.parse((await redis.get(cacheKey(id)))!).b.status).toBe('failed');
+  });
+
+  it("the event's settled entry is answered from memory: the poll after the event reads nothing", async () => {
+    const a = await h.newAccount();
+    const id = (await request(A()).post('/api/video/generate').set(a.auth).send(video).expect(200)).body.taskId as string;
+    expect(await poll(b.app, id, a.auth)).toEqual({ status: 'pending', type: 'video' });
+    // An event whose entry Postgres and the shared entry do not have (the row stays pending, the
+    // shared entry is gone): a gateway that answered from either would say pending.
+    await redis.del(cacheKey(id));
+    const settled = settledOnBoth(id);
+    const body = { status: 'completed', resultUrls: ['https://cdn.example/r/0.mp4'], type: 'video' };
+    await redis.publish(h.deps.events.taskChannel, JSON.stringify({ taskId: id, status: 'completed', entry: { a: a.id, t: 'video', b: body } }));
+    await settled;
+    expect(await poll(b.app, id, a.auth)).toEqual(body);
+    expect(await poll(A(), id, a.auth)).toEqual(body);
+    // Still the owner's alone, and of its type.
+    const other = await h.newAccount();
+    await request(b.app).get(`/api/video/tasks/${id}`).set(other.auth).expect(404);
+    await request(b.app).get(`/api/image/tasks/${id}`).set(a.auth).expect(404);
+    // An event without an entry (an older worker) still drops the copies: the next poll reads Postgres.
+    const again = settledOnBoth(id);
+    await redis.publish(h.deps.events.taskChannel, JSON.stringify({ taskId: id, status: 'completed' }));
+    await again;
+    expect(await poll(b.app, id, a.auth)).toEqual({ status: 'pending', type: 'video' });
   });
 
   it("another account's poll is 404 on both gateways, from the cache too", async () => {

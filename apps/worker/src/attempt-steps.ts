@@ -1,6 +1,6 @@
 // The steps of one attempt on one channel: submit, poll, collect the result. Each step does a
 // little work and says when to come back; no step waits for a render.
-import { Attempt, AttemptStatus, finishAttempt, markProcessing, newId, setAttemptStatus, updateProgress } from '@mediagen/db';
+import { Attempt, AttemptStatus, finishAttempt, markAttemptSucceeded, markProcessing, newId, updateProgress } from '@mediagen/db';
 import { capOutputs, openResult, RenderStatus, ResultRef, SubmitResult, UpstreamError, UpstreamUsage, isUpstreamError } from '@mediagen/providers';
 import { publicFileUrl, resultKey } from '@mediagen/storage';
 import { slotLeaseUntil } from './channel-slots';
@@ -151,11 +151,20 @@ async function afterStatus({ run, attempt, adapter }: StepInput, status: RenderS
     if (status.error.kind === 'lost') return lostRender(run, attempt, status.error);
     return nextChannel(run, attempt, status.error);
   }
-  await recordRenderUsage(ctx, attempt, status.usage);
-  if (status.outputs.length === 0) return noResult(run, attempt, new UpstreamError('unusable', 'the provider reported success without a file'));
-  const succeeded = await setAttemptStatus(ctx.db, attempt, 'succeeded');
+  if (status.outputs.length === 0) {
+    await recordRenderUsage(ctx, attempt, status.usage);
+    return noResult(run, attempt, new UpstreamError('unusable', 'the provider reported success without a file'));
+  }
+  // `succeeded` and the usage in one write that runs beside the download, as a synchronous answer's
+  // does (time to result: the download does not wait for the round trip); collect() waits for it
+  // before the task settles. A run that dies before it lands polls the render again and downloads
+  // to the same keys. Null: the attempt was closed meanwhile; the file is dropped and the next run
+  // follows the rows.
+  const marked = markAttemptSucceeded(ctx.db, attempt, status.usage);
+  marked.catch(() => undefined); // awaited in collect()
+  const succeeded: Attempt = { ...attempt, status: 'succeeded' };
   // Outputs are capped to what the task asked for (one video, one image); extras are never fetched.
-  return collect(run, succeeded, { run, attempt: succeeded, adapter }, status.outputs, status.usage);
+  return collect(run, succeeded, { run, attempt: succeeded, adapter }, status.outputs, status.usage, marked);
 }
 
 /**
@@ -195,8 +204,9 @@ function retryCollect(run: TaskRun, attempt: Attempt, err: UpstreamError): Promi
 }
 
 /**
- * Downloads and stores the outputs, then settles the task. `recorded`: a synchronous answer's id
- * write (recordRender) when it runs beside the download. It lands before the task settles or the
+ * Downloads and stores the outputs, then settles the task. `recorded`: the attempt's write that
+ * runs beside the download (a synchronous answer's id, recordRender; a polled render's success,
+ * markAttemptSucceeded). It lands before the task settles or the
  * attempt closes, so a closed attempt is never overwritten; when it finds the attempt naming
  * another render (null), the file is dropped and the next run follows the row.
  */
@@ -245,19 +255,19 @@ async function collect(
 }
 
 /**
- * Whether the attempt's id write that ran beside the download kept this render (the usage is
- * counted then, as recordRenderUsage would). Rethrows its failure (UnrecordedRender: run-task.ts
- * keeps the id in the job's data).
+ * Whether the attempt's write that ran beside the download kept this render (the usage is counted
+ * then, as recordRenderUsage would). Rethrows its failure (UnrecordedRender: run-task.ts keeps the
+ * id in the job's data; a failed success write: the step is retried and polls the render again).
  */
 async function kept(run: TaskRun, recorded: Promise<Attempt | null> | undefined, usage?: UpstreamUsage): Promise<boolean> {
-  if (!recorded) return true; // written before the download (afterStatus)
+  if (!recorded) return true; // a resumed `succeeded` attempt (collectStep): nothing written beside
   const attempt = await recorded;
   if (!attempt) return false;
   if (usage) run.ctx.metrics.upstream.usage.inc({ channel: attempt.channelId, units: usage.units }, usage.amount);
   return true;
 }
 
-/** The attempt names another render: this one's files go, and the next run follows the row. */
+/** The attempt names another render or was closed: this one's files go, and the next run follows the row. */
 async function dropped(run: TaskRun, keys: string[]): Promise<StepOutcome> {
   await dropResults(run, keys);
   return wait('poll', 0);

@@ -169,15 +169,35 @@ export async function recordUpstreamId(
 const ACTIVE: ReadonlySet<AttemptStatus> = new Set(['running', 'succeeded']);
 
 export async function setAttemptStatus(db: Db, attempt: Attempt, status: AttemptStatus): Promise<Attempt> {
-  await db.$executeRaw`UPDATE "TaskAttempt" SET "status" = ${status} WHERE "id" = ${attempt.id}`;
+  await sql(db, `UPDATE "TaskAttempt" SET "status" = $2 WHERE "id" = $1`, [attempt.id, status]);
   return { ...attempt, status };
 }
 
+/**
+ * A polled render finished: `running` -> `succeeded` with its usage, in one write (what
+ * recordUsage and setAttemptStatus would write one after the other). A compare-and-set: null when
+ * the attempt is no longer running (closed meanwhile by the timeout sweep, a cancel or another
+ * run), so a late success never reopens a closed attempt.
+ */
+export async function markAttemptSucceeded(db: Db, attempt: Attempt, usage?: RenderUsage): Promise<Attempt | null> {
+  const cost = usage?.costMicroUsd === undefined ? null : String(Math.round(usage.costMicroUsd));
+  const { rowCount } = await sql(
+    db,
+    `UPDATE "TaskAttempt" SET "status" = 'succeeded',
+            "usageUnits" = COALESCE($2, "usageUnits"), "usageAmount" = COALESCE($3::double precision, "usageAmount"),
+            "upstreamCostMicros" = COALESCE($4::bigint, "upstreamCostMicros")
+      WHERE "id" = $1 AND "status" = 'running'`,
+    [attempt.id, usage?.units ?? null, usage?.amount ?? null, cost],
+  );
+  return rowCount === 1 ? { ...attempt, status: 'succeeded' } : null;
+}
+
 export async function finishAttempt(db: Db, attempt: Attempt, status: AttemptStatus, errorKind?: string, errorMessage?: string): Promise<Attempt> {
-  await db.$executeRaw`
-    UPDATE "TaskAttempt"
-       SET "status" = ${status}, "errorKind" = ${errorKind ?? null}, "errorMessage" = ${errorMessage?.slice(0, 500) ?? null}, "finishedAt" = now()
-     WHERE "id" = ${attempt.id}`;
+  await sql(
+    db,
+    `UPDATE "TaskAttempt" SET "status" = $2, "errorKind" = $3, "errorMessage" = $4, "finishedAt" = now() WHERE "id" = $1`,
+    [attempt.id, status, errorKind ?? null, errorMessage?.slice(0, 500) ?? null],
+  );
   return { ...attempt, status };
 }
 

@@ -52,22 +52,39 @@ export async function updateProgress(db: Db, taskId: string, progress: number): 
   return rowCount === 1;
 }
 
+/**
+ * The settled task as the winning statement left it: what the settle path needs after the commit
+ * (counters, log lines, the poll entry it hands to gateways) without reading the row again.
+ */
+export interface SettledTask {
+  accountId: string;
+  type: 'video' | 'image';
+  model: string;
+  costCents: number;
+}
+
 /** pending|processing -> completed with the stored result URLs. False when another settlement won. */
 export async function completeTask(db: Db, taskId: string, resultUrls: string[]): Promise<boolean> {
+  return (await completeTaskRow(db, taskId, resultUrls)) !== null;
+}
+
+/** completeTask, answering the settled task (null when another settlement won). */
+export async function completeTaskRow(db: Db, taskId: string, resultUrls: string[]): Promise<SettledTask | null> {
   // One statement: the compare-and-set and the counter move commit together.
-  const { rowCount } = await sql(
+  const { rows } = await sql<SettledTask>(
     db,
     `WITH won AS (
        UPDATE "Task"
           SET "status" = 'completed', "resultUrls" = $2::text[], "progress" = 100,
               "finishedAt" = now(), "updatedAt" = now()
         WHERE "id" = $1 AND "status" IN ('pending', 'processing')
-       RETURNING "accountId"
+       RETURNING "accountId", "type", "model", "costCents"
      )
-     UPDATE "Account" a SET "tasksInProgress" = a."tasksInProgress" - 1 FROM won WHERE a."id" = won."accountId"`,
+     UPDATE "Account" a SET "tasksInProgress" = a."tasksInProgress" - 1 FROM won WHERE a."id" = won."accountId"
+     RETURNING won."accountId", won."type", won."model", won."costCents"`,
     [taskId, resultUrls],
   );
-  return rowCount === 1;
+  return rows.length === 1 ? rows[0] : null;
 }
 
 /**
@@ -75,16 +92,21 @@ export async function completeTask(db: Db, taskId: string, resultUrls: string[])
  * False when another settlement won: then nothing is written and nothing is refunded.
  */
 export async function failTask(db: Db, taskId: string, failure: TaskFailure): Promise<boolean> {
+  return (await failTaskRow(db, taskId, failure)) !== null;
+}
+
+/** failTask, answering the settled task (null when another settlement won). */
+export async function failTaskRow(db: Db, taskId: string, failure: TaskFailure): Promise<SettledTask | null> {
   return sqlTransaction(db, async (c) => {
-    const won = await c.query<{ accountId: string; costCents: number }>(
+    const won = await c.query<SettledTask>(
       `UPDATE "Task"
           SET "status" = 'failed', "errorCode" = $2, "errorMessage" = $3,
               "retryable" = $4, "finishedAt" = now(), "updatedAt" = now()
         WHERE "id" = $1 AND "status" IN ('pending', 'processing')
-       RETURNING "accountId", "costCents"`,
+       RETURNING "accountId", "type", "model", "costCents"`,
       [taskId, failure.errorCode, failure.errorMessage, failure.retryable],
     );
-    if (won.rows.length === 0) return false;
+    if (won.rows.length === 0) return null;
     const { accountId, costCents } = won.rows[0];
     await c.query(
       `INSERT INTO "LedgerEntry" ("id", "accountId", "taskId", "kind", "amountCents", "reason")
@@ -97,6 +119,6 @@ export async function failTask(db: Db, taskId: string, failure: TaskFailure): Pr
         WHERE "id" = $1`,
       [accountId, costCents],
     );
-    return true;
+    return won.rows[0];
   });
 }

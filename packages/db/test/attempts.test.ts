@@ -1,11 +1,13 @@
 // The attempt rows on the answers-at-once path, written with plain SQL on the pg pool: a racing
 // start gets the first row back, a synchronous answer's id write (a compare-and-set) also records
 // `succeeded` and the usage, keeping what it does not replace, and
-// loadTask reads the types the worker relies on.
+// loadTask reads the types the worker relies on; a polled render's success is one compare-and-set
+// write, and the settlement statements answer the settled task.
 import { createDb, Db } from '../src/client';
 import { newId } from '../src/ids';
 import { createTestSchema } from '../src/test-schema';
-import { loadTask, markSubmitSent, recordUpstreamId, recordUsage, startAttempt } from '../src/attempts';
+import { finishAttempt, loadTask, markAttemptSucceeded, markSubmitSent, recordUpstreamId, recordUsage, startAttempt } from '../src/attempts';
+import { completeTaskRow, failTaskRow } from '../src/settlement';
 
 let db: Db;
 let drop: () => Promise<void>;
@@ -74,4 +76,31 @@ it('loadTask: the task with its latest attempt, dates as Dates and params as an 
   expect(t!.attempt).toMatchObject({ attemptNo: 2, channelId: 'ch2', status: 'submitting', submitOpenMs: 0 });
   expect(t!.attempt!.createdAt).toBeInstanceOf(Date);
   expect(await loadTask(db, newId())).toBeNull();
+});
+
+it('markAttemptSucceeded: a polled render\'s success and usage in one write, never on a closed attempt', async () => {
+  const taskId = await task();
+  const a = await startAttempt(db, newId('att'), taskId, 1, 'ch');
+  const running = (await recordUpstreamId(db, a, 'r-1')) as { recorded: Awaited<ReturnType<typeof startAttempt>> };
+  expect(await markAttemptSucceeded(db, running.recorded, { units: 'seconds', amount: 5, costMicroUsd: 250_000 })).toMatchObject({ id: a.id, status: 'succeeded' });
+  expect(await db.taskAttempt.findUniqueOrThrow({ where: { id: a.id } })).toMatchObject({ status: 'succeeded', usageUnits: 'seconds', usageAmount: 5, upstreamCostMicros: 250_000n });
+  // Once more (a retried step): the attempt is no longer running, nothing is written.
+  expect(await markAttemptSucceeded(db, running.recorded, { units: 'seconds', amount: 9 })).toBeNull();
+  expect((await db.taskAttempt.findUniqueOrThrow({ where: { id: a.id } })).usageAmount).toBe(5);
+
+  // The timeout sweep closed the attempt while the status read ran: a late success does not reopen it.
+  const b = (await recordUpstreamId(db, await startAttempt(db, newId('att'), taskId, 2, 'ch'), 'r-2')) as { recorded: Awaited<ReturnType<typeof startAttempt>> };
+  await finishAttempt(db, b.recorded, 'abandoned', 'timeout', 'deadline');
+  expect(await markAttemptSucceeded(db, b.recorded)).toBeNull();
+  expect(await db.taskAttempt.findUniqueOrThrow({ where: { id: b.recorded.id } })).toMatchObject({ status: 'abandoned', errorKind: 'timeout', errorMessage: 'deadline' });
+});
+
+it('completeTaskRow / failTaskRow answer the settled task from the winning statement, null when they lose', async () => {
+  const done = await task();
+  expect(await completeTaskRow(db, done, ['https://x/0.png'])).toEqual({ accountId, type: 'image', model: 'image-c-2.1', costCents: 3 });
+  expect(await completeTaskRow(db, done, ['https://x/1.png'])).toBeNull();
+  expect(await failTaskRow(db, done, { errorCode: 'timeout', errorMessage: 'm', retryable: true })).toBeNull();
+  const failed = await task();
+  expect(await failTaskRow(db, failed, { errorCode: 'timeout', errorMessage: 'm', retryable: true })).toEqual({ accountId, type: 'image', model: 'image-c-2.1', costCents: 3 });
+  expect(await db.ledgerEntry.count({ where: { taskId: failed, kind: 'refund', amountCents: 3 } })).toBe(1);
 });

@@ -20,14 +20,38 @@ export const pubsubChannel = (prefix: string, name: PubSubName): string => redis
 
 /**
  * The poll cache entry of a task, shared by every gateway (apps/gateway poll-cache.ts writes it;
- * the task event publisher deletes it before announcing a settlement).
+ * the task event publisher replaces or deletes it before announcing a settlement).
  */
 export const pollCacheKey = (prefix: string, taskId: string): string => `${prefix}:poll:${taskId}`;
 
-/** A task-events message. Best effort: receivers re-read the task in Postgres, the event only wakes them. */
+/**
+ * The settled task's poll entry, in the shared entry's wire form (apps/gateway poll-cache.ts):
+ * owner, type and the poll body. A settlement stores it as the task's shared entry and sends it in
+ * the event, so a gateway answers the next poll from memory instead of reading the task back.
+ */
+export const settledPollEntrySchema = z.object({
+  a: z.string().min(1).max(200),
+  t: z.enum(['video', 'image']),
+  b: z.object({ status: z.enum(['completed', 'failed']) }).passthrough(),
+});
+export type SettledPollEntry = z.infer<typeof settledPollEntrySchema>;
+
+/**
+ * How long the shared entry a settlement stores lives. Short: it serves the polls that follow a
+ * settlement (a client polling every few seconds); tasks nobody polls (webhook clients) should not
+ * fill Redis for the 10 minutes a polled terminal entry is kept.
+ */
+export const SETTLED_POLL_ENTRY_MS = 30_000;
+
+/**
+ * A task-events message. Best effort: the event wakes receivers; `entry` (added 2026-11-23, optional
+ * so that older publishers and receivers still understand each other) saves them a read.
+ */
 export const taskEventSchema = z.object({
   taskId: z.string().min(1).max(200),
   status: z.enum(['completed', 'failed']),
+  // An entry that does not parse is dropped, not the event: the event alone still wakes receivers.
+  entry: settledPollEntrySchema.optional().catch(undefined),
 });
 export type TaskEvent = z.infer<typeof taskEventSchema>;
 

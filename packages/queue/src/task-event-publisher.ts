@@ -1,15 +1,18 @@
 // Publishes task events (pubsub.ts) for gateways waiting on a task. Best effort by design: the
 // state is already committed, and a waiting gateway re-reads the task when its window ends.
 //
-// Before the event goes out, the task's shared poll cache entry (pollCacheKey) is deleted, on the
-// same connection and so in this order: a gateway that hears the event drops its local copy and
-// finds no shared entry holding the state from before the settlement, so every gateway answers
-// the settled state from then on (docs/operations.md, "Poll cache and rate limits across gateways").
+// Before the event goes out, the task's shared poll cache entry (pollCacheKey) is replaced by the
+// settled one (or deleted, when the publisher has none to give), on the same connection and so in
+// this order: a gateway that hears the event drops its local copy and finds no shared entry
+// holding the state from before the settlement, so every gateway answers the settled state from
+// then on (docs/operations.md, "Poll cache and rate limits across gateways"). The event carries the
+// settled entry too: a gateway keeps it as its local copy and answers the next poll from memory.
 import type { RedisClient } from './connection';
-import { encodeTaskEvent, pollCacheKey, pubsubChannel, TaskEvent } from './pubsub';
+import { encodeTaskEvent, pollCacheKey, pubsubChannel, SETTLED_POLL_ENTRY_MS, SettledPollEntry, TaskEvent } from './pubsub';
 
 export interface TaskEventPublisher {
-  publish(taskId: string, status: TaskEvent['status']): Promise<void>;
+  /** `entry`: the settled task's poll entry (owner, type, poll body), stored and sent with the event. */
+  publish(taskId: string, status: TaskEvent['status'], entry?: SettledPollEntry): Promise<void>;
 }
 
 /** The slice of a logger the publisher needs (pino's Logger fits). */
@@ -20,10 +23,12 @@ export interface WarnLogger {
 export function createTaskEventPublisher(redis: RedisClient, prefix: string, log: WarnLogger): TaskEventPublisher {
   const channel = pubsubChannel(prefix, 'taskEvents');
   return {
-    async publish(taskId, status) {
+    async publish(taskId, status, entry) {
       try {
-        await redis.del(pollCacheKey(prefix, taskId));
-        await redis.publish(channel, encodeTaskEvent({ taskId, status }));
+        const key = pollCacheKey(prefix, taskId);
+        if (entry) await redis.set(key, JSON.stringify(entry), 'PX', SETTLED_POLL_ENTRY_MS);
+        else await redis.del(key);
+        await redis.publish(channel, encodeTaskEvent({ taskId, status, ...(entry ? { entry } : {}) }));
       } catch (err) {
         log.warn({ taskId, err: (err as Error).message }, 'task event not published');
       }

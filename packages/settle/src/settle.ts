@@ -4,7 +4,8 @@
 // transition log lines. Only the winner of the compare-and-set does the rest, so each task is
 // counted, announced and logged once cluster-wide.
 import type { Logger } from 'pino';
-import { completeTask, Db, failTask, FailureCode, RETRYABLE, taskSummary } from '@mediagen/db';
+import { pollBody } from '@mediagen/catalog';
+import { completeTaskRow, Db, failTaskRow, FailureCode, RETRYABLE, SettledTask } from '@mediagen/db';
 import type { SettlementMetrics } from '@mediagen/metrics';
 import type { TaskEventPublisher, WebhookQueue } from '@mediagen/queue';
 import { emitTaskWebhooks } from '@mediagen/webhooks';
@@ -39,49 +40,33 @@ function emitWebhooks(ctx: SettleContext, taskId: string): void {
   if (ctx.webhookQueue) void emitTaskWebhooks({ ...ctx, webhookQueue: ctx.webhookQueue }, taskId);
 }
 
-/**
- * Model, account and cost of a task whose settlement this process won, for the counters and log
- * lines. A read after the commit (the settlement functions return only won/lost); it runs once per
- * task, and never decides anything.
- */
-async function settledTask(ctx: SettleContext, taskId: string): Promise<{ model: string; accountId: string; costCents: number }> {
-  try {
-    const summary = await taskSummary(ctx.db, taskId);
-    if (summary) return summary;
-  } catch (err) {
-    ctx.log.warn({ taskId, err: (err as Error).message }, 'settled task not read back for metrics');
-  }
-  return { model: 'unknown', accountId: 'unknown', costCents: 0 };
-}
-
 export async function settleCompleted(ctx: SettleContext, taskId: string, resultUrls: string[], channel?: string): Promise<boolean> {
-  const won = await completeTask(ctx.db, taskId, resultUrls);
-  if (!won) {
-    ctx.log.info({ taskId, won, channel }, 'task already settled; completion dropped');
+  const t = await completeTaskRow(ctx.db, taskId, resultUrls);
+  if (!t) {
+    ctx.log.info({ taskId, won: false, channel }, 'task already settled; completion dropped');
     return false;
   }
-  await ctx.events.publish(taskId, 'completed');
+  await ctx.events.publish(taskId, 'completed', settledEntry(t, { status: 'completed', resultUrls }));
   emitWebhooks(ctx, taskId);
-  const t = await settledTask(ctx, taskId);
   ctx.metrics.tasks.completed.inc({ model: t.model });
   ctx.log.info({ taskId, accountId: t.accountId, model: t.model, channel, files: resultUrls.length }, 'task completed');
   return true;
 }
 
 export async function settleFailed(ctx: SettleContext, taskId: string, code: FailureCode, detail: FailureDetail = {}): Promise<boolean> {
-  const won = await failTask(ctx.db, taskId, {
+  const failure = {
     errorCode: code,
     errorMessage: failureMessage(code, { channelsTried: detail.channelsTried, timeoutMs: ctx.config.TASK_TIMEOUT_MS, reason: detail.reason }),
     retryable: RETRYABLE[code],
-  });
-  if (!won) {
-    ctx.log.info({ taskId, errorCode: code, won, channel: detail.channel }, 'task already settled; failure dropped');
+  };
+  // failTaskRow refunds the whole charge in the same transaction that won the move to failed.
+  const t = await failTaskRow(ctx.db, taskId, failure);
+  if (!t) {
+    ctx.log.info({ taskId, errorCode: code, won: false, channel: detail.channel }, 'task already settled; failure dropped');
     return false;
   }
-  await ctx.events.publish(taskId, 'failed');
+  await ctx.events.publish(taskId, 'failed', settledEntry(t, { status: 'failed', ...failure }));
   emitWebhooks(ctx, taskId);
-  const t = await settledTask(ctx, taskId);
-  // failTask refunds the whole charge in the same transaction that won the move to failed.
   ctx.metrics.tasks.failed.inc({ model: t.model, error_code: code });
   ctx.metrics.tasks.refunds.inc({ model: t.model, error_code: code });
   ctx.metrics.tasks.refundedCents.inc({ model: t.model }, t.costCents);
@@ -89,4 +74,17 @@ export async function settleFailed(ctx: SettleContext, taskId: string, code: Fai
   ctx.log.info({ ...fields, cause: detail.cause, channelsTried: detail.channelsTried }, 'task failed');
   ctx.log.info({ ...fields, refundCents: t.costCents }, 'task refunded');
   return true;
+}
+
+/**
+ * The settled task's poll entry for the task event (packages/queue pubsub.ts): the body a poll
+ * answers, built by the one definition the gateway uses (catalog pollBody), from what the winning
+ * statement wrote, so gateways answer the settled state without reading the task back.
+ */
+function settledEntry(
+  t: SettledTask,
+  outcome: { status: 'completed'; resultUrls: string[] } | { status: 'failed'; errorCode: FailureCode; errorMessage: string; retryable: boolean },
+) {
+  const row = { type: t.type, progress: 100, resultUrls: [] as string[], errorCode: null as string | null, errorMessage: null as string | null, retryable: null as boolean | null, ...outcome };
+  return { a: t.accountId, t: t.type, b: { ...pollBody(row), status: outcome.status } };
 }

@@ -8,17 +8,19 @@
 // - A local copy never outlives the shared entry: it is kept until the entry's own absolute expiry,
 //   measured from before the command was sent (the server's clock can only make the entry live
 //   longer than that, never shorter), not for a TTL of its own from when it was copied.
-// - A settlement deletes the shared entry and then announces the task event (packages/queue's
-//   publisher). Each gateway drops its local copy on the event and remembers the task as settled
-//   for SETTLED_MEMORY_MS: a shared entry that still shows it pending or processing (stored by a
-//   gateway whose database read began before the settlement committed, or read in a round trip
-//   that crossed the event) is then known to be stale, is neither answered nor kept, and is
-//   overwritten with the settled state read from Postgres. So once a gateway has received the
-//   event it never answers the state from before it. Pending and processing bodies (progress)
-//   are not announced: they are cached for POLL_CACHE_MS, as the shared entry always was.
+// - A settlement replaces the shared entry with the settled one (or deletes it) and then announces
+//   the task event (packages/queue's publisher), which carries that entry: each gateway keeps it
+//   as its local copy (settle() below). Each gateway drops its older local copy on the event and
+//   remembers the task as settled for SETTLED_MEMORY_MS: a shared entry that still shows it
+//   pending or processing (stored by a gateway whose database read began before the settlement
+//   committed, or read in a round trip that crossed the event) is then known to be stale, is
+//   neither answered nor kept, and is overwritten with the settled state read from Postgres. So
+//   once a gateway has received the event it never answers the state from before it. Pending and
+//   processing bodies (progress) are not announced: they are cached for POLL_CACHE_MS, as the
+//   shared entry always was.
 // Terminal states never change, so their entries are kept longer.
 import { performance } from 'node:perf_hooks';
-import { pollCacheKey, RedisClient } from '@mediagen/queue';
+import { pollCacheKey, RedisClient, SETTLED_POLL_ENTRY_MS, SettledPollEntry } from '@mediagen/queue';
 
 const TERMINAL_CACHE_MS = 10 * 60_000;
 /** Local copies kept at most (about 200 bytes each); the oldest goes first. */
@@ -159,12 +161,19 @@ export class PollCache {
     return { accountId, type, json: Buffer.from(JSON.stringify(body)), until: 0 };
   }
 
-  /** A task event: the settlement has deleted the shared entry; the local copy goes too. */
-  settle(taskId: string): void {
+  /**
+   * A task event: the settlement has replaced (or deleted) the shared entry; the local copy goes
+   * too, and becomes the settled entry when the event carries it (so the next poll is answered from
+   * memory). That copy is kept a second less than the shared entry lives, from when the event
+   * arrived, which is after the entry was stored; were delivery slower than that, the copy would
+   * still hold a terminal state, which never changes, so no gateway could answer differently.
+   */
+  settle(taskId: string, entry?: SettledPollEntry): void {
     this.local.delete(taskId);
     this.settled.delete(taskId);
     if (this.settled.size >= SETTLED_MAX) this.settled.delete(this.settled.keys().next().value!);
     this.settled.set(taskId, performance.now() + SETTLED_MEMORY_MS);
+    if (entry && this.ttlMs > 0) this.keep(taskId, entryOf(entry, performance.now() + SETTLED_POLL_ENTRY_MS - 1000));
   }
 
   private stale(taskId: string, c: SharedEntry): boolean {

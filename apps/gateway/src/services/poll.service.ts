@@ -20,7 +20,7 @@ export function pollCache(deps: GatewayDeps): PollCache {
   let c = caches.get(deps);
   if (!c) {
     const cache = (c = new PollCache(deps.redis, deps.config.REDIS_PREFIX, deps.config.POLL_CACHE_MS));
-    deps.events.onTaskSettled((taskId) => cache.settle(taskId));
+    deps.events.onTaskSettled((taskId, entry) => cache.settle(taskId, entry));
     caches.set(deps, c);
   }
   return c;

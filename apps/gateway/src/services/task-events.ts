@@ -3,7 +3,7 @@
 // One subscriber connection per gateway process. On a Redis Cluster, PUBLISH on any node reaches
 // subscribers on every node (classic pub/sub is cluster-wide), and ioredis's Cluster keeps the
 // subscription on one node and moves it when that node fails.
-import { createRedis, decodeKeyRevoked, decodeTaskEvent, pubsubChannel, RedisClient, RedisTarget } from '@mediagen/queue';
+import { createRedis, decodeKeyRevoked, decodeTaskEvent, pubsubChannel, RedisClient, RedisTarget, SettledPollEntry } from '@mediagen/queue';
 
 type Listener = () => void;
 
@@ -11,7 +11,7 @@ export class TaskEvents {
   private sub: RedisClient | null = null;
   private readonly waiters = new Map<string, Set<Listener>>();
   private readonly revokeListeners = new Set<(keyHash: string) => void>();
-  private readonly settleListeners = new Set<(taskId: string) => void>();
+  private readonly settleListeners = new Set<(taskId: string, entry?: SettledPollEntry) => void>();
   readonly taskChannel: string;
   readonly revokeChannel: string;
 
@@ -49,8 +49,11 @@ export class TaskEvents {
     this.revokeListeners.add(fn);
   }
 
-  /** Every settled task, before its waiters wake (the poll cache drops its local copy here). */
-  onTaskSettled(fn: (taskId: string) => void): void {
+  /**
+   * Every settled task, before its waiters wake (the poll cache replaces its local copy here), with
+   * the settled poll entry when the publisher sent one.
+   */
+  onTaskSettled(fn: (taskId: string, entry?: SettledPollEntry) => void): void {
     this.settleListeners.add(fn);
   }
 
@@ -86,7 +89,7 @@ export class TaskEvents {
     if (channel !== this.taskChannel) return;
     const event = decodeTaskEvent(message);
     if (!event) return;
-    for (const fn of this.settleListeners) fn(event.taskId);
+    for (const fn of this.settleListeners) fn(event.taskId, event.entry?.b.status === event.status ? event.entry : undefined);
     const set = this.waiters.get(event.taskId);
     if (set) for (const l of [...set]) l();
   }
