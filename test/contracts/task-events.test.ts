@@ -93,7 +93,7 @@ describe('task-events contract', () => {
 
   it('an entry that disagrees with its event, or does not parse, is not handed on; the event still wakes', async () => {
     const got: unknown[] = [];
-    const ids = [randomUUID(), randomUUID()];
+    const ids: string[] = [randomUUID(), randomUUID()];
     events.onTaskSettled((id, e) => {
       if (ids.includes(id)) got.push(e ?? null);
     });
