@@ -48,6 +48,24 @@ describe('submit and poll', () => {
     expect(res.body).toEqual({ taskId: res.body.taskId, generationId: res.body.taskId, status: 'completed', resultUrls: ['https://cdn.example/r.png'] });
   });
 
+  it("an answers-at-once submit answers from the settlement event's entry without reading the task back", async () => {
+    const a = await h.newAccount();
+    const { db, redis, events } = h.deps;
+    const body = { status: 'failed', errorMessage: 'The provider could not render this image', errorCode: 'generation_failed', retryable: true, type: 'image' };
+    // The event carries the settled entry; the row stays pending, so an answer read from Postgres would say pending.
+    const timer = setInterval(async () => {
+      const t = await db.task.findFirst({ where: { accountId: a.id, status: 'pending' } });
+      if (!t) return;
+      clearInterval(timer);
+      await redis.publish(events.taskChannel, encodeTaskEvent({ taskId: t.id, status: 'failed', entry: { a: a.id, t: 'image', b: body as never } }));
+    }, 20);
+    const res = await request(h.app).post('/api/image/generate').set(a.auth).send({ model: 'image-d-2.5-flash-image', prompt: 'quick sketch' });
+    clearInterval(timer);
+    expect(res.status).toBe(200);
+    const { status, errorCode, errorMessage, retryable } = body;
+    expect(res.body).toEqual({ taskId: res.body.taskId, generationId: res.body.taskId, status, errorCode, errorMessage, retryable });
+  });
+
   it('an answers-at-once model answers pending when the render does not finish in the window', async () => {
     const a = await h.newAccount();
     const res = await request(h.app).post('/api/image/generate').set(a.auth).send({ model: 'image-d-2.5-flash-image', prompt: 'slow one' });

@@ -16,7 +16,7 @@ import {
 import { inspectReferences, Inspection, mediaPolicyFromConfig, MediaPolicy } from '@mediagen/media';
 import type { Config } from '@mediagen/config';
 import { claimIdempotencyKey, ClaimLost, createTaskWithCharge, findTaskView, releaseIdempotencyKey, SubmitRefused } from '@mediagen/db';
-import { enqueueTask } from '@mediagen/queue';
+import { enqueueTask, SettledPollEntry } from '@mediagen/queue';
 import { settleFailed } from '@mediagen/settle';
 import { randomUUID } from 'node:crypto';
 import type { GatewayDeps } from '../deps';
@@ -153,9 +153,25 @@ export async function submitTask(deps: GatewayDeps, input: SubmitInput): Promise
     return submitBody(pendingRow(taskId, spec.type), false);
   }
   if (!wait) return submitBody(pendingRow(taskId, spec.type), false);
-  await wait.done;
-  const row = await findTaskView(db, taskId, input.accountId);
+  // The settlement's event carries the settled task's poll entry: the answer needs no read then.
+  const entry = await wait.done;
+  const row = entry && entry.a === input.accountId ? settledRow(taskId, entry) : await findTaskView(db, taskId, input.accountId);
   return submitBody(row ?? pendingRow(taskId, spec.type), false);
+}
+
+/** A settled task's row as submitBody reads it, from its poll entry (catalog pollBody's fields). */
+function settledRow(id: string, { t, b }: SettledPollEntry) {
+  const str = (v: unknown) => (typeof v === 'string' ? v : null);
+  return {
+    id,
+    type: t,
+    status: b.status,
+    progress: 100,
+    resultUrls: Array.isArray(b.resultUrls) ? b.resultUrls.filter((u): u is string => typeof u === 'string') : [],
+    errorCode: str(b.errorCode),
+    errorMessage: str(b.errorMessage),
+    retryable: typeof b.retryable === 'boolean' ? b.retryable : null,
+  };
 }
 
 const pendingRow = (id: string, type: 'video' | 'image') => ({

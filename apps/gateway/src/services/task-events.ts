@@ -5,7 +5,7 @@
 // subscription on one node and moves it when that node fails.
 import { createRedis, decodeKeyRevoked, decodeTaskEvent, pubsubChannel, RedisClient, RedisTarget, SettledPollEntry } from '@mediagen/queue';
 
-type Listener = () => void;
+type Listener = (entry?: SettledPollEntry) => void;
 
 export class TaskEvents {
   private sub: RedisClient | null = null;
@@ -58,15 +58,16 @@ export class TaskEvents {
   }
 
   /**
-   * Resolves when the task settles or after `ms`. Register BEFORE enqueueing: a fast render can
-   * settle before the submit would otherwise start listening.
+   * Resolves when the task settles (with the settled poll entry when the event carried one) or after
+   * `ms` (undefined). Register BEFORE enqueueing: a fast render can settle before the submit would
+   * otherwise start listening.
    */
-  waitForSettle(taskId: string, ms: number): { done: Promise<void>; cancel: () => void } {
+  waitForSettle(taskId: string, ms: number): { done: Promise<SettledPollEntry | undefined>; cancel: () => void } {
     let listener!: Listener;
     let timer!: NodeJS.Timeout;
-    const done = new Promise<void>((resolve) => {
-      listener = () => resolve();
-      timer = setTimeout(resolve, ms);
+    const done = new Promise<SettledPollEntry | undefined>((resolve) => {
+      listener = (entry) => resolve(entry);
+      timer = setTimeout(() => resolve(undefined), ms);
     });
     const set = this.waiters.get(taskId) ?? new Set<Listener>();
     set.add(listener);
@@ -89,8 +90,9 @@ export class TaskEvents {
     if (channel !== this.taskChannel) return;
     const event = decodeTaskEvent(message);
     if (!event) return;
-    for (const fn of this.settleListeners) fn(event.taskId, event.entry?.b.status === event.status ? event.entry : undefined);
+    const entry = event.entry?.b.status === event.status ? event.entry : undefined;
+    for (const fn of this.settleListeners) fn(event.taskId, entry);
     const set = this.waiters.get(event.taskId);
-    if (set) for (const l of [...set]) l();
+    if (set) for (const l of [...set]) l(entry);
   }
 }
