@@ -48,7 +48,7 @@ async function main(): Promise<void> {
     const machine = await machineInfo({
       postgres: pg.v,
       redis: await redisVersion(s.redisUrl),
-      loadGenerator: `autocannon ${require('autocannon/package.json').version}`,
+      loadGenerator: `autocannon ${require('autocannon/package.json').version}; polls: undici ${require('undici/package.json').version}`,
       sections: sections.map((x) => x.name),
       benchSeconds: Math.round((Date.now() - started) / 1000),
       loadAverage1m: { atStart: Number(loadAverageAtStart.toFixed(2)), atEnd: Number(os.loadavg()[0].toFixed(2)) },

@@ -82,6 +82,9 @@ function listSeedance(ctx: SimContext, req: IncomingMessage, res: ServerResponse
   const ids = new Set(q.getAll('filter.task_ids').flatMap((v) => v.split(',')).filter(Boolean));
   const tasks = ctx.store
     .find(channel.id, (r) => r.type === 'video' && !r.meta?.deleted && (!model || r.model === model) && (!ids.size || ids.has(r.id)))
+    // find() answers oldest first; reversed before the (stable) sort, renders created in the same
+    // millisecond are listed newest first too.
+    .reverse()
     .sort((a, b) => b.createdAt - a.createdAt)
     .map((r) => seedanceTask(ctx, req, r))
     .filter((t) => !status || t.status === status);

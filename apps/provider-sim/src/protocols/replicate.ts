@@ -66,7 +66,8 @@ const PAGE = 100;
 function listPredictions(ctx: SimContext, channel: Channel, res: ServerResponse, url: URL, origin: string) {
   const offset = Number(Buffer.from(url.searchParams.get('cursor') ?? '', 'base64url').toString() || 0);
   if (!Number.isInteger(offset) || offset < 0) return problem(res, 400, 'Invalid cursor.');
-  const all = ctx.store.find(channel.id, () => true).sort((a, b) => b.createdAt - a.createdAt);
+  // Newest first, renders created in the same millisecond too (find() answers oldest first; the sort is stable).
+  const all = ctx.store.find(channel.id, () => true).reverse().sort((a, b) => b.createdAt - a.createdAt);
   const page = (at: number) => `${origin}/replicate/v1/predictions?cursor=${Buffer.from(String(at)).toString('base64url')}`;
   return send(res, 200, {
     next: offset + PAGE < all.length ? page(offset + PAGE) : null,
