@@ -1,6 +1,6 @@
 # One image for every process; the command picks the app (docker-compose.yml sets it per service):
 #   gateway (default)  node --max-semi-space-size=16 --import tsx apps/gateway/src/main.ts
-#   worker             node --import tsx apps/worker/src/main.ts
+#   worker             node --max-semi-space-size=16 --import tsx apps/worker/src/main.ts
 #   provider-sim       node --import tsx apps/provider-sim/src/main.ts
 #   migrate (one-shot) node --import tsx scripts/prepare-db.ts
 # The TypeScript runs through tsx exactly as in development and CI, so there is no second build
@@ -27,6 +27,7 @@ COPY packages/media/package.json packages/media/
 COPY packages/metrics/package.json packages/metrics/
 COPY packages/providers/package.json packages/providers/
 COPY packages/queue/package.json packages/queue/
+COPY packages/runtime/package.json packages/runtime/
 COPY packages/settle/package.json packages/settle/
 COPY packages/storage/package.json packages/storage/
 COPY packages/webhooks/package.json packages/webhooks/

@@ -31,14 +31,18 @@ describe('image and compose hygiene', () => {
     expect(compose).toContain('--requirepass');
     expect(compose).toMatch(/REDIS_URL: redis:\/\/:\$\{REDIS_PASSWORD/);
   });
-  it('the image, compose and the operations guide start the gateway with the Node flags npm start and the benchmark use', () => {
-    const flags = nodeFlagsFor('apps/gateway/src/main.ts');
-    expect(flags).toContain('--max-semi-space-size=16'); // the young generation of Node 20 (node-flags.ts)
-    const argv = ['node', ...flags, '--import', 'tsx', 'apps/gateway/src/main.ts'];
-    const exec = `[${argv.map((a) => JSON.stringify(a)).join(', ')}]`;
-    expect(read('Dockerfile')).toContain(`CMD ${exec}`);
-    expect(read('docker-compose.yml')).toContain(`command: ${exec}`);
-    expect(read('docs/operations.md')).toContain(`| gateway | \`${argv.join(' ')}\` |`);
+  it('the image, compose and the operations guide start the gateway and the worker with the Node flags npm start and the benchmark use', () => {
+    for (const app of ['gateway', 'worker']) {
+      const entry = `apps/${app}/src/main.ts`;
+      const flags = nodeFlagsFor(entry);
+      expect(flags).toContain('--max-semi-space-size=16'); // the young generation of Node 20 (node-flags.ts)
+      const argv = ['node', ...flags, '--import', 'tsx', entry];
+      const exec = `[${argv.map((a) => JSON.stringify(a)).join(', ')}]`;
+      if (app === 'gateway') expect(read('Dockerfile')).toContain(`CMD ${exec}`);
+      expect(read('Dockerfile')).toContain(` ${argv.join(' ')}\n`); // the header's list of commands
+      expect(read('docker-compose.yml')).toContain(`command: ${exec}`);
+      expect(read('docs/operations.md')).toContain(`| ${app} | \`${argv.join(' ')}\` |`);
+    }
   });
 });
 

@@ -1,17 +1,11 @@
 // Gateway process: parse env once, build deps, serve, and drain on SIGTERM.
-import './source-maps'; // first: before any package loads
-import v8 from 'node:v8';
+import '@mediagen/runtime/source-maps'; // first: before any package loads
 import { loadConfig, ConfigError } from '@mediagen/config';
 import { createDeps, closeDeps } from './deps';
 import { createApp } from './app';
-import { stopTranspilerThread } from './transpiler-thread';
+import { growHeapByHalf, stopTranspilerThread } from '@mediagen/runtime';
 
-// V8 lets the old generation grow to about four times what survives a full GC before it collects
-// again. A gateway under load promotes a lot of short-lived request garbage (Node's HTTP objects
-// outlive a scavenge or two under 64 connections), so its heap sat near 200 MB for about 45 MB of
-// live data. Growing by 50% at a time keeps it near 80 MB for a few percent more GC time
-// (docs/benchmark.md). The flag is read at every GC, so setting it here takes effect.
-v8.setFlagsFromString('--heap-growing-percent=50');
+growHeapByHalf(); // the old generation grows by half at a time (packages/runtime heap-growth.ts)
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -21,7 +15,7 @@ async function main(): Promise<void> {
     const addr = server.address();
     const port = typeof addr === 'object' && addr ? addr.port : config.PORT;
     deps.log.info({ port }, `gateway listening on http://localhost:${port}`);
-    stopTranspilerThread(); // every module is loaded by now (transpiler-thread.ts)
+    stopTranspilerThread(); // every module is loaded by now (packages/runtime)
     process.send?.({ ready: true, port });
   });
   server.keepAliveTimeout = 65_000;

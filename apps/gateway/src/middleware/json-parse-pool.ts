@@ -60,13 +60,19 @@ function longString(v, max) {
   return null;
 }
 parentPort.on('message', ({ id, chunks, maxString }) => {
-  let total = 0;
-  for (const c of chunks) total += c.byteLength;
-  const bytes = new Uint8Array(total);
-  let off = 0;
-  for (const c of chunks) { bytes.set(new Uint8Array(c), off); off += c.byteLength; }
+  // One piece (a body read whole) is decoded where it lies; several are joined first.
+  let bytes;
+  if (chunks.length === 1) bytes = new Uint8Array(chunks[0]);
+  else {
+    let total = 0;
+    for (const c of chunks) total += c.byteLength;
+    bytes = new Uint8Array(total);
+    let off = 0;
+    for (const c of chunks) { bytes.set(new Uint8Array(c), off); off += c.byteLength; }
+  }
   chunks = null;
   let text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes);
+  bytes = null;
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   let value;
   try {

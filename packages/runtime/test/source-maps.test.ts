@@ -1,4 +1,4 @@
-// The gateway keeps source maps for its own files only (source-maps.ts): a stack trace still names
+// The apps keep source maps for their own files only (source-maps.ts): a stack trace still names
 // the TypeScript line, and the maps packages ship are not read. Run as the gateway runs, through tsx.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -12,7 +12,7 @@ it('stack traces of our TypeScript keep their lines, and node_modules maps are o
   try {
     // Types and blank lines before the throw: without its map, the compiled line would differ.
     const probe = [
-      `import ${JSON.stringify(path.join(ROOT, 'apps/gateway/src/source-maps.ts'))};`,
+      `import ${JSON.stringify(path.join(ROOT, 'packages/runtime/src/source-maps.ts'))};`,
       `import { getSourceMapsSupport } from 'node:module';`,
       ``,
       `type Shape = { side: number };`,

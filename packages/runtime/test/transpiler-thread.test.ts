@@ -1,4 +1,4 @@
-// A gateway started through tsx with an empty transform cache (a fresh container) must not keep
+// An app started through tsx with an empty transform cache (a fresh container) must not keep
 // esbuild's worker thread, a second V8 isolate of ~25 MiB, for its whole life (transpiler-thread.ts).
 // Run in a child process as the gateway is: `node --import tsx`, a temporary directory of its own so
 // tsx's cache is empty and the first file it compiles starts the thread.
@@ -17,7 +17,7 @@ const linux = process.platform === 'linux';
     fs.writeFileSync(path.join(tmp, 'late.ts'), `export const late: number = ${Date.now()};\n`);
     const probe = `
       import fs from 'node:fs';
-      import { stopTranspilerThread } from ${JSON.stringify(path.join(ROOT, 'apps/gateway/src/transpiler-thread.ts'))};
+      import { stopTranspilerThread } from ${JSON.stringify(path.join(ROOT, 'packages/runtime/src/transpiler-thread.ts'))};
       const workers = () => fs.readdirSync('/proc/self/task').filter((t) => fs.readFileSync('/proc/self/task/' + t + '/comm', 'utf8').trim() === 'WorkerThread').length;
       require(${JSON.stringify(path.join(tmp, 'late.ts'))});
       const before = workers();
