@@ -206,9 +206,9 @@ function retryCollect(run: TaskRun, attempt: Attempt, err: UpstreamError): Promi
 /**
  * Downloads and stores the outputs, then settles the task. `recorded`: the attempt's write that
  * runs beside the download (a synchronous answer's id, recordRender; a polled render's success,
- * markAttemptSucceeded). It lands before the task settles or the
- * attempt closes, so a closed attempt is never overwritten; when it finds the attempt naming
- * another render (null), the file is dropped and the next run follows the row.
+ * markAttemptSucceeded). It lands before the task settles or the attempt closes, so a closed
+ * attempt is never overwritten; when it finds the attempt naming another render or closed (null),
+ * the file is dropped and the next run follows the row.
  */
 async function collect(
   run: TaskRun,
@@ -248,7 +248,8 @@ async function collect(
     return retryCollect(run, attempt, err);
   }
   if (!(await kept(run, recorded, usage))) return dropped(run, keys);
-  if (await settleCompleted(ctx, task.id, urls, attempt.channelId)) await countMargin(ctx, task.id, attempt.channelId, usage);
+  const won = await settleCompleted(ctx, task.id, urls, attempt.channelId);
+  if (won) countMargin(ctx, won, attempt.channelId, usage);
   else await dropResults(run, keys);
   await closeAttempt(run.ctx, attempt, 'completed');
   return settled;
@@ -267,7 +268,7 @@ async function kept(run: TaskRun, recorded: Promise<Attempt | null> | undefined,
   return true;
 }
 
-/** The attempt names another render or was closed: this one's files go, and the next run follows the row. */
+/** The attempt names another render or was closed: its files go, and the next run follows the row. */
 async function dropped(run: TaskRun, keys: string[]): Promise<StepOutcome> {
   await dropResults(run, keys);
   return wait('poll', 0);

@@ -1,10 +1,10 @@
 // The worker's terminal moves: the shared settle path (@mediagen/settle), plus this process's
 // step counters for its health endpoint.
-import type { FailureCode } from '@mediagen/db';
+import type { FailureCode, SettledTask } from '@mediagen/db';
 import * as shared from '@mediagen/settle';
 import type { WorkerContext } from './context';
 
-export async function settleCompleted(ctx: WorkerContext, taskId: string, resultUrls: string[], channel?: string): Promise<boolean> {
+export async function settleCompleted(ctx: WorkerContext, taskId: string, resultUrls: string[], channel?: string): Promise<SettledTask | null> {
   const won = await shared.settleCompleted(ctx, taskId, resultUrls, channel);
   if (won) ctx.stats.completed += 1;
   return won;

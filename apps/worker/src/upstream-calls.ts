@@ -1,7 +1,7 @@
 // The parts of an attempt that depend on what its upstream can do (adapter capabilities): the
 // request with its references and callback URL, what to do before submitting again, cancelling a
 // render we gave up on, and recording what a render cost.
-import { abandonOpenAttempt, Attempt, markSubmitEnded, markSubmitSent, recordUsage, taskOfUpstreamRender, taskSummary } from '@mediagen/db';
+import { abandonOpenAttempt, Attempt, markSubmitEnded, markSubmitSent, recordUsage, SettledTask, taskOfUpstreamRender } from '@mediagen/db';
 import { callbackSecret, callbackUrl, ChannelAdapter, RenderRequest, renderReferences, UpstreamUsage } from '@mediagen/providers';
 import type { WorkerContext } from './context';
 import { referenceLoader } from './reference-bytes';
@@ -156,18 +156,15 @@ export async function recordRenderUsage(ctx: WorkerContext, attempt: Attempt, us
   ctx.metrics.upstream.usage.inc({ channel: attempt.channelId, units: usage.units }, usage.amount);
 }
 
-/** After a completion this worker won: revenue, upstream cost and margin of the model, when the cost is known. */
-export async function countMargin(ctx: WorkerContext, taskId: string, channel: string, usage: UpstreamUsage | undefined): Promise<void> {
+/**
+ * After a completion this worker won: revenue, upstream cost and margin of the model, when the cost
+ * is known; model and price from the settling statement (no read back).
+ */
+export function countMargin(ctx: WorkerContext, t: Pick<SettledTask, 'model' | 'costCents'>, channel: string, usage: UpstreamUsage | undefined): void {
   if (usage?.costMicroUsd === undefined) return;
-  try {
-    const t = await taskSummary(ctx.db, taskId);
-    if (!t) return;
-    const revenue = t.costCents * 10_000;
-    ctx.metrics.upstream.revenueMicros.inc({ model: t.model }, revenue);
-    ctx.metrics.upstream.costMicros.inc({ model: t.model, channel }, usage.costMicroUsd);
-    // A gauge, so a loss shows as a negative margin.
-    ctx.metrics.upstream.marginMicros.inc({ model: t.model }, revenue - usage.costMicroUsd);
-  } catch (err) {
-    ctx.log.warn({ taskId, err: (err as Error).message }, 'margin not counted');
-  }
+  const revenue = t.costCents * 10_000;
+  ctx.metrics.upstream.revenueMicros.inc({ model: t.model }, revenue);
+  ctx.metrics.upstream.costMicros.inc({ model: t.model, channel }, usage.costMicroUsd);
+  // A gauge, so a loss shows as a negative margin.
+  ctx.metrics.upstream.marginMicros.inc({ model: t.model }, revenue - usage.costMicroUsd);
 }

@@ -18,4 +18,3 @@ export * from './cancel-queries';
 export * from './operators';
 export * from './admin-idempotency';
 export * from './console-queries';
-export * from './task-summary';

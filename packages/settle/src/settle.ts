@@ -40,17 +40,18 @@ function emitWebhooks(ctx: SettleContext, taskId: string): void {
   if (ctx.webhookQueue) void emitTaskWebhooks({ ...ctx, webhookQueue: ctx.webhookQueue }, taskId);
 }
 
-export async function settleCompleted(ctx: SettleContext, taskId: string, resultUrls: string[], channel?: string): Promise<boolean> {
+/** The settled task when this call won the move to completed (its counters need no read back); null otherwise. */
+export async function settleCompleted(ctx: SettleContext, taskId: string, resultUrls: string[], channel?: string): Promise<SettledTask | null> {
   const t = await completeTaskRow(ctx.db, taskId, resultUrls);
   if (!t) {
     ctx.log.info({ taskId, won: false, channel }, 'task already settled; completion dropped');
-    return false;
+    return null;
   }
   await ctx.events.publish(taskId, 'completed', settledEntry(t, { status: 'completed', resultUrls }));
   emitWebhooks(ctx, taskId);
   ctx.metrics.tasks.completed.inc({ model: t.model });
   ctx.log.info({ taskId, accountId: t.accountId, model: t.model, channel, files: resultUrls.length }, 'task completed');
-  return true;
+  return t;
 }
 
 export async function settleFailed(ctx: SettleContext, taskId: string, code: FailureCode, detail: FailureDetail = {}): Promise<boolean> {
