@@ -8,15 +8,20 @@
 // a burst of sign-ins filled it and a /files download waited seconds behind 60 hashes. The gate is
 // per process because the pool is.
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, ScryptOptions } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 
 const N = 16384;
 const R = 8;
 const P = 1;
 const KEYLEN = 32;
 
-/** Hashes running at once per process: half of libuv's default pool of 4, the rest stays for file I/O. */
-export const HASH_CONCURRENCY = 2;
-/** Hashes waiting for a turn (about 0.5 s of work on one core) before new ones are refused. */
+/**
+ * Hashes running at once per process: at most half of libuv's default pool of 4 (the rest stays for
+ * file reads), and one core fewer than the machine has (a hash keeps a core busy for its whole run;
+ * on 2 cores, 2 at once left the event loop waiting: /files p50 375 ms during a burst, 10 ms with 1).
+ */
+export const HASH_CONCURRENCY = Math.max(1, Math.min(2, availableParallelism() - 1));
+/** Hashes waiting for a turn (under a second of work) before new ones are refused. */
 export const HASH_QUEUE = 16;
 
 /** The process is hashing as many passwords as it will: answer 429 with Retry-After and try later. */
