@@ -3,7 +3,7 @@
 // says only ok/unavailable per dependency unless the caller shows one of those tokens.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Registry } from 'prom-client';
+import { createWorkerMetrics } from '@mediagen/metrics';
 import { startHealthServer } from '../src/health-server';
 
 const ADMIN = 'admin-token-0123456789';
@@ -24,7 +24,7 @@ function get(port: number, path: string, auth?: string) {
 async function serve(required: boolean, healthy = false) {
   const ctx = {
     stats: { steps: 1 },
-    metrics: { registry: new Registry() },
+    metrics: createWorkerMetrics(),
     config: { WORKER_READY_TIMEOUT_MS: 1000 },
     db: { $queryRaw: () => (healthy ? Promise.resolve([{ '?column?': 1 }]) : Promise.reject(new Error(DRIVER_TEXT))) },
     redis: { status: healthy ? 'ready' : 'reconnecting', ping: () => Promise.resolve('PONG') },
