@@ -13,6 +13,8 @@ import { deleteSettledInputs } from './settled-inputs';
 import { reconcileWebhooks } from './webhook-events';
 import { keepSchedules, ScheduleKeeper } from './schedule-keeper';
 import { expireSessions, EXPIRE_SESSIONS_EVERY_MS } from './expired-sessions';
+import { deleteExpiredResults } from './result-retention';
+import { pruneTables } from './table-retention';
 
 export interface MaintenanceJob {
   /** How often the job scheduler runs it. */
@@ -38,6 +40,10 @@ export const MAINTENANCE: MaintenanceRegistry = {
   },
   'reconcile-webhooks': { everyMs: (c) => c.RECONCILE_INTERVAL_MS, run: (ctx) => reconcileWebhooks(ctx) },
   'expire-sessions': { everyMs: () => EXPIRE_SESSIONS_EVERY_MS, run: (ctx) => expireSessions(ctx) },
+  retention: {
+    everyMs: (c) => c.RETENTION_INTERVAL_MS,
+    run: async (ctx) => ({ results: await deleteExpiredResults(ctx), rows: await pruneTables(ctx) }),
+  },
 };
 
 /** Runs one maintenance job: validates its name and payload, then calls its handler. */

@@ -47,7 +47,7 @@ export async function listTasks(db: Db, f: TaskListFilter): Promise<{ rows: Task
   const { rows } = await sql<TaskListRow>(
     db,
     `SELECT "id", "accountId", "type"::text AS "type", "status"::text AS "status", "model", "progress", "resultUrls", "errorCode",
-            "errorMessage", "retryable", "costCents", ${isoOf('"createdAt"')} AS "createdAt", ${isoOf('"finishedAt"')} AS "finishedAt"
+            "errorMessage", "retryable", "expiresAt", "costCents", ${isoOf('"createdAt"')} AS "createdAt", ${isoOf('"finishedAt"')} AS "finishedAt"
        FROM "Task" ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
       ORDER BY "Task"."createdAt" DESC, "Task"."id" DESC LIMIT $${values.length}`,
     values,
