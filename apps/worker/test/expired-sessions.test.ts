@@ -27,7 +27,7 @@ it('is a scheduled maintenance job that deletes expired sessions and keeps live 
   await createSession(db, { id: 'old', operatorId: id, csrfToken: 'c', expiresAt: new Date(Date.now() - hour) });
   await createSession(db, { id: 'older', operatorId: id, csrfToken: 'c', expiresAt: new Date(Date.now() - 9 * hour) });
   await createSession(db, { id: 'live', operatorId: id, csrfToken: 'c', expiresAt: new Date(Date.now() + hour) });
-  const ctx = { db, log: { warn: () => undefined } } as unknown as WorkerContext;
+  const ctx = { db, config: { RETENTION_BATCH: 1000 }, log: { warn: () => undefined } } as unknown as WorkerContext;
   const result = await maintenanceProcessor(ctx)({ name: 'expire-sessions', data: {} });
   expect(result).toEqual({ sessionsDeleted: 2 });
   expect((await db.operatorSession.findMany({ select: { id: true } })).map((s) => s.id)).toEqual(['live']);
