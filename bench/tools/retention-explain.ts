@@ -7,6 +7,7 @@
 //   npx tsx bench/tools/retention-explain.ts            (RETENTION_EXPLAIN_TASKS, default 1,000,000)
 import { Client } from 'pg';
 import { createTestSchema } from '@mediagen/db/testing';
+import { loadScaleData, USAGE_SQL } from '../lib/scale-data';
 
 const N = Number(process.env.RETENTION_EXPLAIN_TASKS ?? 1_000_000);
 const ACCOUNTS = 1000;
@@ -19,47 +20,8 @@ async function main(): Promise<void> {
   const c = new Client({ connectionString: url.toString(), options: `-c search_path=${schema.schema}` });
   await c.connect();
   const q = (text: string, v: unknown[] = []) => c.query(text, v);
-  const timed = async (label: string, text: string) => {
-    const s = Date.now();
-    await q(text);
-    return [label, Date.now() - s] as const;
-  };
   try {
-    const load: (readonly [string, number])[] = [];
-    load.push(await timed('accounts', `INSERT INTO "Account" ("id", "name", "balanceCents") SELECT 'acc' || g, 'a' || g, 1000000 FROM generate_series(0, ${ACCOUNTS - 1}) g`));
-    // Account 0 is the busy one (10% of the tasks); the rest spread evenly. 95% complete.
-    load.push(
-      await timed(
-        'tasks',
-        `INSERT INTO "Task" ("id", "accountId", "type", "model", "params", "status", "progress", "costCents", "costMicros", "resultUrls",
-                             "createdAt", "updatedAt", "startedAt", "finishedAt", "deadlineAt", "eventsEmittedAt", "expiresAt", "resultBytes", "resultsDeletedAt")
-         SELECT 't' || lpad(g::text, 9, '0'),
-                'acc' || CASE WHEN g % 10 = 0 THEN 0 ELSE g % ${ACCOUNTS} END,
-                'video', 'video-a-h3', '{}'::jsonb,
-                CASE WHEN g % 20 = 0 THEN 'failed'::"TaskStatus" ELSE 'completed'::"TaskStatus" END, 100, 7, 70000,
-                CASE WHEN g % 20 = 0 THEN '{}'::text[] ELSE ARRAY['https://h/files/results/t' || lpad(g::text, 9, '0') || '/0.mp4'] END,
-                ts, ts, ts, ts + interval '60 seconds', ts + interval '6 hours', ts + interval '61 seconds',
-                CASE WHEN g % 20 = 0 THEN NULL ELSE ts + interval '60 seconds' + interval '30 days' END,
-                CASE WHEN g % 20 = 0 THEN NULL ELSE 5000000 END,
-                CASE WHEN g % 20 <> 0 AND ts + interval '60 seconds' + interval '30 days' < now() THEN ts + interval '30 days 2 minutes' END
-           FROM (SELECT g, now() - interval '365 days' + (g::double precision / ${N}) * interval '365 days' AS ts FROM generate_series(1, ${N}) g) s`,
-      ),
-    );
-    load.push(
-      await timed(
-        'ledger',
-        `INSERT INTO "LedgerEntry" ("id", "accountId", "taskId", "kind", "amountCents", "createdAt")
-         SELECT 'l' || "id", "accountId", "id", 'charge', -7, "createdAt" FROM "Task"`,
-      ),
-    );
-    load.push(
-      await timed(
-        'attempts',
-        `INSERT INTO "TaskAttempt" ("id", "taskId", "attemptNo", "channelId", "upstreamId", "status", "createdAt", "finishedAt")
-         SELECT 'a' || "id", "id", 1, 'sim', 'up-' || "id", 'completed', "createdAt", "finishedAt" FROM "Task"`,
-      ),
-    );
-    load.push(await timed('analyze', 'ANALYZE'));
+    const load = await loadScaleData(c, N, ACCOUNTS);
     const size = (await q(`SELECT pg_size_pretty(sum(pg_total_relation_size(c.oid))) AS s FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relkind = 'r'`)).rows[0].s;
     const taskSize = (await q(`SELECT pg_size_pretty(pg_total_relation_size('"Task"')) AS s`)).rows[0].s;
 
@@ -78,13 +40,7 @@ async function main(): Promise<void> {
     out.push(await explain('poll read (findTaskViews)', `SELECT "accountId", "id", "type", "status", "progress", "resultUrls", "errorCode", "errorMessage", "retryable", "expiresAt" FROM "Task" WHERE "id" = ANY($1::text[])`, [[recent]]));
     out.push(await explain('listing first page, busy account', `SELECT "id", "status", "resultUrls", "expiresAt", "createdAt" FROM "Task" WHERE "accountId" = 'acc0' ORDER BY "createdAt" DESC, "id" DESC LIMIT 21`));
     out.push(await explain('console tasks page (all accounts)', `SELECT "id", "accountId", "status", "createdAt" FROM "Task" ORDER BY "createdAt" DESC, "id" DESC LIMIT 51`));
-    out.push(
-      await explain(
-        'usage: per day and model, 30 days, busy account',
-        `SELECT date_trunc('day', l."createdAt") AS day, t."model", count(*), sum(-l."amountCents") FROM "LedgerEntry" l JOIN "Task" t ON t."id" = l."taskId"
-          WHERE l."accountId" = 'acc0' AND l."kind" = 'charge' AND l."createdAt" >= now() - interval '30 days' GROUP BY 1, 2`,
-      ),
-    );
+    out.push(await explain('usage: per day and model, 30 days, busy account', USAGE_SQL, ['acc0']));
     out.push(
       await explain('retention: expired results scan (1,000)', `SELECT "id", "resultUrls" FROM "Task" WHERE "status" = 'completed' AND "resultsDeletedAt" IS NULL AND "expiresAt" IS NOT NULL AND "expiresAt" <= now() ORDER BY "expiresAt" LIMIT 1000`),
     );
@@ -140,7 +96,7 @@ async function main(): Promise<void> {
       ),
     );
     await q('ROLLBACK');
-    console.log(JSON.stringify({ tasks: N, accounts: ACCOUNTS, loadMs: Object.fromEntries(load), totalLoadMs: load.reduce((n, [, ms]) => n + ms, 0), dbSize: size, taskTableSize: taskSize, explain: out, wallMs: Date.now() - t0 }, null, 2));
+    console.log(JSON.stringify({ tasks: N, accounts: ACCOUNTS, loadMs: load.steps, totalLoadMs: load.totalMs, dbSize: size, taskTableSize: taskSize, explain: out, wallMs: Date.now() - t0 }, null, 2));
   } finally {
     await c.end();
     await schema.drop();
