@@ -27,8 +27,8 @@ CREATE INDEX "IdempotencyRecord_createdAt_idx" ON "IdempotencyRecord"("createdAt
 CREATE INDEX "WebhookDelivery_createdAt_idx" ON "WebhookDelivery"("createdAt");
 
 
--- The retention job's scan: completed tasks whose files are still stored and will expire, by
+-- The retention job scans completed tasks whose files are still stored and will expire, by
 -- expiry. Partial, so it holds only the results still on disk, not every task ever completed
--- (Prisma's schema language cannot express it; schema.prisma names it on Task.expiresAt).
+-- (the Prisma schema language cannot express it, schema.prisma names it on Task.expiresAt).
 CREATE INDEX "Task_results_expiring_idx" ON "Task"("expiresAt")
   WHERE "status" = 'completed' AND "resultsDeletedAt" IS NULL AND "expiresAt" IS NOT NULL;
