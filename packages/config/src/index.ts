@@ -117,6 +117,8 @@ const envSchema = z.object({
   WEBHOOK_RETRY_WINDOW_MS: z.coerce.number().int().positive().default(24 * 3_600_000),
   /** After a secret rotation, the old secret keeps signing alongside the new one for this long. */
   WEBHOOK_SECRET_OVERLAP_MS: z.coerce.number().int().positive().default(24 * 3_600_000),
+  /** Audit events (who changed keys, limits, channels, webhooks, operators) are kept this many days. */
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(365),
   /** POST .../cancel of a running task waits this long for the worker's upstream cancel before answering 202. */
   CANCEL_WAIT_MS: z.coerce.number().int().min(0).default(5_000),
   /** An idempotency claim with no task older than this (database clock) is presumed dead and may be taken over. */

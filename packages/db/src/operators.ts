@@ -2,6 +2,7 @@
 // session ids are sha256 of the cookie's token, so a leaked table does not open sessions.
 import type { Db } from './client';
 import { sql } from './sql';
+import { AuditContext, recordAudit } from './audit';
 
 export type OperatorRole = 'viewer' | 'admin';
 
@@ -20,12 +21,32 @@ export async function createOperator(db: Db, op: { id: string; name: string; rol
   await db.operator.create({ data: op });
 }
 
-/** Sets a new password and role for an existing name (the CLI's `create` on a taken name resets it). */
-export async function upsertOperator(db: Db, op: { id: string; name: string; role: OperatorRole; passwordHash: string }): Promise<void> {
-  await db.operator.upsert({
-    where: { name: op.name },
-    create: op,
-    update: { role: op.role, passwordHash: op.passwordHash, disabledAt: null },
+/**
+ * Sets a new password and role for an existing name (the CLI's `create` on a taken name resets it).
+ * Audited as `operator.create` or `operator.update` (role, disabled, whether the password changed;
+ * never the hash).
+ */
+export async function upsertOperator(db: Db, op: { id: string; name: string; role: OperatorRole; passwordHash: string }, audit?: AuditContext): Promise<void> {
+  if (!audit) {
+    await db.operator.upsert({ where: { name: op.name }, create: op, update: { role: op.role, passwordHash: op.passwordHash, disabledAt: null } });
+    return;
+  }
+  await db.$transaction(async (tx) => {
+    const before = await tx.operator.findUnique({ where: { name: op.name }, select: { id: true, role: true, disabledAt: true } });
+    const after = await tx.operator.upsert({
+      where: { name: op.name },
+      create: op,
+      update: { role: op.role, passwordHash: op.passwordHash, disabledAt: null },
+      select: { id: true, role: true },
+    });
+    await recordAudit(tx, {
+      ...audit,
+      action: before ? 'operator.update' : 'operator.create',
+      targetType: 'operator',
+      targetId: after.id,
+      before: before ? { name: op.name, role: before.role, disabled: before.disabledAt !== null } : null,
+      after: { name: op.name, role: after.role, disabled: false, passwordChanged: true },
+    });
   });
 }
 
@@ -39,13 +60,16 @@ export async function listOperators(db: Db): Promise<Omit<OperatorRecord, 'passw
 }
 
 /** Disables the operator and ends every session of theirs at once. */
-export async function disableOperator(db: Db, name: string): Promise<boolean> {
-  const op = await db.operator.findUnique({ where: { name }, select: { id: true } });
+export async function disableOperator(db: Db, name: string, audit?: AuditContext): Promise<boolean> {
+  const op = await db.operator.findUnique({ where: { name }, select: { id: true, role: true, disabledAt: true } });
   if (!op) return false;
-  await db.$transaction([
-    db.operator.update({ where: { id: op.id }, data: { disabledAt: new Date() } }),
-    db.operatorSession.deleteMany({ where: { operatorId: op.id } }),
-  ]);
+  await db.$transaction(async (tx) => {
+    await tx.operator.update({ where: { id: op.id }, data: { disabledAt: new Date() } });
+    await tx.operatorSession.deleteMany({ where: { operatorId: op.id } });
+    if (audit && !op.disabledAt) {
+      await recordAudit(tx, { ...audit, action: 'operator.disable', targetType: 'operator', targetId: op.id, before: { name, role: op.role, disabled: false }, after: { name, role: op.role, disabled: true } });
+    }
+  });
   return true;
 }
 

@@ -15,8 +15,8 @@ export function mountConsole(deps: GatewayDeps): Router {
     // Re-read on every request only in development, where templates are being edited.
     cacheTemplates: deps.config.NODE_ENV !== 'development',
     defaultRateLimitPerMinute: deps.config.RATE_LIMIT_PER_MINUTE,
-    issueApiKey: (accountId) => issueApiKey(deps, accountId),
-    revokeApiKey: (keyId) => revokeKeyEverywhere(deps, keyId),
+    issueApiKey: (accountId, audit) => issueApiKey(deps, accountId, audit),
+    revokeApiKey: (keyId, audit) => revokeKeyEverywhere(deps, keyId, audit),
     resendDelivery: (deliveryId) => resendDelivery(deps, deliveryId),
     logError: (err, msg) => deps.log.error({ err }, msg),
   });

@@ -2,10 +2,10 @@
 // the workers keep in Redis (packages/channel-health); admins disable and enable a channel.
 import { Router } from 'express';
 import { readChannelViews, setChannelDisabled } from '@mediagen/channel-health';
-import { channelLatencies } from '@mediagen/db';
+import { channelLatencies, withAudit } from '@mediagen/db';
 import type { ConsoleDeps } from '../deps';
 import type { Render } from '../render';
-import { requireAdmin } from '../guards';
+import { auditOf, requireAdmin } from '../guards';
 import { ConsoleError } from '../console-error';
 
 export function channelRoutes(deps: ConsoleDeps, render: Render): Router {
@@ -27,7 +27,11 @@ export function channelRoutes(deps: ConsoleDeps, render: Render): Router {
     if (action !== 'enable' && action !== 'disable') throw new ConsoleError(404, 'Channels can be enabled or disabled.');
     const known = (await readChannelViews(deps.redis, deps.redisPrefix)).some((c) => c.id === req.params.id);
     if (!known) throw new ConsoleError(404, `No channel ${String(req.params.id)} is registered by a worker.`);
-    await setChannelDisabled(deps.redis, deps.redisPrefix, String(req.params.id), action === 'disable');
+    const channelId = String(req.params.id);
+    // The flag lives in Redis: the audit event commits only if the change went through.
+    await withAudit(deps.db, { ...auditOf(req, res.locals.session), action: `channel.${action}`, targetType: 'channel', targetId: channelId, after: { disabled: action === 'disable' } }, () =>
+      setChannelDisabled(deps.redis, deps.redisPrefix, channelId, action === 'disable'),
+    );
     res.redirect(303, '/console/channels');
   });
 
