@@ -110,6 +110,14 @@ const envSchema = z.object({
   WEBHOOK_CONCURRENCY: z.coerce.number().int().positive().default(20),
   /** Deadline of one delivery attempt (connect + answer); the receiver should answer 2xx at once. */
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /** Within an attempt: connecting (TLS included), and the answer's first byte after the body was sent. */
+  WEBHOOK_CONNECT_TIMEOUT_MS: z.coerce.number().int().positive().default(3_000),
+  WEBHOOK_FIRST_BYTE_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
+  /** Fair delivery: attempts of one account, and to one destination (account + URL origin), at once over all workers. */
+  WEBHOOK_ACCOUNT_CONCURRENCY: z.coerce.number().int().positive().default(5),
+  WEBHOOK_DESTINATION_CONCURRENCY: z.coerce.number().int().positive().default(2),
+  /** Failed attempts in a row after which a destination backs off as a whole (doubling from WEBHOOK_RETRY_BASE_MS up to WEBHOOK_RETRY_MAX_DELAY_MS). */
+  WEBHOOK_DESTINATION_FAILURES: z.coerce.number().int().positive().default(5),
   /** Backoff between attempts: first retry after this long, doubling up to WEBHOOK_RETRY_MAX_DELAY_MS. */
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().positive().default(30_000),
   WEBHOOK_RETRY_MAX_DELAY_MS: z.coerce.number().int().positive().default(4 * 3_600_000),
