@@ -3,6 +3,8 @@
 // - slots: at most `accountConcurrency` attempts of one account and `destinationConcurrency` to one
 //   destination run at once. A delivery that finds either full is not attempted; its job comes
 //   back a moment later and holds no worker slot meanwhile, so another account's event goes first.
+//   The moment grows with each refusal of the same delivery (100 ms doubling to 2 s): a burst to a
+//   fast receiver waits little, and a dead receiver's backlog costs a few job runs a second.
 // - destination backoff: after `destinationFailures` failed attempts in a row to one destination,
 //   the destination backs off as a whole (doubling from `backoffBaseMs` up to `backoffMaxMs`):
 //   its deliveries are not sent until then, and a success ends it.
@@ -63,8 +65,10 @@ end
 redis.call('PEXPIRE', KEYS[1], ARGV[6])
 return untilMs`;
 
-/** Busy slots: look again after 200-600 ms (jittered, so refused jobs do not return in step). */
-const busyWaitMs = (random: () => number) => 1000 + Math.floor(random() * 1000);
+/** Busy slots, refused `n` times in a row: look again after 100 ms doubling to 2 s, jittered so refused jobs do not return in step. */
+const busyWaitMs = (n: number, random: () => number) => Math.round(Math.min(2_000, 100 * 2 ** Math.min(n - 1, 5)) * (0.75 + random() * 0.5));
+/** Refusal streaks are kept in this process only (a job may move to another worker: it starts again at 100 ms). */
+const MAX_TRACKED = 10_000;
 
 export function destinationOf(d: Pick<GatedDelivery, 'accountId' | 'url'>): string {
   let origin: string;
@@ -83,6 +87,13 @@ export function createDeliveryGate(redis: RedisClient, prefix: string, limits: F
   const take = async (key: string, id: string, now: number, max: number) => (await redis.eval(ACQUIRE, 1, key, id, now, now + limits.leaseMs, max)) === 1;
   // Kept long enough to outlive the longest backoff and the streak that leads to it.
   const stateTtlMs = Math.max(limits.backoffMaxMs * 2, 3_600_000);
+  const refusals = new Map<string, number>();
+  const busy = (id: string, now: number) => {
+    if (refusals.size >= MAX_TRACKED) refusals.clear();
+    const n = (refusals.get(id) ?? 0) + 1;
+    refusals.set(id, n);
+    return { ok: false as const, retryAt: now + busyWaitMs(n, random) };
+  };
 
   return {
     async backoffUntil(d, now) {
@@ -91,11 +102,12 @@ export function createDeliveryGate(redis: RedisClient, prefix: string, limits: F
     },
     async enter(d, now) {
       const dest = destinationOf(d);
-      if (!(await take(accountKey(d.accountId), d.id, now, limits.accountConcurrency))) return { ok: false, retryAt: now + busyWaitMs(random) };
+      if (!(await take(accountKey(d.accountId), d.id, now, limits.accountConcurrency))) return busy(d.id, now);
       if (!(await take(destinationSlotsKey(dest), d.id, now, limits.destinationConcurrency))) {
         await redis.zrem(accountKey(d.accountId), d.id);
-        return { ok: false, retryAt: now + busyWaitMs(random) };
+        return busy(d.id, now);
       }
+      refusals.delete(d.id);
       return {
         ok: true,
         leave: async () => {
