@@ -263,3 +263,11 @@ describe('answers of unknown shape and unknown apps (2026-11-27)', () => {
     a.close();
   });
 });
+
+it('never sends hosted Seedance reference audio without an image or video (it refuses it)', async () => {
+  up.reset();
+  const a = createFalAdapter(channel());
+  await expect(a.submit(req(seedance(), [reference('reference_audio', 'https://m/a', 'audio/mpeg')]))).rejects.toMatchObject({ kind: 'failed', message: expect.stringMatching(/not sent: Seedance refuses reference audio/) });
+  expect(up.requests).toHaveLength(0);
+  a.close();
+});

@@ -402,3 +402,9 @@ describe('answers of unknown shape and unknown models (2026-11-27)', () => {
     expect(server.requests[0].body).toMatchObject({ model: 'seedream-4-5-251128', size: '1440x2560' });
   });
 });
+
+it('never sends Seedance 2.x reference audio without an image or video (it refuses it): failed, for the next channel', async () => {
+  const a = adapter();
+  await expect(a.submit(req(video({ model: 'video-b-2.0' }), [ref('reference_audio', 'https://f/a.mp3')]))).rejects.toMatchObject({ kind: 'failed', message: expect.stringMatching(/not sent: Seedance refuses reference audio without a reference image or video/) });
+  expect(server.requests).toHaveLength(0);
+});

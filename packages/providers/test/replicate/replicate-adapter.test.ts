@@ -312,3 +312,10 @@ describe('answers of unknown shape and unknown models (2026-11-27)', () => {
     a.close();
   });
 });
+
+it('never sends hosted Seedance reference audio without an image or video (its schema refuses it)', async () => {
+  const a = createReplicateAdapter(channel());
+  await expect(a.submit(req(seedance(), [reference('reference_audio', 'https://m/a', 'audio/mpeg')]))).rejects.toMatchObject({ kind: 'failed', message: expect.stringMatching(/not sent: Seedance refuses reference audio/) });
+  expect(up.requests).toHaveLength(0);
+  a.close();
+});
