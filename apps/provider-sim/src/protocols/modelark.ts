@@ -14,7 +14,8 @@
 // Seedream sizes and reference counts are checked as the real service does (BytePlus ModelArk image
 // generation, 2026-11-27): a named size the version lacks (1K on 4.5 / 5.0 lite, 4K on 5.0 lite), an
 // explicit size outside its pixel range, or more reference images than it takes is a 400
-// `InvalidParameter`, so a wrong request fails our own tests.
+// `InvalidParameter`, so a wrong request fails our own tests; so is Seedance 2.x reference audio
+// without a reference image or video.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Channel } from '@mediagen/providers';
 import { parseDirectives } from '../directives';
@@ -96,6 +97,10 @@ function listSeedance(ctx: SimContext, req: IncomingMessage, res: ServerResponse
 }
 
 async function createSeedance(ctx: SimContext, req: IncomingMessage, res: ServerResponse, channel: Channel, body: Record<string, unknown>) {
+  // Seedance 2.x refuses reference audio without a reference image or video (providers.md 1.2).
+  const roles = Array.isArray(body.content) ? (body.content as { role?: unknown }[]).map((p) => p?.role) : [];
+  if (/seedance-2-/i.test(String(body.model)) && roles.includes('reference_audio') && !roles.includes('reference_image') && !roles.includes('reference_video'))
+    return arkError(res, 400, 'InvalidParameter', 'The parameter `content` specified in the request is not valid: reference audio requires a reference image or video.');
   const prompt = contentText(body.content);
   const directives = parseDirectives(prompt);
   const ref = taskRef(prompt);
