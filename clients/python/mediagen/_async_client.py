@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any, AsyncIterator, Awaitable, Callable, Mapping, Optional
+from typing import Any, AsyncIterator, Awaitable, Callable, List, Mapping, Optional, Sequence
 
 import httpx
 
@@ -27,6 +27,7 @@ from ._common import (
 from ._http import AsyncHTTP, Settings
 from .errors import NotFoundError
 from .types import Balance, CancelResult, ImageGenerateParams, Quote, SubmitResponse, Task, TaskListItem, TaskPage, VideoGenerateParams
+from .batch import BatchOutcome, ProgressFn, run_batch_async
 from .webhooks import Webhooks
 
 
@@ -182,6 +183,10 @@ class AsyncMediaGen:
 
     async def balance(self) -> Balance:
         return await self._http.request("GET", "/api/balance")
+
+    async def batch(self, items: Sequence[Mapping[str, Any]], *, concurrency: Optional[int] = None, key_prefix: str = "", on_progress: Optional[ProgressFn] = None) -> List[BatchOutcome]:
+        """As MediaGen.batch, on asyncio."""
+        return await run_batch_async(self, items, concurrency, key_prefix, on_progress)
 
     async def aclose(self) -> None:
         await self._client.aclose()

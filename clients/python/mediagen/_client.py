@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Any, Iterator, Mapping, Optional
+from typing import Any, Iterator, List, Mapping, Optional, Sequence
 
 import httpx
 
@@ -26,6 +26,7 @@ from ._common import (
 from ._http import Settings, SyncHTTP
 from .errors import NotFoundError
 from .types import Balance, CancelResult, ImageGenerateParams, Quote, SubmitResponse, Task, TaskListItem, TaskPage, VideoGenerateParams
+from .batch import BatchOutcome, ProgressFn, run_batch
 from .webhooks import Webhooks
 
 
@@ -194,6 +195,12 @@ class MediaGen:
     def balance(self) -> Balance:
         """The account's balance in cents and where to top it up."""
         return self._http.request("GET", "/api/balance")
+
+    def batch(self, items: Sequence[Mapping[str, Any]], *, concurrency: Optional[int] = None, key_prefix: str = "", on_progress: Optional[ProgressFn] = None) -> List[BatchOutcome]:
+        """Generates every item (a generate body; its model says video or image) and waits for each,
+        at most ``concurrency`` in progress at once, waiting out 429s; one outcome per item, in order.
+        Keys are derived from the items: running the same batch again charges nothing twice."""
+        return run_batch(self, items, concurrency, key_prefix, on_progress)
 
     def close(self) -> None:
         self._client.close()
