@@ -12,6 +12,13 @@ import { fail, send } from './sim-http';
 
 export type { SimOptions } from './protocol-registry';
 
+/** Every upstream model a channel sends to: its `models` values (a Replicate version's name too) and a MiniMax channel's effort models. */
+function upstreamModels(channel: Channel): string[] {
+  const values = Object.values(channel.models);
+  const effort = channel.protocol === 'minimax' ? Object.values(channel.effortModels).filter((v): v is string => !!v) : [];
+  return [...values, ...values.map((v) => v.split(':')[0]), ...effort];
+}
+
 export function createSimServer(opts: SimOptions): { server: http.Server; store: RenderStore } {
   loadProtocols();
   const store = new RenderStore();
@@ -19,6 +26,7 @@ export function createSimServer(opts: SimOptions): { server: http.Server; store:
   sweeper.unref();
   const origin = (req: IncomingMessage) => `http://${req.headers.host ?? '127.0.0.1'}`;
   const contexts = new Map<string, SimContext>();
+  const retired = new Set(opts.retiredModels ?? []);
   const contextFor = (protocol: string): SimContext => {
     let ctx = contexts.get(protocol);
     if (!ctx) {
@@ -30,6 +38,7 @@ export function createSimServer(opts: SimOptions): { server: http.Server; store:
         channelByKey: (key) => (key === undefined ? undefined : channels.find((c) => c.apiKey === key)),
         mediaUrl: (req, render, n) => `${origin(req)}${mediaUrlPath(render.id, n)}`,
         origin,
+        hasModel: (channel, model) => !retired.has(model) && upstreamModels(channel).includes(model),
       };
       contexts.set(protocol, ctx);
     }

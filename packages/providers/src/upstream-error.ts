@@ -13,7 +13,14 @@ export type UpstreamErrorKind =
    * The upstream no longer knows an id it gave us (404 on poll, expired task): the render is gone,
    * not failed. One fresh attempt on the same channel, visible as its own TaskAttempt.
    */
-  | 'lost';
+  | 'lost'
+  /**
+   * The upstream says the model itself does not exist or is no longer available (retired, not
+   * enabled for this key): no render of it will work on this channel. The task moves to the next
+   * channel at once, and the channel is not tried for that upstream model again until an operator
+   * re-enables it or a channel check passes (channel-health model-unavailable.ts).
+   */
+  | 'unknown_model';
 
 export class UpstreamError extends Error {
   constructor(

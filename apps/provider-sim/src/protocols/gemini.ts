@@ -8,7 +8,8 @@
 // 400 INVALID_ARGUMENT quoting a support code (Veo) / promptFeedback.blockReason (images), fail =
 // operation error INTERNAL (Veo) / text-only STOP answer (images), no-file = done with zero samples /
 // STOP without parts, lost = 404 on the task's first operation, expired = the video file is gone
-// (Veo keeps files two days) so its download answers 404.
+// (Veo keeps files two days) so its download answers 404. A retired model (SimOptions.retiredModels)
+// answers 404 NOT_FOUND on its calls and on `GET /v1beta/models/{model}`, the model lookup.
 import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Channel } from '@mediagen/providers';
@@ -101,10 +102,17 @@ registerProtocol({
     const [version, kind, ...tail] = rest;
     if (version !== 'v1beta') return googleError(res, 404, 'NOT_FOUND', 'No such route.');
 
+    // GET /v1beta/models/{model}: the model lookup (the channel check's probe).
+    if (req.method === 'GET' && kind === 'models' && tail.length === 1) {
+      const model = tail[0];
+      if (!ctx.hasModel(channel, model)) return googleError(res, 404, 'NOT_FOUND', `models/${model} is not found for API version v1beta, or is not supported for getModel.`);
+      return send(res, 200, { name: `models/${model}`, version: '001', displayName: model, supportedGenerationMethods: [/^veo/.test(model) ? 'predictLongRunning' : 'generateContent'] });
+    }
     // POST /v1beta/models/{model}:{method}
     if (req.method === 'POST' && kind === 'models' && tail.length === 1) {
       const [model, method] = tail[0].split(':');
-      if (!Object.values(channel.models).includes(model)) return googleError(res, 404, 'NOT_FOUND', `models/${model} is not found for API version v1beta.`);
+      // A shut-down or unknown model, as the Gemini API answers it (providers.md corrections 1, 2).
+      if (!ctx.hasModel(channel, model)) return googleError(res, 404, 'NOT_FOUND', `models/${model} is not found for API version v1beta, or is not supported for ${method}.`);
       const body = await readJson(req);
       if (!body) return googleError(res, 400, 'INVALID_ARGUMENT', 'Invalid JSON payload received.');
       if (method === 'generateContent') return generateContent(ctx, channel, model, body, res);

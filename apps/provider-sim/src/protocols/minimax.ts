@@ -6,7 +6,8 @@
 // Directives fail in MiniMax's own signals: 422 `unprocessable_entity_error` "... (1026)"
 // (#sim:violation-input), HTTP 200 with `base_resp.status_code` 1026 (#sim:violation-legacy), a
 // failed task with error code 1027 (#sim:violation), 429 "(1002)" with Retry-After (#sim:rate-limit),
-// 503 (#sim:flaky), 404 (#sim:lost), status `expired` (#sim:expired).
+// 503 (#sim:flaky), 404 (#sim:lost), status `expired` (#sim:expired). A retired or unmapped model
+// answers 400 "invalid params, unknown model 'x' (2013)"; a create without content 400 2013 too.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Channel } from '@mediagen/providers';
 import { parseDirectives } from '../directives';
@@ -69,8 +70,9 @@ registerProtocol({
     if (req.method === 'POST' && path.length === 2 && path[1] === 'video_generation') {
       const body = await readJson(req);
       if (!body || typeof body.model !== 'string') return mmError(res, 400, 'invalid params, model is required (2013)');
-      if (!Object.values(channel.models).includes(body.model) && !Object.values((channel as { effortModels?: Record<string, string> }).effortModels ?? {}).includes(body.model))
-        return mmError(res, 400, `invalid params, unknown model ${body.model} (2013)`);
+      if (!ctx.hasModel(channel, body.model)) return mmError(res, 400, `invalid params, unknown model '${body.model}' (2013)`);
+      // The channel check's probe: no content, nothing renders.
+      if (!Array.isArray(body.content) || body.content.length === 0) return mmError(res, 400, 'invalid params, content is required (2013)');
       return create(ctx, res, channel, body);
     }
     const id = path[0] === 'v2' && path[1] === 'query' && path[2] === 'video_generation' && path.length === 4 ? path[3]

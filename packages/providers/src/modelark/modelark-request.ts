@@ -66,11 +66,11 @@ export function seedanceBody(req: RenderRequest, spec: VideoTaskSpec, upstreamMo
  * [1280x720, 4096x4096] (1k 16:9 = 1280x720 exactly). An explicit size keeps the requested ratio,
  * which the named sizes ("2K") leave to the model.
  */
-const SIZES_2K: Readonly<Record<string, readonly [number, number]>> = {
+export const SIZES_2K: Readonly<Record<string, readonly [number, number]>> = {
   '1:1': [2048, 2048], '4:3': [2304, 1728], '3:4': [1728, 2304], '16:9': [2560, 1440], '9:16': [1440, 2560],
   '3:2': [2496, 1664], '2:3': [1664, 2496], '21:9': [3024, 1296],
 };
-const SCALE: Readonly<Record<string, number>> = { '1k': 0.5, '2k': 1, '4k': 2 };
+export const SCALE: Readonly<Record<string, number>> = { '1k': 0.5, '2k': 1, '4k': 2 };
 
 /** `"WxH"` for our ratio and resolution; models without a resolution get the upstream's default, 2K. */
 export function seedreamSize(ratio: string, resolution: string | null): string {
@@ -94,7 +94,7 @@ export function seedreamBody(req: RenderRequest, spec: ImageTaskSpec, upstreamMo
 }
 
 /** Reference images each Seedream version takes (providers.md 4); 3.0 t2i is text-to-image only. */
-const SEEDREAM_MAX_REFS: readonly [RegExp, number][] = [[/seedream-3-0-t2i/i, 0], [/seedream-5-0-(?!pro)\d/i, 14], [/seedream-/i, 10]];
+export const SEEDREAM_MAX_REFS: readonly [RegExp, number][] = [[/seedream-3-0-t2i/i, 0], [/seedream-5-0-(?!pro)\d/i, 14], [/seedream-/i, 10]];
 
 /**
  * Why Seedream (as `upstreamModel`) cannot serve every mode the catalog sells for an image model,

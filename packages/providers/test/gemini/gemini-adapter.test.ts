@@ -181,7 +181,9 @@ describe('config-load check', () => {
     expect(a.unsupported!('video-c-3.1', 'video-c-3.1-fast')).toBeNull();
     expect(a.unsupported!('image-d-2.5-flash-image', null)).toBeNull();
     expect(a.unsupported!('video-a-h3', null)).toMatch(/video-a-h3.*Veo/);
-    expect(a.unsupported!('image-a-5.0', null)).toMatch(/gemini-2.5-flash-image has no size choice/);
+    // Without a size choice the channel renders no sold resolution: it takes no image-a task.
+    expect(a.unsupported!('image-a-5.0', null)).toBeNull();
+    expect(a.coverage!('image-a-5.0', null)).toMatchObject({ resolutions: [] });
     a.close();
   });
 });

@@ -87,7 +87,9 @@ describe('request mapping', () => {
     // google/veo-3.1 takes reference images only at 16:9; the catalog sells Components at 9:16 too.
     const v = createReplicateAdapter(channel());
     expect(v.unsupported!('video-c-3.1', 'video-c-3.1-pro')).toBeNull();
-    expect(v.unsupported!('video-c-3.1', 'video-c-3.1-components')).toMatch(/only at 16:9/);
+    // Components takes reference images only at 16:9 there: it serves that part.
+    expect(v.unsupported!('video-c-3.1', 'video-c-3.1-components')).toBeNull();
+    expect(v.coverage!('video-c-3.1', 'video-c-3.1-components')).toEqual({ ratios: ['16:9'] });
     expect(v.unsupported!('video-b-2.0', null)).toBeNull();
     v.close();
   });
