@@ -31,11 +31,23 @@ export function createSimServer(opts: SimOptions): { server: http.Server; store:
     let ctx = contexts.get(protocol);
     if (!ctx) {
       const channels: Channel[] = opts.channels.channels.filter((c) => c.protocol === protocol);
+      // Channels sharing a key are one upstream account (the example config's ARK_API_KEY serves
+      // four channels): the first answers, and the account has every model any of them maps.
+      const byKey = new Map<string, Channel>();
+      for (const c of channels) {
+        const first = byKey.get(c.apiKey);
+        if (!first) byKey.set(c.apiKey, c);
+        else
+          byKey.set(c.apiKey, {
+            ...first,
+            models: { ...c.models, ...first.models, ...Object.fromEntries(Object.entries(c.models).filter(([k]) => k in first.models).map(([k, v]) => [`${k}@${c.id}`, v])) },
+          } as Channel);
+      }
       ctx = {
         store,
         opts,
         channels,
-        channelByKey: (key) => (key === undefined ? undefined : channels.find((c) => c.apiKey === key)),
+        channelByKey: (key) => (key === undefined ? undefined : byKey.get(key)),
         mediaUrl: (req, render, n) => `${origin(req)}${mediaUrlPath(render.id, n)}`,
         origin,
         hasModel: (channel, model) => !retired.has(model) && upstreamModels(channel).includes(model),
