@@ -5,7 +5,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TaskSpec } from '@mediagen/catalog';
-import { checkTargets, formatLines, isProblem, runChannelChecks, summary } from '@mediagen/channel-check';
+import { checkTargets, formatLines, isProblem, planRender, renderOnce, runChannelChecks, summary } from '@mediagen/channel-check';
 import { ChannelAdapter, createAdapters, parseChannelConfig } from '@mediagen/providers';
 import { createSimServer } from '../src/sim-server';
 
@@ -120,5 +120,27 @@ describe('a simulator where some upstream models are retired', () => {
     const a = adapters.get(channel)!;
     const err = await a.submit({ taskId: 't', attemptId: `a-${channel}`, spec: s1, outputSeconds: null, references: [] }).then(() => null, (e: unknown) => e);
     expect(a.classifyError(err, 'submit').kind).toBe('unknown_model');
+  });
+});
+
+describe('--render', () => {
+  let s: Awaited<ReturnType<typeof startSim>>;
+  beforeAll(async () => (s = await startSim()));
+  afterAll(() => s.stop());
+
+  it('prices the smallest render of a model first, then renders it to the end', async () => {
+    const config = parseChannelConfig({ channels: channels(s.base) }, {});
+    const adapters = createAdapters(config);
+    try {
+      const target = checkTargets(config).find((t) => t.channel.id === 'mm' && t.upstreamModel === 'MiniMax-H3')!;
+      const plan = planRender(target)!;
+      expect(plan).toMatchObject({ spec: { model: 'video-a-h3', duration: 1 }, upstreamPrice: null });
+      expect(plan.catalogCents).toBeGreaterThan(0);
+      const status = await renderOnce(adapters.get('mm')!, plan, 20_000, 50);
+      expect(status.state).toBe('succeeded');
+      expect(s.sim.store.totals.submits).toBe(1);
+    } finally {
+      for (const a of adapters.values()) a.close();
+    }
   });
 });
