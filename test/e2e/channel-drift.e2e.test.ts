@@ -31,8 +31,10 @@ function exampleOnSim(sim: string): { channels: Record<string, unknown>[] } {
   return example;
 }
 
-// The model whose first channel gets a retired id: video-c-3.1 Fast (two channels serve it).
-const VARIANT = 'video-c-3.1-fast';
+// The model whose first channel gets a retired id: video-b-2.0 at the third-party tier (two
+// channels serve it in the example config).
+const MODEL = 'video-b-2.0';
+const BODY = { model: MODEL, tier: 'third-party' };
 let retired: { channel: string; upstreamModel: string; next: string };
 
 function runCheck(configFile: string, extraEnv: Record<string, string>, args: string[] = []): Promise<{ code: number; stdout: string }> {
@@ -56,11 +58,11 @@ e2eSuite(
       const config = exampleOnSim(`http://127.0.0.1:${simPort}`);
       fs.writeFileSync(path.join(dir, 'example.json'), JSON.stringify(config, null, 2));
       const parsed = parseChannelConfig(config, KEYS);
-      const [first, second] = channelsFor(parsed, 'video-c-3.1', null, VARIANT);
+      const [first, second] = channelsFor(parsed, MODEL, 'third-party');
       const channel = config.channels.find((c) => c.id === first.id)!;
       const models = channel.models as Record<string, string>;
-      retired = { channel: first.id, upstreamModel: `${models[VARIANT]}-retired`, next: second.id };
-      models[VARIANT] = retired.upstreamModel;
+      retired = { channel: first.id, upstreamModel: `${models[MODEL]}-retired`, next: second.id };
+      models[MODEL] = retired.upstreamModel;
       fs.writeFileSync(path.join(dir, 'retired.json'), JSON.stringify(config, null, 2));
       return {
         env: {
@@ -96,7 +98,7 @@ it('the example config pointed at the simulator passes channels:check: every cha
 it('a model mapped to a retired id: the check names it, and exits 1', async () => {
   const { code, stdout } = await runCheck(path.join(dir, 'retired.json'), { REDIS_URL: stack.env.REDIS_URL, REDIS_PREFIX: stack.prefix });
   expect(code).toBe(1);
-  expect(stdout).toMatch(new RegExp(`^${retired.channel}\\s+${retired.upstreamModel.replace(/[./]/g, '\\$&')}\\s+unknown model\\s+\\d+ ms\\s+${VARIANT}: `, 'm'));
+  expect(stdout).toMatch(new RegExp(`^${retired.channel}\\s+${retired.upstreamModel.replace(/[./]/g, '\\$&')}\\s+unknown model\\s+\\d+ ms\\s+${MODEL}: `, 'm'));
   expect(stdout).toMatch(/^1 of \d+ checks need attention/m);
   const json = await runCheck(path.join(dir, 'retired.json'), { REDIS_PREFIX: `${stack.prefix}-json` }, ['--json']);
   const body = JSON.parse(json.stdout) as { ok: boolean; results: { channel: string; upstreamModel: string; verdict: string }[] };
@@ -110,7 +112,7 @@ it('the worker checks its channels at start and logs the retired model', async (
 
 it('tasks for that model complete on the next channel, are not refunded, and the channel shows the retired mapping', async () => {
   const before = Number((await api.admin('GET', `/accounts/${account.accountId}`)).body.balanceCents);
-  const submit = await api.submit(account, 'video', { model: 'video-c-3.1', variant: VARIANT, prompt: 'a glacier calving into the sea' });
+  const submit = await api.submit(account, 'video', { ...BODY, prompt: 'a glacier calving into the sea' });
   expect(submit.status).toBe(200);
   const taskId = String(submit.body.taskId);
   expect((await api.untilSettled(account, 'video', taskId, 60_000)).at(-1)).toMatchObject({ status: 'completed' });
@@ -124,12 +126,12 @@ it('tasks for that model complete on the next channel, are not refunded, and the
 
   const channels = (await api.admin('GET', '/channels')).body.channels as Record<string, unknown>[];
   const view = channels.find((c) => c.id === retired.channel)!;
-  expect(view.unavailableModels).toEqual([expect.objectContaining({ upstreamModel: retired.upstreamModel, model: VARIANT })]);
+  expect(view.unavailableModels).toEqual([expect.objectContaining({ upstreamModel: retired.upstreamModel, model: MODEL })]);
   expect(view.lastError).toMatchObject({ kind: 'unknown_model', message: expect.stringContaining(retired.upstreamModel) });
-  expect((view.coverage as Record<string, { renders: string }>)[VARIANT]).toBeDefined();
+  expect((view.coverage as Record<string, { renders: string }>)[MODEL]).toBeDefined();
 
   // A second task is not sent to the retired mapping at all.
-  const again = await api.submit(account, 'video', { model: 'video-c-3.1', variant: VARIANT, prompt: 'a glacier at night' });
+  const again = await api.submit(account, 'video', { ...BODY, prompt: 'a glacier at night' });
   const againId = String(again.body.taskId);
   expect((await api.untilSettled(account, 'video', againId, 60_000)).at(-1)).toMatchObject({ status: 'completed' });
   const againAttempts = (await api.admin('GET', `/tasks/${againId}`)).body.attempts as { channelId: string }[];

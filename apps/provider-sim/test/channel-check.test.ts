@@ -9,11 +9,11 @@ import { checkTargets, formatLines, isProblem, planRender, renderOnce, runChanne
 import { ChannelAdapter, createAdapters, parseChannelConfig } from '@mediagen/providers';
 import { createSimServer } from '../src/sim-server';
 
-const RETIRED = ['veo-3.1-fast-generate-preview', 'seedream-4-0-250828', 'MiniMax-H3-Max', 'fal-ai/veo3.1/fast', 'black-forest-labs/flux-1.1-pro'];
+const RETIRED = ['veo-3.1-fast-generate-001', 'seedream-4-0-250828', 'MiniMax-H3-Max', 'fal-ai/veo3.1/fast', 'black-forest-labs/flux-1.1-pro'];
 
 const channels = (sim: string, key = (id: string) => `key-${id}`) => [
   { id: 'gem', protocol: 'gemini', baseUrl: `${sim}/gemini/v1beta`, apiKey: key('gem'), costOrder: 1,
-    models: { 'video-c-3.1-fast': 'veo-3.1-fast-generate-preview', 'image-d-2.5-flash-image': 'gemini-2.5-flash-image' } },
+    models: { 'video-c-3.1-fast': 'veo-3.1-fast-generate-001', 'image-d-2.5-flash-image': 'gemini-2.5-flash-image' } },
   { id: 'ark', protocol: 'modelark', baseUrl: `${sim}/modelark/api/v3`, apiKey: key('ark'), costOrder: 1,
     models: { 'video-b-2.0': 'dreamina-seedance-2-0-260128', 'image-b-2': 'seedream-4-0-250828' } },
   { id: 'mm', protocol: 'minimax', baseUrl: `${sim}/minimax`, apiKey: key('mm'), costOrder: 1, models: { 'video-a-h3': 'MiniMax-H3' }, effortModels: { '2x': 'MiniMax-H3-Max' } },
@@ -95,13 +95,13 @@ describe('a simulator where some upstream models are retired', () => {
   it('the check names each retired model, per protocol, and passes the others', async () => {
     const { results } = await check(channels(s.base));
     expect(verdicts(results.filter(isProblem))).toEqual([
-      'gem veo-3.1-fast-generate-preview unknown_model',
+      'gem veo-3.1-fast-generate-001 unknown_model',
       'ark seedream-4-0-250828 unknown_model',
       'mm MiniMax-H3-Max unknown_model',
       'fal fal-ai/veo3.1/fast unknown_model',
       'rep black-forest-labs/flux-1.1-pro unknown_model',
     ]);
-    expect(summary(results)).toMatch(/^5 of 10 checks need attention: gem veo-3.1-fast-generate-preview \(unknown model\)/);
+    expect(summary(results)).toMatch(/^5 of 10 checks need attention: gem veo-3.1-fast-generate-001 \(unknown model\)/);
   });
 
   const spec = (model: string, variant: string | null, type: 'video' | 'image', extra: Record<string, unknown> = {}): TaskSpec =>

@@ -8,11 +8,12 @@ import type { ChannelAdapter, UpstreamError, UpstreamErrorKind } from '@mediagen
 import { currentStepScope } from './step-scope';
 
 /**
- * A lost render counts against the channel like a failed one (the breaker knows no 'lost'). An
- * unknown model is about one model, not the channel: counted in the metrics only; the worker
- * records it with the upstream model named (unknown-model.ts).
+ * A lost render counts against the channel like a failed one (the breaker knows no 'lost'); an
+ * unreachable upstream (a submit not sent) like a transient failure. An unknown model is about one
+ * model, not the channel: counted in the metrics only; the worker records it with the upstream
+ * model named (unknown-model.ts).
  */
-const asOutcome = (kind: UpstreamErrorKind): Outcome => (kind === 'lost' ? 'failed' : kind);
+const asOutcome = (kind: UpstreamErrorKind): Outcome => (kind === 'lost' ? 'failed' : kind === 'unsent' ? 'transient' : kind);
 
 /** The download timer of each observed adapter (downloads go through download.ts, not the adapter). */
 const downloadTimers = new WeakMap<ChannelAdapter, <T>(fn: () => Promise<T>) => Promise<T>>();

@@ -23,8 +23,8 @@ describe('a channel that serves part of a model', () => {
   beforeAll(async () => {
     w = await startInProcess((base) => ({
       channels: [
-        // Cheapest, and partial: 480p/768p, 5-15 s, no effort tiers.
-        h3('h3-partial', 1, { resolutions: { '480p': '480P', '768p': '768P' }, durations: { min: 5, max: 15 } })(base),
+        // Cheapest, and partial: 480p/768p, at most 10 s (shorter renders at its 5 s minimum), no effort tiers.
+        h3('h3-partial', 1, { resolutions: { '480p': '2K', '768p': '2K' }, durations: { min: 5, max: 10 } })(base),
         h3('h3-full', 2, { effortModels: { '1.5x': 'MiniMax-H3', '2x': 'MiniMax-H3-Max' } })(base),
       ],
     }));
@@ -37,7 +37,8 @@ describe('a channel that serves part of a model', () => {
   it.each([
     ['480p 6 s', { resolution: '480p', duration: 6, outputSeconds: 6 }, 'h3-partial'],
     ['1080p 6 s (a resolution the cheap channel does not render)', { resolution: '1080p', duration: 6, outputSeconds: 6 }, 'h3-full'],
-    ['768p 2 s (shorter than the cheap channel renders)', { resolution: '768p', duration: 2, outputSeconds: 2 }, 'h3-full'],
+    ['768p 2 s (rendered at the cheap channel\'s 5 s minimum)', { resolution: '768p', duration: 2, outputSeconds: 2 }, 'h3-partial'],
+    ['768p 12 s (longer than the cheap channel renders)', { resolution: '768p', duration: 12, outputSeconds: 12 }, 'h3-full'],
     ['480p 6 s effort 2x (a tier the cheap channel has no model for)', { resolution: '480p', duration: 6, outputSeconds: 6, effort: '2x' }, 'h3-full'],
   ])('%s runs only on a channel able to render it', async (_name, spec, channel) => {
     const id = await w.submit('a harbour at dusk', 'video-a-h3', spec);
@@ -50,8 +51,8 @@ describe('a channel that serves part of a model', () => {
     const views = await readChannelViews(w.app.ctx.redis, w.app.ctx.config.REDIS_PREFIX);
     const partial = views.find((v) => v.id === 'h3-partial')!;
     expect(partial.coverage?.['video-a-h3']).toEqual({
-      renders: '480p/768p · 5-15 s · effort 1x',
-      limits: { resolutions: ['480p', '768p'], seconds: { min: 5, max: 15 }, efforts: ['1x'] },
+      renders: '480p/768p · 1-10 s · effort 1x',
+      limits: { resolutions: ['480p', '768p'], seconds: { min: 1, max: 10 }, efforts: ['1x'] },
     });
     expect(views.find((v) => v.id === 'h3-full')!.coverage?.['video-a-h3'].renders).toBe('everything sold');
   });

@@ -6,8 +6,8 @@ import { ableToRender, assertServesCatalog, checkAgainstCatalog, coverageGap, cr
 const h3 = (id: string, costOrder: number, extra: Record<string, unknown> = {}) => ({
   id, protocol: 'minimax', baseUrl: 'https://api.minimax.io', apiKey: 'k', costOrder, models: { 'video-a-h3': 'MiniMax-H3' }, ...extra,
 });
-/** Like fal's H3 host: 480p/768p, 5-15 s, no effort tiers. */
-const PARTIAL = { resolutions: { '480p': '480P', '768p': '768P' }, durations: { min: 5, max: 15 } };
+/** A partial host: 480p/768p, at most 10 s (shorter lengths render at its 5 s minimum), no effort tiers. */
+const PARTIAL = { resolutions: { '480p': '480P', '768p': '768P' }, durations: { min: 5, max: 10 } };
 const FULL = { effortModels: { '1.5x': 'MiniMax-H3', '2x': 'MiniMax-H3-Max' } };
 
 const video = (over: Partial<VideoTaskSpec>): VideoTaskSpec => ({
@@ -48,6 +48,13 @@ describe('coverage of a task', () => {
 });
 
 describe('routing and the start-up check', () => {
+  it("derives a MiniMax channel's coverage from its settings: a shorter length renders at its minimum, so only the maximum narrows", () => {
+    withAdapters([h3('partial', 1, PARTIAL), h3('full', 2, FULL)], (_config, adapters) => {
+      expect(adapters.get('partial')!.coverage!('video-a-h3', null)).toEqual({ resolutions: ['480p', '768p'], seconds: { min: 1, max: 10 }, efforts: ['1x'] });
+      expect(adapters.get('full')!.coverage!('video-a-h3', null)).toEqual({});
+    });
+  });
+
   it('keeps, in order, only the channels able to render the task, and says why the others cannot', () => {
     withAdapters([h3('partial', 1, PARTIAL), h3('full', 2, FULL)], (config, adapters) => {
       expect(ableToRender(config.channels, adapters, video({}), 6).able.map((c) => c.id)).toEqual(['partial', 'full']);
@@ -70,7 +77,7 @@ describe('routing and the start-up check', () => {
       const line = unserved.find((u) => u.includes('video-a-h3'));
       expect(line).toBe(
         'no enabled channel can render video-a-h3 at 480p 16:9 1 s effort 1.5x and 359 more options ' +
-          '(channels looked at: partial: 1 s (renders 5-15 s); no-tiers: effort 1.5x (renders 1x))',
+          '(channels looked at: partial: effort 1.5x (renders 1x); no-tiers: effort 1.5x (renders 1x))',
       );
       expect(() => assertServesCatalog(config, adapters, { production: true })).toThrow(line);
       // Outside production it is a warning: the worker starts, and those tasks fail with generation_failed.

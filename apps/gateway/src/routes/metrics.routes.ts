@@ -12,9 +12,15 @@ export function metricsRouter(deps: GatewayDeps): Router {
   const allowed = bearerMatches(deps.config.METRICS_TOKEN, deps.config.ADMIN_TOKEN);
   r.get('/metrics', async (req, res) => {
     // Failed tries count against the address like the admin token's (ip-limits.ts).
-    await guardAuth(deps, req, () => {
-      if (!allowed(req)) throw new AppError('unauthorized', 'GET /metrics needs "Authorization: Bearer <METRICS_TOKEN>"', undefined, undefined, { 'WWW-Authenticate': 'Bearer realm="metrics"' });
-    });
+    const ok = allowed(req);
+    await guardAuth(
+      deps,
+      req,
+      () => {
+        if (!ok) throw new AppError('unauthorized', 'GET /metrics needs "Authorization: Bearer <METRICS_TOKEN>"', undefined, undefined, { 'WWW-Authenticate': 'Bearer realm="metrics"' });
+      },
+      () => ok,
+    );
     const { contentType, body } = await renderMetrics(deps.metrics.registry);
     res.type(contentType).send(body);
   });

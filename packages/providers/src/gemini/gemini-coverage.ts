@@ -3,6 +3,7 @@
 // resolutions only where the upstream model has a size choice.
 import { getModel } from '@mediagen/catalog';
 import type { Coverage } from '../coverage';
+import { SHUT_DOWN_MODELS } from './gemini-capabilities';
 import { takesImageSize } from './gemini-request';
 
 /** Aspect ratios every Gemini image model takes (providers.md 3). */
@@ -13,6 +14,10 @@ export function geminiMappingError(model: string, upstreamModel: string | undefi
   const info = getModel(model);
   if (!info) return `${model} is not in the catalog`;
   if (!upstreamModel) return `the channel maps no upstream model for ${model}`;
+  // An id Google has shut down can never render: refused at start, with its replacement.
+  const gone = SHUT_DOWN_MODELS[upstreamModel];
+  if (gone)
+    return `${upstreamModel} was shut down by Google on ${gone.on}${gone.replacement ? `; its replacement is ${gone.replacement}` : '; no replacement on the Gemini API is confirmed'}`;
   if (info.type === 'video' && info.family !== 'video-c')
     return `${model} needs ${info.family === 'video-a' ? 'audio references, frames and durations up to 15 s' : 'video/audio references and chosen durations'}; the Gemini API serves only Veo (video-c-3.1)`;
   return null;

@@ -1,5 +1,5 @@
 // What a MiniMax v2 channel renders of video-a-h3 (routing per task, coverage.ts): the resolutions
-// its `resolutions` setting maps, the lengths of its `durations` setting, and the effort tiers
+// its `resolutions` setting maps, lengths up to its `durations` maximum, and the effort tiers
 // its `effortModels` name an upstream model for (MiniMax has no effort parameter). A channel that
 // maps only part of them serves that part; another channel serves the rest.
 import { getModel } from '@mediagen/catalog';
@@ -20,8 +20,10 @@ export function minimaxCoverage(model: string, channel: MinimaxChannel): Coverag
   const c: Coverage = {};
   const mapped = info.resolutions.filter((r) => channel.resolutions[r as keyof MinimaxChannel['resolutions']]);
   if (mapped.length < info.resolutions.length) c.resolutions = mapped;
+  // A shorter length is rendered at the channel's minimum (a longer video, minimax-request.ts); only
+  // a longer one is out of reach.
   const sold = Object.values(info.durations ?? {});
-  if (sold.some((r) => r.min < channel.durations.min || r.max > channel.durations.max)) c.seconds = { ...channel.durations };
+  if (sold.some((r) => r.max > channel.durations.max)) c.seconds = { min: Math.min(...sold.map((r) => r.min)), max: channel.durations.max };
   const efforts = (['1.5x', '2x'] as const).filter((e) => channel.effortModels[e]);
   if (efforts.length < 2) c.efforts = ['1x', ...efforts];
   return c;

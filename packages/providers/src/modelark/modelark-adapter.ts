@@ -64,7 +64,11 @@ export function createModelarkAdapter(channel: ModelarkChannel): ChannelAdapter 
         if (req.spec.type === 'image') {
           // Seedream renders inside the call: the submit deadline is the render's deadline.
           const res = await client.post('/images/generations', seedreamBody(req, req.spec, model, channel), { timeout: channel.timeouts.submitMs, signal: req.signal });
-          const status = seedreamStatus(parse(seedreamAnswerSchema, res.data, 'submit'), channel.reportsViolations, channel.prices, model);
+          // An answer we cannot read after a synchronous render: the render happened (and is billed),
+          // so asking this channel again would pay it twice; the next channel renders it instead.
+          const answer = seedreamAnswerSchema.safeParse(res.data);
+          if (!answer.success) throw new UpstreamError('failed', 'submit: unexpected answer from the upstream (Seedream images)');
+          const status = seedreamStatus(answer.data, channel.reportsViolations, channel.prices, model);
           return { upstreamId: `${SEEDREAM_ID_PREFIX}${req.attemptId}`, status };
         }
         const res = await client.post('/contents/generations/tasks', seedanceBody(req, req.spec, model, channel), { timeout: channel.timeouts.submitMs, signal: req.signal });

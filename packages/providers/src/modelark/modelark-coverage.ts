@@ -1,11 +1,12 @@
 // What a ModelArk channel renders of each model it maps (routing per task, coverage.ts), read from
 // the upstream model id: a Seedance version's longest video and reference counts
 // (seedance-limits.ts), a Seedream version's reference images and the ratios and resolutions this
-// adapter has sizes for (modelark-request.ts). A smaller version serves the part it can; an id no
+// adapter has sizes for (seedream-sizes.ts; a size outside a version's range is moved to the nearest
+// one it takes, so every sold resolution is rendered). A smaller version serves the part it can; an id no
 // pattern recognises is the operator's call and is taken as rendering everything sold.
 import { getModel } from '@mediagen/catalog';
 import type { Coverage } from '../coverage';
-import { SCALE, SEEDREAM_MAX_REFS, SIZES_2K } from './modelark-request';
+import { SCALE, seedreamVersion, SIZES_2K } from './seedream-sizes';
 import { seedanceLimits } from './seedance-limits';
 
 /** Why a ModelArk channel can never serve this model under this upstream id (a start-up error), or null. */
@@ -33,7 +34,7 @@ export function modelarkCoverage(model: string, upstreamModel?: string): Coverag
     if (ratios.length < info.ratios.length) c.ratios = ratios;
     const resolutions = info.resolutions.filter((r) => SCALE[r] !== undefined);
     if (resolutions.length < info.resolutions.length) c.resolutions = resolutions;
-    const cap = SEEDREAM_MAX_REFS.find(([re]) => re.test(upstreamModel))?.[1];
+    const cap = seedreamVersion(upstreamModel)?.maxRefs;
     if (cap !== undefined && cap < info.maxImages) c.maxRefs = { image: cap };
     return c;
   }
