@@ -5,10 +5,11 @@
 // - the lockout is keyed on (address, name): the owner signs in from another address at once;
 // - password checks of the process pass one gate: at most 2 scrypt calls run at once, and a burst
 //   over many names and addresses is partly shed with 429 instead of filling libuv's thread pool.
+// - sign-ins and checked failures are audited, with the address; tries refused with 429 are not.
 // Addresses are set with X-Forwarded-For behind TRUST_PROXY=loopback.
 import crypto from 'node:crypto';
 import request from 'supertest';
-import { newId, upsertOperator } from '@mediagen/db';
+import { listAuditEvents, newId, upsertOperator } from '@mediagen/db';
 import { HASH_CONCURRENCY, hashPassword } from '@mediagen/console';
 import { startHarness, Harness } from './harness';
 
@@ -93,4 +94,22 @@ it('password checks share one gate per process: a burst over many names and addr
   }
   // Nothing is left holding the gate: a sign-in after the burst is checked.
   expect((await login(f, 'alice', PASSWORD, '192.0.2.11')).status).toBe(303);
+});
+
+it('audits sign-ins and checked failures with the address; refused tries leave no row', async () => {
+  const f = await loginForm();
+  const failedBefore = (await listAuditEvents(h.deps.db, { action: 'operator.login_failed', limit: 500 })).events.length;
+  expect((await login(f, 'alice', 'not it', '192.0.2.50')).status).toBe(401);
+  expect((await login(f, 'nobody-here', 'my secret password', '192.0.2.50')).status).toBe(401);
+  expect((await login(f, 'alice', PASSWORD, '192.0.2.50')).status).toBe(303);
+  const failed = (await listAuditEvents(h.deps.db, { action: 'operator.login_failed', limit: 500 })).events;
+  expect(failed.length - failedBefore).toBe(2);
+  expect(failed[1]).toMatchObject({ actorType: 'operator', actorName: 'alice', targetType: 'operator', ip: '192.0.2.50', after: { reason: 'wrong_password' } });
+  expect(failed[0]).toMatchObject({ actorName: null, targetId: null, ip: '192.0.2.50', after: { reason: 'unknown_name' } });
+  expect(JSON.stringify(failed)).not.toContain('my secret password');
+  expect(JSON.stringify(failed)).not.toContain('nobody-here');
+  const logins = (await listAuditEvents(h.deps.db, { action: 'operator.login', limit: 500 })).events;
+  expect(logins[0]).toMatchObject({ actorType: 'operator', actorName: 'alice', ip: '192.0.2.50' });
+  // The first test's burst: 10 checked failures audited (and its sign-in from elsewhere), not 60 rows.
+  expect(failed.filter((e) => e.ip === '198.51.100.1')).toHaveLength(10);
 });

@@ -101,7 +101,7 @@ export async function startWorkerApp(
   const webhookWorker = createWebhookWorker(ctx, webhookRedis);
   const maintenance = await startMaintenance(ctx, maintenanceRedis);
   let running = true;
-  const health = startHealthServer(ctx, config.WORKER_PORT, () => running, { token: config.ADMIN_TOKEN, required: config.NODE_ENV === 'production' });
+  const health = startHealthServer(ctx, config.WORKER_PORT, () => running, { token: config.ADMIN_TOKEN, metricsToken: config.METRICS_TOKEN, required: config.NODE_ENV === 'production' });
   log.info({ channels: channels.channels.map((c) => c.id), concurrency: config.WORKER_CONCURRENCY }, 'worker started');
   if (config.CHANNEL_CHECK_AT_START) void checkChannelsAtStart(ctx).catch((err: Error) => log.warn({ err: err.message }, 'channel check at start failed'));
 

@@ -70,6 +70,11 @@ const envSchema = z.object({
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
   /** How long an "answers at once" image submit waits for its render before answering pending. */
   INSTANT_WAIT_MS: z.coerce.number().int().min(0).default(8_000),
+  /** GET /api/tasks/{id}/events: open streams per account on one gateway; heartbeat and state-refresh periods; unsent bytes before a stream is cut. */
+  SSE_MAX_STREAMS_PER_ACCOUNT: z.coerce.number().int().positive().default(100),
+  SSE_HEARTBEAT_MS: z.coerce.number().int().positive().default(15_000),
+  SSE_REFRESH_MS: z.coerce.number().int().positive().default(2_000),
+  SSE_BUFFER_BYTES: z.coerce.number().int().min(1024).default(64 * 1024),
   WORKER_CONCURRENCY: z.coerce.number().int().positive().default(50),
   WORKER_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
   /** How long the worker's /readyz waits for Postgres and Redis to answer before calling one unavailable. */

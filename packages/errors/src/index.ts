@@ -28,6 +28,8 @@ export const ERROR_STATUS = {
   cost_above_limit: 422,
   too_many_tasks: 429,
   rate_limited: 429,
+  /** The account holds SSE_MAX_STREAMS_PER_ACCOUNT open task event streams on this gateway. */
+  too_many_streams: 429,
   internal_error: 500,
   service_unavailable: 503,
 } as const;

@@ -1,21 +1,15 @@
 // Bearer-token checks: the admin API's guard, and the constant-time comparison that /metrics and
 // Bull Board use too.
-import { timingSafeEqual, createHash } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import { AppError } from '@mediagen/errors';
+import { bearerTokenMatcher } from '@mediagen/metrics';
 import type { GatewayDeps } from '../deps';
 import { guardAuth } from './ip-limits';
 
-/** Does the request carry `Authorization: Bearer <one of tokens>`? Constant time (hashing first equalises the lengths). */
+/** Does the request carry `Authorization: Bearer <one of tokens>`? Constant time (packages/metrics endpoint-access.ts). */
 export function bearerMatches(...tokens: (string | undefined)[]): (req: Request) => boolean {
-  const expected = tokens.filter((t): t is string => !!t).map((t) => createHash('sha256').update(t).digest());
-  return (req) => {
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-    const given = createHash('sha256').update(m?.[1] ?? '').digest();
-    let ok = false;
-    for (const e of expected) ok = timingSafeEqual(given, e) || ok;
-    return !!m && ok;
-  };
+  const matches = bearerTokenMatcher(...tokens);
+  return (req) => matches(req.headers.authorization);
 }
 
 /**

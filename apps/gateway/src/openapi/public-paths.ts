@@ -110,6 +110,8 @@ export function registerPublicPaths(reg: OpenAPIRegistry, security: Record<strin
       request: { params: z.object({ taskId: z.string().meta({ description: 'The taskId from the submit response.', example: 'tsk_01J9Z3N6K4' }) }) },
       responses: {
         200: ok('Task status.', pollResponseSchema, { status: 'processing', progress: 40, type: kind }, rl),
+        // A task id that is not valid percent-encoding (e.g. `%E0%A4%A`) cannot name a task.
+        400: errorResponse(400, 'The task id is not valid percent-encoding (`validation_error`).', rateLimitHeaders(true), 'validation_error'),
         ...apiCommonResponses(),
         404: errorResponse(404, 'No task with this id belongs to the account.', rl),
       },

@@ -14,6 +14,8 @@ import { entryEtag, pollCache, pollLocal, pollTask } from '../services/poll.serv
 import type { PollEntry } from '../services/poll-cache';
 import { cancelTask } from '../services/cancel.service';
 import { listTaskItems } from '../services/task-list.service';
+import { parseLastEventId, taskStreams } from '../services/task-streams';
+import { taskReads } from '../services/task-reads';
 
 export function apiRouter(deps: GatewayDeps): Router {
   const r = Router();
@@ -74,6 +76,20 @@ export function apiRouter(deps: GatewayDeps): Router {
   // Extensions (docs/api.md): listing and cancel.
   r.get('/tasks', async (req, res) => {
     res.json(await listTaskItems(deps, req.auth!.accountId, req.query));
+  });
+  // Extension: Server-Sent Events of one task until its terminal event (services/task-streams.ts).
+  // The request-rate limit above counts the stream once, as the one request it is.
+  r.get('/tasks/:taskId/events', async (req: express.Request<{ taskId: string }>, res) => {
+    const accountId = req.auth!.accountId;
+    const task = await taskReads(deps).get(req.params.taskId);
+    if (!task || task.accountId !== accountId) throw new AppError('not_found', `Task ${req.params.taskId} not found`);
+    const streams = taskStreams(deps);
+    if (!streams.hasRoom(accountId)) {
+      throw new AppError('too_many_streams', `This account already has ${deps.config.SSE_MAX_STREAMS_PER_ACCOUNT} task event streams open; close one or poll`, undefined, undefined, {
+        'Retry-After': '5',
+      });
+    }
+    streams.start(res, task, parseLastEventId(req.get('Last-Event-ID')));
   });
   const cancel = (type: 'video' | 'image') => async (req: express.Request<{ taskId: string }>, res: express.Response) => {
     const out = await cancelTask(deps, req.auth!.accountId, type, req.params.taskId);

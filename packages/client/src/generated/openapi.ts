@@ -411,6 +411,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/tasks/{taskId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow a task as Server-Sent Events until it ends (extension)
+         * @description Answers `text/event-stream`. The first event is the task's current state; then one `status` event per status or progress change (`data` is the poll body), then one `done` event whose `data` is the terminal poll body, and the stream ends. A comment line (`: heartbeat`) comes every 15 s. Event ids order the states (pending 0, processing 1000 + progress, terminal 2000): reconnect with `Last-Event-ID` and only later states are sent (a terminal one already seen just ends the stream). Counts once against the request rate. Each account may hold a limited number of open streams per gateway (429 `too_many_streams`); a client that does not read its stream is cut.
+         */
+        get: operations["streamTaskEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/video/generate": {
         parameters: {
             query?: never;
@@ -1002,7 +1022,7 @@ export interface components {
              * @example too_many_tasks
              * @enum {string}
              */
-            code: "too_many_tasks" | "rate_limited";
+            code: "too_many_tasks" | "rate_limited" | "too_many_streams";
             /** @description The offending fields, for validation errors. */
             details?: components["schemas"]["ErrorDetail"][];
             /**
@@ -5360,6 +5380,36 @@ export interface operations {
                     "application/json": components["schemas"]["PollResponse"];
                 };
             };
+            /** @description The task id is not valid percent-encoding (`validation_error`). */
+            400: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy": string;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "duration: must be between 1 and 15 seconds at 768p",
+                     *       "code": "validation_error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description Missing or invalid API key */
             401: {
                 headers: {
@@ -5904,6 +5954,235 @@ export interface operations {
                      * @example {
                      *       "error": "Too many requests for this API key; retry after the time in the Retry-After header",
                      *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "code": "internal_error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description The database did not answer in time; retry shortly. */
+            503: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 1
+                     */
+                    "Retry-After"?: number;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Queue unavailable; retry shortly",
+                     *       "code": "service_unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    streamTaskEvents: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The id of the last event received, to resume. */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                /** @description The taskId from the submit response (a video or an image task). */
+                taskId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event stream. */
+            200: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example retry: 3000
+                     *
+                     *     id: 1040
+                     *     event: status
+                     *     data: {"status":"processing","progress":40,"type":"video"}
+                     *
+                     *     : heartbeat
+                     *
+                     *     id: 2000
+                     *     event: done
+                     *     data: {"status":"completed","resultUrls":["https://api.example.com/files/results/tsk_01J9Z3N6K4/0.mp4"],"type":"video"}
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            /** @description The task id is not valid percent-encoding. */
+            400: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "duration: must be between 1 and 15 seconds at 768p",
+                     *       "code": "validation_error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    /**
+                     * @description Bearer challenge (RFC 6750).
+                     * @example Bearer realm="api"
+                     */
+                    "WWW-Authenticate": string;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid or revoked API key",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description No task with this id belongs to the account. */
+            404: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Task tsk_01J9Z3N6K4 not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Request rate exceeded (`rate_limited`), or the account already holds the most open streams on this gateway (`too_many_streams`, SSE_MAX_STREAMS_PER_ACCOUNT); wait for Retry-After or poll. */
+            429: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy": string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 10
+                     */
+                    "Retry-After": number;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too many requests for this API key; retry after the time in the Retry-After header",
+                     *       "code": "too_many_streams"
                      *     }
                      */
                     "application/json": components["schemas"]["Error429"];
@@ -6691,6 +6970,36 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["PollResponse"];
+                };
+            };
+            /** @description The task id is not valid percent-encoding (`validation_error`). */
+            400: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy": string;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "duration: must be between 1 and 15 seconds at 768p",
+                     *       "code": "validation_error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
             /** @description Missing or invalid API key */

@@ -2,10 +2,13 @@
 // short-lived SameSite=Strict cookie and in the form), so no other site can sign a browser in to
 // an account of its choosing. Each try is counted before its password is checked, per (address,
 // name) with backoff and per address (login-limiter.ts); the check itself waits its turn at the
-// process's hashing gate (passwords.ts), which answers 429 when full.
+// process's hashing gate (passwords.ts), which answers 429 when full. Sign-ins are audited
+// (`operator.login`, in the session's transaction) and so are checked failures
+// (`operator.login_failed`, with the reason); tries refused by the limiter or the gate are not, so
+// a flood of them cannot flood the audit table.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { Router } from 'express';
-import { findOperatorByName } from '@mediagen/db';
+import { findOperatorByName, recordAudit } from '@mediagen/db';
 import type { ConsoleDeps } from '../deps';
 import type { Render } from '../render';
 import { DUMMY_HASH_PROMISE, PasswordHashingBusy, verifyPassword } from '../passwords';
@@ -60,9 +63,26 @@ export function loginRoutes(deps: ConsoleDeps, render: Render): Router {
       res.set('Retry-After', String(e.retryAfterS));
       return showLogin(res, next, 'The console is busy checking other sign-ins. Try again in a few seconds.', 429);
     }
-    if (!op || !ok || op.disabledAt) return showLogin(res, next, 'Wrong name or password.', 401);
+    if (!op || !ok || op.disabledAt) {
+      // The name only when it is an operator's: a password typed into the name field stays out of the trail.
+      await recordAudit(deps.db, {
+        actor: { type: 'operator', id: op?.id ?? null, name: op?.name ?? null },
+        action: 'operator.login_failed',
+        targetType: 'operator',
+        targetId: op?.id ?? null,
+        after: { reason: !op ? 'unknown_name' : !ok ? 'wrong_password' : 'disabled' },
+        ip,
+      }).catch((err: unknown) => deps.logError(err, 'console: failed sign-in not audited'));
+      return showLogin(res, next, 'Wrong name or password.', 401);
+    }
     await admission.attempt.succeeded();
-    await startSession(deps.db, res, op.id, deps.secureCookies);
+    await startSession(deps.db, res, op.id, deps.secureCookies, {
+      actor: { type: 'operator', id: op.id, name: op.name },
+      action: 'operator.login',
+      targetType: 'operator',
+      targetId: op.id,
+      ip,
+    });
     res.clearCookie(LOGIN_CSRF_COOKIE, { path: '/console' });
     res.redirect(303, next);
   });

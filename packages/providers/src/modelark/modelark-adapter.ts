@@ -10,7 +10,7 @@
 import { isAxiosError } from 'axios';
 import type { AdapterCapabilities, ChannelAdapter, RenderRequest, RenderStatus, SubmitResult } from '../channel-adapter';
 import { createUpstreamHttp } from '../upstream-http';
-import { UpstreamError } from '../upstream-error';
+import { UpstreamError, unknownAnswer } from '../upstream-error';
 import type { ModelarkChannel } from './modelark-config';
 import { classifyModelarkError, type ModelarkAction } from './modelark-errors';
 import { ORPHAN_MAX_PAGES, ORPHAN_PAGE_SIZE, orphanSince } from '../orphan-search';
@@ -45,7 +45,7 @@ export function createModelarkAdapter(channel: ModelarkChannel): ChannelAdapter 
   const parse = <T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { message: string } } }, data: unknown, what: string): T => {
     const r = schema.safeParse(data);
     // An answer we cannot read: like a dropped connection, the next call may read fine.
-    if (!r.success) throw new UpstreamError('transient', `${what}: unexpected answer from the upstream`);
+    if (!r.success) throw unknownAnswer(`${what}: unexpected answer from the upstream`);
     return r.data;
   };
 
