@@ -16,6 +16,7 @@ COPY apps/gateway/package.json apps/gateway/
 COPY apps/worker/package.json apps/worker/
 COPY apps/provider-sim/package.json apps/provider-sim/
 COPY packages/catalog/package.json packages/catalog/
+COPY packages/channel-check/package.json packages/channel-check/
 COPY packages/channel-health/package.json packages/channel-health/
 COPY packages/client/package.json packages/client/
 COPY packages/config/package.json packages/config/
@@ -26,6 +27,7 @@ COPY packages/logging/package.json packages/logging/
 COPY packages/media/package.json packages/media/
 COPY packages/metrics/package.json packages/metrics/
 COPY packages/providers/package.json packages/providers/
+COPY packages/prompt-optimizer/package.json packages/prompt-optimizer/
 COPY packages/queue/package.json packages/queue/
 COPY packages/runtime/package.json packages/runtime/
 COPY packages/settle/package.json packages/settle/

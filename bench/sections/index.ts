@@ -10,5 +10,6 @@ import type { Section } from './section';
 import { submitSection } from './submit';
 import { timeToResultSection } from './time-to-result';
 import { webhookFairnessSection } from './webhook-fairness';
+import { sseSection } from './sse';
 
-export const SECTIONS: Section[] = [submitSection, pollSection, pipelineSection, timeToResultSection, largeBodiesSection, inFlightSection, largeResultsSection, scaleSection, webhookFairnessSection];
+export const SECTIONS: Section[] = [submitSection, pollSection, pipelineSection, timeToResultSection, largeBodiesSection, inFlightSection, largeResultsSection, scaleSection, sseSection, webhookFairnessSection];

@@ -30,7 +30,7 @@ e2eSuite(
       const sim = `http://127.0.0.1:${simPort}`;
       fs.writeFileSync(path.join(dir, 'channels.json'), JSON.stringify({
         channels: [
-          { id: 'gem', protocol: 'gemini', baseUrl: `${sim}/gemini/v1beta`, apiKey: 'gem-key', costOrder: 10, models: { 'image-d-3-pro-image-preview': 'gemini-3-pro-image-preview' }, poll },
+          { id: 'gem', protocol: 'gemini', baseUrl: `${sim}/gemini/v1beta`, apiKey: 'gem-key', costOrder: 10, models: { 'image-d-3-pro-image-preview': 'gemini-3-pro-image' }, poll },
           { id: 'ark', protocol: 'modelark', baseUrl: `${sim}/modelark/api/v3`, apiKey: 'ark-key', costOrder: 10, models: { 'image-b-2.5': 'seedream-4-5-251128' }, poll },
           { id: 'mm', protocol: 'minimax', baseUrl: `${sim}/minimax`, apiKey: 'mm-key', costOrder: 10, models: { 'video-a-h3': 'MiniMax-H3' }, effortModels: { '1.5x': 'MiniMax-H3', '2x': 'MiniMax-H3-Max' }, poll },
         ],

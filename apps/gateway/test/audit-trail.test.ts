@@ -89,7 +89,8 @@ test('console changes are audited under the operator, and admins page through th
   expect((await agent.post('/console/channels/ch_audit/enable').type('form').send({ _csrf: csrf })).status).toBe(303);
 
   const carla = (await events()).filter((e) => e.actorName === 'carla');
-  expect(carla.map((e) => e.action)).toEqual(['channel.enable', 'channel.disable', 'api_key.revoke', 'api_key.create', 'account.limits.update']);
+  // Her sign-in is in the trail too (written by the login route).
+  expect(carla.map((e) => e.action)).toEqual(['channel.enable', 'channel.disable', 'api_key.revoke', 'api_key.create', 'account.limits.update', 'operator.login']);
   for (const e of carla) expect(e).toMatchObject({ actorType: 'operator', actorId: expect.stringMatching(/^op_/), ip: expect.stringMatching(/127\.0\.0\.1/) });
   expect(carla[4]).toMatchObject({ before: { maxConcurrentTasks: 20 }, after: { maxConcurrentTasks: 7 } });
   expect(carla[1]).toMatchObject({ targetType: 'channel', targetId: 'ch_audit', after: { disabled: true } });

@@ -13,6 +13,7 @@ import { deleteSettledInputs } from './settled-inputs';
 import { reconcileWebhooks } from './webhook-events';
 import { pruneAuditEvents } from './audit-retention';
 import { keepSchedules, ScheduleKeeper } from './schedule-keeper';
+import { expireSessions, EXPIRE_SESSIONS_EVERY_MS } from './expired-sessions';
 
 export interface MaintenanceJob {
   /** How often the job scheduler runs it. */
@@ -39,6 +40,7 @@ export const MAINTENANCE: MaintenanceRegistry = {
   'reconcile-webhooks': { everyMs: (c) => c.RECONCILE_INTERVAL_MS, run: (ctx) => reconcileWebhooks(ctx) },
   // Hourly: retention is counted in days, and each run deletes in small batches (audit-retention.ts).
   'prune-audit': { everyMs: () => 3_600_000, run: async (ctx) => ({ auditEventsDeleted: await pruneAuditEvents(ctx) }) },
+  'expire-sessions': { everyMs: () => EXPIRE_SESSIONS_EVERY_MS, run: (ctx) => expireSessions(ctx) },
 };
 
 /** Runs one maintenance job: validates its name and payload, then calls its handler. */
