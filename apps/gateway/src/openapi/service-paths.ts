@@ -2,7 +2,7 @@
 // health checks, the top-up page, metrics and the result files.
 import { z } from 'zod';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
-import { baseHeaders, errorResponse, internalError, ok, unauthorized, unavailable, HeaderObject } from './responses';
+import { baseHeaders, errorResponse, internalError, ok, retryAfterHeader, unauthorized, unavailable, HeaderObject } from './responses';
 
 const html = (description: string, example: string) => ({ description, headers: baseHeaders(), content: { 'text/html': { schema: z.string(), example } } });
 
@@ -64,6 +64,7 @@ export function registerServicePaths(reg: OpenAPIRegistry, adminSecurity: Record
       401: errorResponse(401, 'The signature or token does not verify.'),
       404: errorResponse(404, 'No such channel, a channel without callbacks, or no task has this render.'),
       413: errorResponse(413, 'Body over 1 MB.'),
+      429: errorResponse(429, 'Too many callbacks from this address (UPSTREAM_HOOKS_RATE_LIMIT_PER_MINUTE); nothing was read.', { 'Retry-After': retryAfterHeader }, 'rate_limited'),
       500: internalError(),
       503: unavailable(),
     },

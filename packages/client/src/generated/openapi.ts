@@ -7821,6 +7821,31 @@ export interface operations {
                     "application/json": components["schemas"]["Error413"];
                 };
             };
+            /** @description Too many callbacks from this address (UPSTREAM_HOOKS_RATE_LIMIT_PER_MINUTE); nothing was read. */
+            429: {
+                headers: {
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 10
+                     */
+                    "Retry-After": number;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too many requests for this API key; retry after the time in the Retry-After header",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             /** @description Internal server error */
             500: {
                 headers: {
