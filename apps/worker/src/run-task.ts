@@ -18,6 +18,7 @@ import { currentStepScope, runInStepScope } from './step-scope';
 import { Next, StepOutcome, TaskRun } from './task-run';
 import { UnrecordedRender, writeKeptRender } from './render-ids';
 import { abandonAttempt } from './upstream-calls';
+import { needsPromptRewrite, rewritePrompt } from './prompt-rewrite';
 
 const ACTIVE_ATTEMPT: ReadonlySet<string> = new Set(['submitting', 'running', 'succeeded']);
 
@@ -89,6 +90,9 @@ export async function advanceTask(ctx: WorkerContext, payload: RunTaskPayload): 
     return null;
   }
   if (task.cancelRequested) return runCancel(ctx, task, payload.transientErrors);
+  // optimize_prompt: decided once, before the first submit; every attempt sends the decided prompt.
+  const prompt = needsPromptRewrite(task, params) ? await rewritePrompt(ctx, task, params) : task.effectivePrompt;
+  if (prompt !== null && run.spec.type === 'video') run.spec = { ...run.spec, prompt };
   const next = await advanceAttempts(run, attempt);
   // Wake up at the deadline at the latest, so a task times out even without the sweep.
   return next && { ...next, at: Math.min(next.at, task.deadlineAt.getTime() + 50) };

@@ -27,7 +27,8 @@ export function minimaxBody(req: RenderRequest, spec: VideoTaskSpec, upstreamMod
   const seconds = req.outputSeconds ?? spec.duration;
   if (seconds !== null) body.duration = wholeSeconds(seconds);
   if (spec.seed !== null) body.seed = spec.seed;
-  if (channel.promptOptimizer && spec.optimizePrompt) body.prompt_optimizer = true;
+  // optimize_prompt is our own rewrite before the submit (apps/worker prompt-rewrite.ts): the prompt
+  // here is already the one to render. v2 documents no prompt_optimizer field, so none is sent.
   return body;
 }
 
