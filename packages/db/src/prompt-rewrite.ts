@@ -4,6 +4,21 @@
 import type { Db } from './client';
 import { sql } from './sql';
 
+/**
+ * The prompt a task sends (or sent) upstream, in SQL over the "Task" row: the decided prompt; for a
+ * task without optimize_prompt the prompt as written; null while an optimize_prompt task's decision
+ * is pending (or a task has no prompt). `t` is the table's alias ('"Task"' when none).
+ */
+export const effectivePromptSql = (t = '"Task"') =>
+  `COALESCE(${t}."effectivePrompt", CASE WHEN ${t}."params"->>'optimizePrompt' = 'true' THEN NULL ELSE ${t}."params"->>'prompt' END)`;
+
+/** The same, from a row read through Prisma. */
+export function effectivePromptOf(t: { effectivePrompt: string | null; params: unknown }): string | null {
+  if (t.effectivePrompt !== null) return t.effectivePrompt;
+  const p = (t.params ?? {}) as { optimizePrompt?: unknown; prompt?: unknown };
+  return p.optimizePrompt === true || typeof p.prompt !== 'string' ? null : p.prompt;
+}
+
 export interface PromptDecision {
   effectivePrompt: string;
   promptOptimized: boolean;

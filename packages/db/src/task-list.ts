@@ -4,6 +4,7 @@ import type { Db } from './client';
 import { isoOf, Keyset, keysetWhere, pageOf } from './keyset';
 import { sql } from './sql';
 import type { TaskView } from './tasks';
+import { effectivePromptSql } from './prompt-rewrite';
 
 export interface TaskListFilter {
   /** Required for clients; admins may list across accounts. */
@@ -24,6 +25,8 @@ export interface TaskListRow extends TaskView {
   costCents: number;
   createdAt: string;
   finishedAt: string | null;
+  /** The prompt sent upstream (docs/prompt-format.md); null while an optimize_prompt rewrite is pending. */
+  effectivePrompt: string | null;
 }
 
 // ORDER BY names the table's columns: a bare "createdAt" would be the ISO text alias of the select
@@ -47,7 +50,8 @@ export async function listTasks(db: Db, f: TaskListFilter): Promise<{ rows: Task
   const { rows } = await sql<TaskListRow>(
     db,
     `SELECT "id", "accountId", "type"::text AS "type", "status"::text AS "status", "model", "progress", "resultUrls", "errorCode",
-            "errorMessage", "retryable", "costCents", ${isoOf('"createdAt"')} AS "createdAt", ${isoOf('"finishedAt"')} AS "finishedAt"
+            "errorMessage", "retryable", "costCents", ${isoOf('"createdAt"')} AS "createdAt", ${isoOf('"finishedAt"')} AS "finishedAt",
+            ${effectivePromptSql()} AS "effectivePrompt"
        FROM "Task" ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
       ORDER BY "Task"."createdAt" DESC, "Task"."id" DESC LIMIT $${values.length}`,
     values,

@@ -664,8 +664,27 @@ export interface components {
             costCents: number;
             /** @description Exact cost in micro-USD, as a decimal string. */
             costMicros: string;
+            /**
+             * @description The prompt sent upstream: with optimize_prompt, the structured rewrite (or the prompt as written when the rewrite failed); otherwise the prompt as written. Null while the rewrite is pending, or when the task has no prompt.
+             * @example Subjects:
+             *     - <Picture 1>: a red fox
+             *     Shots:
+             *     1. 0-5 s: the fox runs through snow
+             *     Sound:
+             *     - Voice: none
+             *     - Music: soft piano
+             *     - Effects: wind
+             */
+            effectivePrompt: string | null;
             id: string;
             model: string;
+            /**
+             * @description Why the prompt went as written: `<reason>: <detail>`, reason one of already_structured, not_configured, timeout, error, refused, unparsable, invalid.
+             * @example timeout: no answer within 20000 ms
+             */
+            promptFallbackReason: string | null;
+            /** @description optimize_prompt: true when the optimizer rewrote the prompt, false when it went as written, null when not asked or not decided yet. */
+            promptOptimized: boolean | null;
             /** @enum {string} */
             status: "pending" | "processing" | "completed" | "failed";
             /** @enum {string} */
@@ -681,6 +700,18 @@ export interface components {
              * @example 2026-01-01T12:00:00.000Z
              */
             createdAt: string;
+            /**
+             * @description The prompt sent upstream: with optimize_prompt, the structured rewrite (or the prompt as written when the rewrite failed); otherwise the prompt as written. Null while the rewrite is pending, or when the task has no prompt.
+             * @example Subjects:
+             *     - <Picture 1>: a red fox
+             *     Shots:
+             *     1. 0-5 s: the fox runs through snow
+             *     Sound:
+             *     - Voice: none
+             *     - Music: soft piano
+             *     - Effects: wind
+             */
+            effectivePrompt: string | null;
             errorCode: string | null;
             errorMessage: string | null;
             /**
@@ -1159,13 +1190,25 @@ export interface components {
              */
             taskId: string;
         };
-        /** @description The task's poll body plus taskId, model and createdAt. */
+        /** @description The task's poll body plus taskId, model, createdAt and effectivePrompt. */
         TaskListItem: {
             /**
              * @description ISO 8601 time the task was created.
              * @example 2026-01-01T12:00:00.000Z
              */
             createdAt: string;
+            /**
+             * @description The prompt sent upstream: with optimize_prompt, the structured rewrite (or the prompt as written when the rewrite failed); otherwise the prompt as written. Null while the rewrite is pending, or when the task has no prompt.
+             * @example Subjects:
+             *     - <Picture 1>: a red fox
+             *     Shots:
+             *     1. 0-5 s: the fox runs through snow
+             *     Sound:
+             *     - Voice: none
+             *     - Music: soft piano
+             *     - Effects: wind
+             */
+            effectivePrompt: string | null;
             /**
              * @description Present when failed; branch on this, not on errorMessage.
              * @enum {string}
@@ -1282,6 +1325,18 @@ export interface components {
         /** @description Standard Webhooks body; verify webhook-signature before trusting it. */
         WebhookEvent: {
             data: {
+                /**
+                 * @description The prompt sent upstream: with optimize_prompt, the structured rewrite (or the prompt as written when the rewrite failed); otherwise the prompt as written. Null while the rewrite is pending, or when the task has no prompt.
+                 * @example Subjects:
+                 *     - <Picture 1>: a red fox
+                 *     Shots:
+                 *     1. 0-5 s: the fox runs through snow
+                 *     Sound:
+                 *     - Voice: none
+                 *     - Music: soft piano
+                 *     - Effects: wind
+                 */
+                effectivePrompt?: string | null;
                 /**
                  * @description Present when failed; branch on this, not on errorMessage.
                  * @enum {string}
@@ -3213,7 +3268,8 @@ export interface operations {
                      *           ],
                      *           "type": "video",
                      *           "taskId": "tsk_01J9Z3N6K4",
-                     *           "model": "video-a-h3"
+                     *           "model": "video-a-h3",
+                     *           "effectivePrompt": "a fox runs through snow"
                      *         }
                      *       },
                      *       "attempts": [
@@ -3378,7 +3434,8 @@ export interface operations {
                      *           ],
                      *           "type": "video",
                      *           "taskId": "tsk_01J9Z3N6K4",
-                     *           "model": "video-a-h3"
+                     *           "model": "video-a-h3",
+                     *           "effectivePrompt": "a fox runs through snow"
                      *         }
                      *       },
                      *       "attempts": []
@@ -3773,6 +3830,9 @@ export interface operations {
                      *       "status": "completed",
                      *       "costCents": 3,
                      *       "costMicros": "30000",
+                     *       "effectivePrompt": "a red boat",
+                     *       "promptOptimized": null,
+                     *       "promptFallbackReason": null,
                      *       "attempts": [
                      *         {
                      *           "attemptNo": 1,
@@ -5356,7 +5416,8 @@ export interface operations {
                      *           "progress": 40,
                      *           "type": "video",
                      *           "model": "video-a-h3",
-                     *           "createdAt": "2026-01-01T12:00:00.000Z"
+                     *           "createdAt": "2026-01-01T12:00:00.000Z",
+                     *           "effectivePrompt": null
                      *         }
                      *       ],
                      *       "nextCursor": null
@@ -6976,7 +7037,8 @@ export interface operations {
                  *         ],
                  *         "type": "video",
                  *         "taskId": "tsk_01J9Z3N6K4",
-                 *         "model": "video-a-h3"
+                 *         "model": "video-a-h3",
+                 *         "effectivePrompt": "a fox runs through snow"
                  *       }
                  *     }
                  */
