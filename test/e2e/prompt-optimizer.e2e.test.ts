@@ -3,6 +3,7 @@
 // with two pictures and optimize_prompt true completes, and the structured prompt that was sent shows
 // in the listing, the webhook event, the admin task and the console's task page. A failing
 // optimizer still completes the task with the prompt as written, charged once.
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseStructuredPrompt } from '@mediagen/prompt-optimizer';
@@ -95,4 +96,29 @@ it('a failing optimizer: the task completes with the prompt as written, and oper
   const admin = await api.admin('GET', `/tasks/${taskId}`);
   expect(admin.body).toMatchObject({ effectivePrompt: prompt, promptOptimized: false, promptFallbackReason: expect.stringMatching(/^error: HTTP 500/) });
   expect((await stack.db.ledgerEntry.findMany({ where: { taskId } })).map((e) => e.kind)).toEqual(['charge']);
+});
+
+it('the CLI: --optimize-prompt, and the prompt that was sent as effectivePrompt in --json', async () => {
+  const bin = path.join(__dirname, '..', '..', 'node_modules', '.bin', 'mediagen');
+  const prompt = `a red fox runs through fresh snow (${Date.now()})`;
+  const out = await new Promise<{ code: number; stdout: string }>((resolve) =>
+    execFile(bin, ['video', prompt, '--optimize-prompt', '--duration', '3', '--resolution', '480p', '--wait', '--json'],
+      { env: { ...process.env, MEDIAGEN_API_KEY: account.apiKey, MEDIAGEN_BASE_URL: stack.gatewayUrl } },
+      (err, stdout) => resolve({ code: err ? Number((err as { code?: number }).code) : 0, stdout })),
+  );
+  expect(out.code).toBe(0);
+  const task = JSON.parse(out.stdout);
+  expect(task).toMatchObject({ status: 'completed', effectivePrompt: expect.stringContaining(prompt) });
+  expect(parseStructuredPrompt(task.effectivePrompt)?.shots.at(-1)?.end).toBe(3);
+});
+
+it('GET /api/tasks/{taskId} is the task of its own account only', async () => {
+  const taskId = await run({ prompt: `a quiet lake (${Date.now()})` });
+  const mine = await fetch(`${stack.gatewayUrl}/api/tasks/${taskId}`, { headers: { Authorization: `Bearer ${account.apiKey}` } });
+  expect(mine.status).toBe(200);
+  expect(await mine.json()).toMatchObject({ taskId, status: 'completed', model: 'video-a-h3', effectivePrompt: expect.stringMatching(/^Subjects:/) });
+  const other = await api.newAccount();
+  const theirs = await fetch(`${stack.gatewayUrl}/api/tasks/${taskId}`, { headers: { Authorization: `Bearer ${other.apiKey}` } });
+  expect(theirs.status).toBe(404);
+  expect(await theirs.json()).toMatchObject({ code: 'not_found' });
 });

@@ -12,7 +12,7 @@ import { submitTask, Endpoint } from '../services/submit.service';
 import { entryEtag, pollCache, pollLocal, pollTask } from '../services/poll.service';
 import type { PollEntry } from '../services/poll-cache';
 import { cancelTask } from '../services/cancel.service';
-import { listTaskItems } from '../services/task-list.service';
+import { listTaskItems, taskItem } from '../services/task-list.service';
 
 export function apiRouter(deps: GatewayDeps): Router {
   const r = Router();
@@ -62,6 +62,9 @@ export function apiRouter(deps: GatewayDeps): Router {
   // Extensions (docs/api.md): listing and cancel.
   r.get('/tasks', async (req, res) => {
     res.json(await listTaskItems(deps, req.auth!.accountId, req.query));
+  });
+  r.get('/tasks/:taskId', async (req, res) => {
+    res.json(await taskItem(deps, req.auth!.accountId, req.params.taskId));
   });
   const cancel = (type: 'video' | 'image') => async (req: express.Request<{ taskId: string }>, res: express.Response) => {
     const out = await cancelTask(deps, req.auth!.accountId, type, req.params.taskId);

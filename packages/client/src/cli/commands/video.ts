@@ -1,5 +1,6 @@
 // mediagen video "<prompt>" [--model video-a-h3] [--duration 5] [--ratio 16:9] [--resolution 768p]
-//   [--wait] [-o fox.mp4] [--timeout S] [--idempotency-key K] [--json]
+//   [--optimize-prompt] [--wait] [-o fox.mp4] [--timeout S] [--idempotency-key K] [--json]
+// --json prints the task with `effectivePrompt`, the prompt sent upstream (optimize_prompt's rewrite).
 // Without --wait it prints the task id and returns; -o implies --wait.
 import { parseArgs } from 'node:util';
 import type { VideoGenerateParams } from '../../types';
@@ -8,7 +9,7 @@ import { positive } from '../context';
 import { UsageError } from '../exit-codes';
 import { finishTask } from '../finish-task';
 
-export const usage = 'mediagen video "<prompt>" [--model video-a-h3] [--duration <s>] [--ratio 16:9] [--resolution 768p] [--wait] [-o file.mp4] [--timeout <s>] [--json]';
+export const usage = 'mediagen video "<prompt>" [--model video-a-h3] [--duration <s>] [--ratio 16:9] [--resolution 768p] [--optimize-prompt] [--wait] [-o file.mp4] [--timeout <s>] [--json]';
 
 export async function run(ctx: Context, args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -19,6 +20,7 @@ export async function run(ctx: Context, args: string[]): Promise<number> {
       duration: { type: 'string' },
       ratio: { type: 'string' },
       resolution: { type: 'string' },
+      'optimize-prompt': { type: 'boolean', default: false },
       wait: { type: 'boolean', default: false },
       output: { type: 'string', short: 'o' },
       timeout: { type: 'string' },
@@ -36,6 +38,7 @@ export async function run(ctx: Context, args: string[]): Promise<number> {
     ...(duration !== undefined ? { duration } : {}),
     ...(values.ratio ? { ratio: values.ratio } : {}),
     ...(values.resolution ? { resolution: values.resolution } : {}),
+    ...(values['optimize-prompt'] ? { optimize_prompt: true } : {}),
   } as VideoGenerateParams;
   const sub = await mg.videos.generate(params, { idempotencyKey: values['idempotency-key'], signal: ctx.signal() });
   return finishTask(ctx, mg, {
