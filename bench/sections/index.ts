@@ -5,9 +5,10 @@ import { largeBodiesSection } from './large-bodies';
 import { largeResultsSection } from './large-results';
 import { pipelineSection } from './pipeline';
 import { pollSection } from './poll';
+import { promptOptimizerSection } from './prompt-optimizer';
 import { scaleSection } from './scale';
 import type { Section } from './section';
 import { submitSection } from './submit';
 import { timeToResultSection } from './time-to-result';
 
-export const SECTIONS: Section[] = [submitSection, pollSection, pipelineSection, timeToResultSection, largeBodiesSection, inFlightSection, largeResultsSection, scaleSection];
+export const SECTIONS: Section[] = [submitSection, pollSection, pipelineSection, timeToResultSection, largeBodiesSection, inFlightSection, largeResultsSection, scaleSection, promptOptimizerSection];
