@@ -4,6 +4,8 @@
 // <Picture 9> with two images, a prompt of the maximum length) sends the prompt as written and the
 // task completes, charged once, never more.
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createTaskWithCharge, newId } from '@mediagen/db';
@@ -133,6 +135,19 @@ describe('openai-chat optimizer (the simulator, a 1.5 s deadline)', () => {
     expect((await charges(w, id)).map((e) => e.kind)).toEqual(['charge']);
   });
 
+  it('the task is processing while the rewrite runs, with no prompt decided yet', async () => {
+    const id = await w.submit('a fox <Picture 1> <Picture 2> #sim:optimizer-delay=1000', 'video-a-h3', OPT);
+    let seen: { status: string; promptOptimized: boolean | null } | null = null;
+    for (let i = 0; i < 100 && !seen; i++) {
+      const t = await task(w, id);
+      if (t.status !== 'pending') seen = t;
+      else await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(seen).toMatchObject({ status: 'processing', promptOptimized: null });
+    expect(await w.settled(id)).toMatchObject({ status: 'completed' });
+    expect((await task(w, id)).promptOptimized).toBe(true);
+  });
+
   it('tasks without optimize_prompt are not touched', async () => {
     const before = w.optimizerCalls.openai;
     const id = await w.submit('a fox <Picture 1>', 'video-a-h3', { media: PICTURES });
@@ -163,6 +178,33 @@ describe('gemini optimizer (the simulator)', () => {
     const id = await w.submit('a fox #sim:optimizer=refuse', 'video-a-h3', OPT);
     expect(await w.settled(id)).toMatchObject({ status: 'completed' });
     expect(await task(w, id)).toMatchObject({ promptOptimized: false, promptFallbackReason: expect.stringMatching(/^refused: prompt blocked: PROHIBITED_CONTENT/) });
+  });
+});
+
+describe('gemini optimizer with inline references (bytes fetched under the media URL policy)', () => {
+  let w: InProcess;
+  let media: http.Server;
+  const fetched: string[] = [];
+  beforeAll(async () => {
+    media = http.createServer((req, res) => {
+      fetched.push(req.url ?? '');
+      res.writeHead(200, { 'Content-Type': 'image/png' }).end(Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex'));
+    });
+    await new Promise<void>((r) => media.listen(0, '127.0.0.1', r));
+    w = await start((base) => ({ protocol: 'gemini', baseUrl: `${base}/optimizer/gemini/v1beta`, apiKey: 'g', model: 'gemini-2.5-flash' }));
+  });
+  afterAll(async () => {
+    await w?.stop();
+    media?.close();
+  });
+
+  it('reads each picture once and rewrites', async () => {
+    const port = (media.address() as AddressInfo).port;
+    const pictures = ['fox', 'forest'].map((n, i) => ({ ...PICTURES[i], url: `http://127.0.0.1:${port}/${n}.png` }));
+    const id = await w.submit('the fox <Picture 1> runs through the forest <Picture 2>', 'video-a-h3', { ...OPT, media: pictures });
+    expect(await w.settled(id)).toMatchObject({ status: 'completed' });
+    expect((await task(w, id)).promptOptimized).toBe(true);
+    expect(fetched.sort()).toEqual(['/forest.png', '/fox.png']);
   });
 });
 
