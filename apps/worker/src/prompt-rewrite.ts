@@ -35,7 +35,7 @@ export function optimizeInputOf(spec: VideoTaskSpec & { outputSeconds?: number |
   };
 }
 
-/** Runs the rewrite and stores the decision; answers the prompt every attempt of the task sends. */
+/** Runs the rewrite and stores the decision (the task keeps the first one written); answers the prompt every attempt of the task sends. */
 export async function rewritePrompt(ctx: WorkerContext, task: TaskWithAttempt, spec: VideoTaskSpec & { outputSeconds?: number | null }): Promise<string> {
   if (await markProcessing(ctx.db, task.id)) ctx.log.info({ taskId: task.id, accountId: task.accountId }, 'task processing');
   const optimizer = ctx.optimizer;

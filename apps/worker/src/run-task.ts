@@ -91,8 +91,13 @@ export async function advanceTask(ctx: WorkerContext, payload: RunTaskPayload): 
   }
   if (task.cancelRequested) return runCancel(ctx, task, payload.transientErrors);
   // optimize_prompt: decided once, before the first submit; every attempt sends the decided prompt.
-  const prompt = needsPromptRewrite(task, params) ? await rewritePrompt(ctx, task, params) : task.effectivePrompt;
-  if (prompt !== null && run.spec.type === 'video') run.spec = { ...run.spec, prompt };
+  if (needsPromptRewrite(task, params)) {
+    await rewritePrompt(ctx, task, params);
+    // The rewrite took a while: the task may have been cancelled or timed out meanwhile. Start over
+    // from the rows, which now hold the decision (so this branch is not taken again).
+    return advanceTask(ctx, payload);
+  }
+  if (task.effectivePrompt !== null && run.spec.type === 'video') run.spec = { ...run.spec, prompt: task.effectivePrompt };
   const next = await advanceAttempts(run, attempt);
   // Wake up at the deadline at the latest, so a task times out even without the sweep.
   return next && { ...next, at: Math.min(next.at, task.deadlineAt.getTime() + 50) };

@@ -12,6 +12,7 @@ import { createTaskWithCharge, newId } from '@mediagen/db';
 import { createAdapters } from '@mediagen/providers';
 import { enqueueTask } from '@mediagen/queue';
 import { parseStructuredPrompt } from '@mediagen/prompt-optimizer';
+import { settleFailed } from '../src/settle';
 import { InProcess, startInProcess } from './in-process';
 
 jest.setTimeout(60_000);
@@ -146,6 +147,19 @@ describe('openai-chat optimizer (the simulator, a 1.5 s deadline)', () => {
     expect(seen).toMatchObject({ status: 'processing', promptOptimized: null });
     expect(await w.settled(id)).toMatchObject({ status: 'completed' });
     expect((await task(w, id)).promptOptimized).toBe(true);
+  });
+
+  it('a task cancelled while its rewrite runs is not sent upstream', async () => {
+    const id = await w.submit('a fox <Picture 1> <Picture 2> #sim:optimizer-delay=800', 'video-a-h3', OPT);
+    for (let i = 0; i < 100 && (await task(w, id)).status === 'pending'; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await settleFailed(w.app.ctx, id, 'cancelled')).toBe(true);
+    // The rewrite's answer comes, its decision is stored, and the step sees the task settled.
+    for (let i = 0; i < 150 && (await task(w, id)).promptOptimized === null; i++) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await task(w, id)).toMatchObject({ status: 'failed', errorCode: 'cancelled', promptOptimized: true });
+    expect(sent.get(id)).toBeUndefined();
+    expect(await w.db.taskAttempt.count({ where: { taskId: id } })).toBe(0);
+    expect((await charges(w, id)).map((e) => e.kind).sort()).toEqual(['charge', 'refund']);
   });
 
   it('tasks without optimize_prompt are not touched', async () => {
