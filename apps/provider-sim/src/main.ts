@@ -1,4 +1,5 @@
 // Provider simulator entry point: one process that acts as every channel of the channel config.
+import '@mediagen/runtime/node-version'; // first: one readable line on a Node older than 24.11
 import { loadConfig } from '@mediagen/config';
 import { loadChannelConfig } from '@mediagen/providers';
 import { createSimServer } from './sim-server';
@@ -8,6 +9,7 @@ const { server } = createSimServer({
   channels: loadChannelConfig(config),
   renderMs: config.SIM_RENDER_MS,
   latencyMs: config.SIM_LATENCY_MS,
+  retiredModels: config.SIM_RETIRED_MODELS,
 });
 server.listen(config.SIM_PORT, () => {
   const addr = server.address();

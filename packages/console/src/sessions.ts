@@ -3,7 +3,7 @@
 // the session's CSRF token (synchronizer token), checked in constant time.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { createSession, deleteSession, Db, findSession, SessionRecord } from '@mediagen/db';
+import { AuditInput, createSession, deleteSession, Db, findSession, SessionRecord } from '@mediagen/db';
 
 export const SESSION_COOKIE = 'mg_console';
 /** Sessions last 8 hours (a working day); signing in again is cheap, a stolen laptop's session is not. */
@@ -11,18 +11,29 @@ export const SESSION_TTL_MS = 8 * 3600_000;
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
-/** The value of one cookie of the request (no cookie parser needed for one name). */
-export function readCookie(req: Request, name: string): string | undefined {
+/**
+ * The value of one cookie of the request (no cookie parser needed for one name). A value that is
+ * not valid percent-encoding (`mg_console=%`) is treated as absent: no token we issue looks like
+ * that, and a hostile cookie must not turn a page into a 500.
+ */
+export function readCookie(req: Pick<Request, 'headers'>, name: string): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const i = part.indexOf('=');
-    if (i > 0 && part.slice(0, i).trim() === name) return decodeURIComponent(part.slice(i + 1).trim());
+    if (i > 0 && part.slice(0, i).trim() === name) {
+      try {
+        return decodeURIComponent(part.slice(i + 1).trim());
+      } catch {
+        return undefined;
+      }
+    }
   }
   return undefined;
 }
 
-export async function startSession(db: Db, res: Response, operatorId: string, secure: boolean): Promise<void> {
+/** Opens a session; `audit` (the sign-in's audit event) commits with it. */
+export async function startSession(db: Db, res: Response, operatorId: string, secure: boolean, audit?: AuditInput): Promise<void> {
   const token = randomBytes(32).toString('base64url');
-  await createSession(db, { id: sha256(token), operatorId, csrfToken: randomBytes(32).toString('base64url'), expiresAt: new Date(Date.now() + SESSION_TTL_MS) });
+  await createSession(db, { id: sha256(token), operatorId, csrfToken: randomBytes(32).toString('base64url'), expiresAt: new Date(Date.now() + SESSION_TTL_MS) }, audit);
   res.cookie(SESSION_COOKIE, token, { httpOnly: true, sameSite: 'strict', secure, path: '/', maxAge: SESSION_TTL_MS });
 }
 

@@ -19,3 +19,4 @@ export * from './operators';
 export * from './admin-idempotency';
 export * from './console-queries';
 export * from './prompt-rewrite';
+export * from './audit';
