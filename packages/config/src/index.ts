@@ -100,6 +100,12 @@ const envSchema = z.object({
   SIM_LATENCY_MS: z.coerce.number().int().min(0).default(0),
   /** Where workers reach the simulator with the default channels (compose: http://provider-sim:4010). */
   SIM_BASE_URL: z.string().url().optional(),
+  /** Provider simulator: upstream model ids it answers as retired ("does not exist"), comma-separated. */
+  SIM_RETIRED_MODELS: z.string().default('').transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean)),
+  /** The worker runs the channel check (npm run channels:check) at start and logs the result. */
+  CHANNEL_CHECK_AT_START: bool.default(false),
+  /** Deadline of one channel check (one channel and upstream model). */
+  CHANNEL_CHECK_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   /** Channel circuit breaker: consecutive failed/transient upstream outcomes that take a channel out of rotation (0: never). */
   CHANNEL_BREAKER_FAILURES: z.coerce.number().int().min(0).default(5),
   /** The failures must fall within this long of the first one; slower trickles of errors do not open it. */

@@ -19,5 +19,11 @@ export interface ConsoleDeps {
   revokeApiKey(keyId: string): Promise<boolean>;
   /** Re-sends a webhook delivery exactly as the admin API does; false when there is no such delivery. */
   resendDelivery(deliveryId: string): Promise<boolean>;
+  /**
+   * Runs the channel check (packages/channel-check) for one channel with its real key and stores
+   * the results where the channel page reads them; the number of checks run (0: not in this
+   * gateway's channel config).
+   */
+  checkChannel?(channelId: string): Promise<number>;
   logError(err: unknown, msg: string): void;
 }

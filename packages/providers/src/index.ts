@@ -7,6 +7,8 @@ export * from './channel-base';
 export * from './channel-config';
 export * from './channel-adapter';
 export * from './channel-order';
+export * from './channel-probe';
+export * from './coverage';
 export * from './classify-error';
 export * from './default-channels';
 export * from './http-jobs/http-jobs-adapter';

@@ -11,7 +11,9 @@ import { UpstreamError, unknownAnswer } from '../upstream-error';
 import { createUpstreamHttp } from '../upstream-http';
 import type { ReplicateChannel } from './replicate-config';
 import { classifyReplicateError } from './replicate-errors';
-import { parseReplicateModel, replicateInput, replicateUnsupported } from './replicate-request';
+import { parseReplicateModel, replicateInput } from './replicate-request';
+import { replicateCoverage, replicateMappingError } from './replicate-coverage';
+import { probeReplicateModel } from './replicate-probe';
 import { ORPHAN_MAX_PAGES, orphanSince } from '../orphan-search';
 import { listedPredictionSchema, OrphanMatch, predictionOrphanMatch, predictionPageSchema, predictionsBefore } from './replicate-orphan';
 import { predictionSchema, webhookSecretSchema } from './replicate-schemas';
@@ -59,7 +61,9 @@ export function createReplicateAdapter(channel: ReplicateChannel): ChannelAdapte
     submitDeadlineMs,
     capabilities: { idempotentSubmit: false, cancel: true, callbacks: 'signed', synchronous: !!channel.preferWaitSeconds, findOrphan: channel.orphanSearch !== false },
     classifyError: classify,
-    unsupported: (model, variant) => replicateUnsupported(model, upstreamModelFor(channel, model, variant), variant),
+    unsupported: (model, variant) => replicateMappingError(model, upstreamModelFor(channel, model, variant)),
+    coverage: (model, variant) => replicateCoverage(model, upstreamModelFor(channel, model, variant), variant),
+    probeModel: (value, signal) => probeReplicateModel(client, value, signal),
 
     async submit(req: RenderRequest): Promise<SubmitResult> {
       const value = target(req.spec);
