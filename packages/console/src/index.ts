@@ -4,3 +4,12 @@ export * from './passwords';
 export * from './sessions';
 export * from './security';
 export { safeNext } from './routes/login.routes';
+// The web layer shared with the account holders' pages (packages/account).
+export * from './console-error';
+export * from './forms';
+export * from './form-once';
+export * from './form-csrf';
+export * from './page-cursor';
+export * from './render';
+export { requireCsrf } from './guards';
+export { LoginLimit, LOGIN_ATTEMPTS, LOGIN_WINDOW_S } from './login-limit';

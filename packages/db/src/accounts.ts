@@ -1,6 +1,7 @@
 // Accounts and their API keys: the admin API's writes and the auth lookup. Every balance change
 // still goes through creditAccount (billing.ts), so each one is a ledger entry.
 import type { Db } from './client';
+import { sql, sqlTransaction } from './sql';
 
 export interface AccountRecord {
   id: string;
@@ -48,22 +49,66 @@ export async function updateAccount(db: Db, id: string, fields: AccountLimits): 
 
 export interface ApiKeyRecord {
   id: string;
+  /** The holder's label; null for keys made by the admin API. */
+  name: string | null;
   prefix: string;
   createdAt: Date;
   revokedAt: Date | null;
+  /** To about a minute (gateways batch it: touchApiKeys). */
+  lastUsedAt: Date | null;
 }
 
-export async function createApiKey(db: Db, key: { id: string; accountId: string; keyHash: string; prefix: string }): Promise<void> {
+export async function createApiKey(db: Db, key: { id: string; accountId: string; keyHash: string; prefix: string; name?: string | null }): Promise<void> {
   await db.apiKey.create({ data: key });
+}
+
+/** Live keys an account holder may have at once (developer options page). */
+export const MAX_LIVE_KEYS_PER_ACCOUNT = 20;
+
+/**
+ * Creates the key unless the account already has `max` live ones: the account row is locked first,
+ * so two concurrent creates cannot both pass the count. false when over the limit.
+ */
+export async function createApiKeyWithinLimit(
+  db: Db,
+  key: { id: string; accountId: string; keyHash: string; prefix: string; name: string | null },
+  max = MAX_LIVE_KEYS_PER_ACCOUNT,
+): Promise<boolean> {
+  return sqlTransaction(db, async (c) => {
+    await c.query('SELECT 1 FROM "Account" WHERE "id" = $1 FOR UPDATE', [key.accountId]);
+    const n = await c.query<{ n: number }>('SELECT count(*)::int AS n FROM "ApiKey" WHERE "accountId" = $1 AND "revokedAt" IS NULL', [key.accountId]);
+    if (n.rows[0].n >= max) return false;
+    await c.query('INSERT INTO "ApiKey" ("id", "accountId", "keyHash", "prefix", "name") VALUES ($1, $2, $3, $4, $5)', [key.id, key.accountId, key.keyHash, key.prefix, key.name]);
+    return true;
+  });
 }
 
 /** The account's keys, newest first. */
 export async function listApiKeys(db: Db, accountId: string): Promise<ApiKeyRecord[]> {
   return db.apiKey.findMany({
     where: { accountId },
-    orderBy: { createdAt: 'desc' },
-    select: { id: true, prefix: true, createdAt: true, revokedAt: true },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    select: { id: true, name: true, prefix: true, createdAt: true, revokedAt: true, lastUsedAt: true },
   });
+}
+
+/** The account this key belongs to, or null: the holder pages check ownership before a revoke (404 otherwise). */
+export async function apiKeyAccount(db: Db, id: string): Promise<string | null> {
+  const k = await db.apiKey.findUnique({ where: { id }, select: { accountId: true } });
+  return k?.accountId ?? null;
+}
+
+/**
+ * Marks keys as used now, at most once a minute each: gateways collect the keys they saw and call
+ * this once a minute, so authentication never writes per request.
+ */
+export async function touchApiKeys(db: Db, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await sql(
+    db,
+    `UPDATE "ApiKey" SET "lastUsedAt" = now() WHERE "id" = ANY($1::text[]) AND ("lastUsedAt" IS NULL OR "lastUsedAt" < now() - interval '1 minute')`,
+    [ids],
+  );
 }
 
 /** Revokes the key (idempotent). Returns its hash, or null when there is no such key. */
@@ -85,8 +130,10 @@ export interface ApiKeyOwner {
 export async function findApiKeyByHash(db: Db, keyHash: string): Promise<ApiKeyOwner | null> {
   const key = await db.apiKey.findUnique({
     where: { keyHash },
-    select: { id: true, accountId: true, revokedAt: true, account: { select: { rateLimitPerMinute: true } } },
+    select: { id: true, accountId: true, revokedAt: true, account: { select: { rateLimitPerMinute: true, disabledAt: true } } },
   });
   if (!key) return null;
-  return { apiKeyId: key.id, accountId: key.accountId, revoked: key.revokedAt !== null, rateLimitPerMinute: key.account.rateLimitPerMinute };
+  // A disabled account's keys answer as revoked until an operator enables it again.
+  const revoked = key.revokedAt !== null || key.account.disabledAt !== null;
+  return { apiKeyId: key.id, accountId: key.accountId, revoked, rateLimitPerMinute: key.account.rateLimitPerMinute };
 }

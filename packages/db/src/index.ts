@@ -18,3 +18,6 @@ export * from './cancel-queries';
 export * from './operators';
 export * from './admin-idempotency';
 export * from './console-queries';
+export * from './holders';
+export * from './top-ups';
+export * from './holder-queries';

@@ -1,6 +1,6 @@
 // Issuing and revoking API keys, shared by the admin API and the console so both use one key
 // format and one revocation path (every gateway evicts its auth cache entry at once).
-import { createApiKey, newId, revokeApiKey } from '@mediagen/db';
+import { createApiKey, createApiKeyWithinLimit, newId, revokeApiKey, setAccountDisabled } from '@mediagen/db';
 import { pubsubChannel } from '@mediagen/queue';
 import type { GatewayDeps } from '../deps';
 import { generateApiKey } from './api-keys';
@@ -10,6 +10,27 @@ export async function issueApiKey(deps: Pick<GatewayDeps, 'db'>, accountId: stri
   const id = newId('key');
   await createApiKey(deps.db, { id, accountId, keyHash: k.hash, prefix: k.prefix });
   return { id, key: k.key, prefix: k.prefix };
+}
+
+/** A named key made by the account holder, unless the account has its 20 live keys (null then). */
+export async function issueNamedApiKey(deps: Pick<GatewayDeps, 'db'>, accountId: string, name: string): Promise<{ id: string; key: string; prefix: string } | null> {
+  const k = generateApiKey();
+  const id = newId('key');
+  if (!(await createApiKeyWithinLimit(deps.db, { id, accountId, keyHash: k.hash, prefix: k.prefix, name }))) return null;
+  return { id, key: k.key, prefix: k.prefix };
+}
+
+/**
+ * Disables or enables an account (console, Holders): its holder's sessions end in the same
+ * transaction, and every gateway drops its cached entries of the account's keys at once, so the
+ * next API call with any of them answers 401. null for an unknown account.
+ */
+export async function setAccountDisabledEverywhere(deps: Pick<GatewayDeps, 'db' | 'redis' | 'config'>, accountId: string, disabled: boolean): Promise<boolean | null> {
+  const out = await setAccountDisabled(deps.db, accountId, disabled);
+  if (!out) return null;
+  const channel = pubsubChannel(deps.config.REDIS_PREFIX, 'keyRevoked');
+  await Promise.all(out.keyHashes.map((h) => deps.redis.publish(channel, h).catch(() => undefined)));
+  return out.changed;
 }
 
 /** false when there is no such key; revoking twice is fine. */
