@@ -2,6 +2,7 @@
 //   npx tsx bench/compare.ts bench/results/node20.json bench/results/node24.json
 // For a figure with a floor it prints the ratio to that run's own floor (what compares across runs
 // on a shared machine), else the value; then each run's Node, load average and duration.
+import '@mediagen/runtime/node-version'; // first: one readable line on a Node older than 24.11
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Figure } from './lib/report';

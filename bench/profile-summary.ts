@@ -3,6 +3,7 @@
 //   npx tsx bench/profile-summary.ts <file.cpuprofile> [top=25] [fromS=0] [toS=end]
 // fromS/toS keep only the samples taken in that window (seconds since the profile started), so
 // start-up (module loading, compiling) can be left out.
+import '@mediagen/runtime/node-version'; // first: one readable line on a Node older than 24.11
 import fs from 'node:fs';
 
 interface ProfileNode {

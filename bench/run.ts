@@ -2,6 +2,7 @@
 // and writes bench/results/latest.json. See docs/benchmark.md for what each figure means.
 // This file only orchestrates: each measured phase is a section in bench/sections/ (index.ts lists
 // them in order); `BENCH_ONLY=submit,poll` runs a subset, each section with its own floors.
+import '@mediagen/runtime/node-version'; // first: one readable line on a Node older than 24.11
 import os from 'node:os';
 import path from 'node:path';
 import IORedis from 'ioredis';

@@ -19,6 +19,7 @@
 // Figures are printed; the exit code is 1 on any violation.
 //
 // Size: CHAOS_CLIENTS (default 12), CHAOS_LOAD_SECONDS (default 60; the fault plan fits in it).
+import '@mediagen/runtime/node-version'; // first: one readable line on a Node older than 24.11
 import { ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';

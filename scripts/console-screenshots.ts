@@ -1,6 +1,7 @@
 // Screenshots of each console page for docs/console.md, taken in headless Chromium against the
 // seeded gateway of scripts/console-timing.ts:
 //   SCREENSHOTS=1 npx tsx scripts/console-timing.ts 2000
+import '@mediagen/runtime/node-version'; // first: one readable line on a Node older than 24.11
 import path from 'node:path';
 import fs from 'node:fs';
 import os from 'node:os';

@@ -3,6 +3,7 @@
 // it, signs in, and times each console page (median and worst of 5 after one warm-up). Optional:
 // SCREENSHOTS=1 also saves a screenshot of each page to docs/console/ (needs /usr/bin/chromium).
 //   npx tsx scripts/console-timing.ts [tasks]
+import '@mediagen/runtime/node-version'; // first: one readable line on a Node older than 24.11
 import { randomBytes } from 'node:crypto';
 import { AddressInfo } from 'node:net';
 import { loadConfig } from '@mediagen/config';

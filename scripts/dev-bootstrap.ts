@@ -1,5 +1,6 @@
 // Development only: an account with credit and a fixed, well-known API key, so the README's
 // first request works as pasted. Refused when NODE_ENV=production.
+import '@mediagen/runtime/node-version'; // first: one readable line on a Node older than 24.11
 import { createHash } from 'node:crypto';
 import { createDb, creditAccount } from '@mediagen/db';
 

@@ -8,6 +8,7 @@
 // Checked for every case: no 5xx; every 4xx/5xx body is JSON {error, code}. Over the run: the event
 // loop never held more than 100 ms; charges equal created tasks and the ledger adds up.
 // Prints the figures; exits 1 on any violation.
+import '@mediagen/runtime/node-version'; // first: one readable line on a Node older than 24.11
 import http from 'node:http';
 import os from 'node:os';
 import { gzipSync, brotliCompressSync, deflateSync } from 'node:zlib';

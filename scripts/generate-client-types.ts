@@ -2,6 +2,7 @@
 //   npm run generate -w @mediagen/client          writes the file
 //   tsx scripts/generate-client-types.ts --check   exits 1 when the committed file differs
 // The document is built in-process (no running gateway needed); the server URL does not reach the types.
+import '@mediagen/runtime/node-version'; // first: one readable line on a Node older than 24.11
 import fs from 'node:fs';
 import path from 'node:path';
 import { buildOpenApiDocument } from '../apps/gateway/src/openapi/document';

@@ -4,6 +4,7 @@
 // status, the gateway's heap and RSS peaks and its event-loop hold (see loopWatch), and /healthz
 // latency. Exits 1 if any answer is a 5xx other than the large-body gate's 503, or if the
 // gateway's loop was held over 100 ms.
+import '@mediagen/runtime/node-version'; // first: one readable line on a Node older than 24.11
 import http from 'node:http';
 import os from 'node:os';
 import { gzipSync } from 'node:zlib';

@@ -6,6 +6,7 @@
 //    ModelArk and Replicate adapters against the simulator with `LISTED` renders of the channel in
 //    its list (a resumed attempt runs it once, before submitting again). Reported as a ratio to (1).
 // Run: npx tsx scripts/measure-submit-window.ts (local Postgres).
+import '@mediagen/runtime/node-version'; // first: one readable line on a Node older than 24.11
 import type { AddressInfo } from 'node:net';
 import type { VideoTaskSpec } from '@mediagen/catalog';
 import { createDb, newId, recordUpstreamId, startAttempt, createTaskWithCharge, creditAccount } from '@mediagen/db';

@@ -3,6 +3,7 @@
 //   npm run operator -- list
 //   npm run operator -- disable <name>                       ends their sessions at once
 // `create` on an existing name sets a new password and role (the recovery path for a lost password).
+import '@mediagen/runtime/node-version'; // first: one readable line on a Node older than 24.11
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '@mediagen/config';

@@ -1,6 +1,7 @@
 // Creates the database named in DATABASE_URL when it is missing, then applies migrations.
 // Used by `npm start`, .ci/run and the container's one-shot migration. Works with DATABASE_URL
 // pointing at PgBouncer in transaction mode too (docs/operations.md, "Behind PgBouncer").
+import '@mediagen/runtime/node-version'; // first: one readable line on a Node older than 24.11
 import { execFileSync } from 'node:child_process';
 import { Client } from 'pg';
 

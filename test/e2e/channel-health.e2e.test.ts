@@ -1,6 +1,7 @@
 // A channel that keeps failing is taken out of rotation for its cool-down (its tasks go to the next
 // channel), then one task probes it and, when that render succeeds, it is back in rotation. The
-// cheap channel reaches the simulator through a proxy the test cuts (connection refused: transient).
+// cheap channel reaches the simulator through a proxy the test cuts (connection refused: a submit
+// that never left, so the task moves to the next channel at once and the breaker counts it transient).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,6 +23,7 @@ let api: ReturnType<typeof apiClient>;
 let account: Account;
 let proxy: TcpProxy;
 let dir: string;
+let lastTaskId = '';
 
 e2eSuite(
   'breaker',
@@ -45,7 +47,6 @@ e2eSuite(
           PROVIDER_CONFIG: path.join(dir, 'channels.json'),
           SIM_PORT: String(simPort),
           SIM_RENDER_MS: '200',
-          WORKER_MAX_TRANSIENT_ERRORS: '1', // a submit gives up on a refusing channel after one retry
           CHANNEL_BREAKER_FAILURES: '3',
           CHANNEL_BREAKER_WINDOW_MS: '20000',
           CHANNEL_BREAKER_COOLDOWN_MS: String(COOLDOWN_MS),
@@ -64,6 +65,7 @@ const run = async (prompt: string) => {
   const res = await api.submit(account, 'video', { model: 'video-a-h3', prompt, duration: 2, resolution: '480p' });
   expect(res.status).toBe(200);
   const taskId = String(res.body.taskId);
+  lastTaskId = taskId;
   expect((await api.untilSettled(account, 'video', taskId)).at(-1)!.status).toBe('completed');
   return (await closedAttempts(taskId)).map((a) => [a.channelId, a.status]);
 };
@@ -88,21 +90,24 @@ it('a healthy cheap channel renders first', async () => {
 
 it('trips after repeated failures; its tasks fall back to the next channel meanwhile', async () => {
   await proxy.cut();
-  // Two refused submits per task on `cheap` (the try and one retry): the second task trips it.
-  expect(await run('storm one')).toEqual([['cheap', 'failed'], ['backup', 'completed']]);
-  expect(await run('storm two')).toEqual([['cheap', 'failed'], ['backup', 'completed']]);
+  // A refused submit never reached the upstream: the task moves to `backup` at once (no retry on
+  // `cheap`, no "possible double render"), and the first attempt keeps its error for the timeline.
+  for (const prompt of ['storm one', 'storm two', 'storm three']) expect(await run(prompt)).toEqual([['cheap', 'failed'], ['backup', 'completed']]);
+  const task = await api.admin('GET', `/tasks/${lastTaskId}`);
+  expect((task.body.attempts as Record<string, unknown>[])[0]).toMatchObject({ channelId: 'cheap', status: 'failed', errorKind: 'unsent', errorMessage: expect.stringMatching(/ECONNREFUSED.*never reached the upstream/) });
+  expect(fs.readFileSync(stack.workers[0].logFile, 'utf8')).not.toContain('possible double render');
   const open = await channel('cheap');
-  expect(open).toMatchObject({ state: 'open', recent: { transient: 4 }, lastError: { kind: 'transient' } });
+  expect(open).toMatchObject({ state: 'open', recent: { transient: 3 }, lastError: { kind: 'transient' } });
   expect(open.lastError.message).toMatch(/ECONNREFUSED/);
   expect(Date.parse(open.openUntil) - Date.parse(open.openedAt)).toBe(COOLDOWN_MS);
 
   // Out of rotation: the next task goes straight to the backup channel.
-  expect(await run('storm three')).toEqual([['backup', 'completed']]);
+  expect(await run('storm four')).toEqual([['backup', 'completed']]);
   const metrics = await (await fetch(`${stack.gatewayUrl}/metrics`, { headers: { Authorization: `Bearer ${stack.adminToken}` } })).text();
   expect(metricValue(metrics, 'mediagen_channel_state', { channel: 'cheap' })).toBe(2);
   const workerMetrics = await (await fetch(`${stack.workerUrl(stack.workers[0])}/metrics`)).text();
   expect(metricValue(workerMetrics, 'mediagen_channel_breaker_transitions_total', { channel: 'cheap', state: 'open' })).toBe(1);
-  expect(metricValue(workerMetrics, 'mediagen_channel_outcomes_total', { channel: 'cheap', outcome: 'transient' })).toBe(4);
+  expect(metricValue(workerMetrics, 'mediagen_channel_outcomes_total', { channel: 'cheap', outcome: 'transient' })).toBe(3);
 });
 
 it('after the cool-down one task probes it; its success puts the channel back in rotation', async () => {

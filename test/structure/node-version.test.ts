@@ -2,10 +2,11 @@
 // tests, the benchmark and the image run on Node 24 LTS. The version is written in several places
 // (the CI script that fetches it, engines, .nvmrc, @types/node, the Dockerfile's base images), so a
 // move that forgets one of them fails here rather than in someone's image or editor.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { MIN_NODE, nodeTooOld } from '@mediagen/runtime/node-version';
 
 const ROOT = path.resolve(__dirname, '../..');
 const read = (f: string) => fs.readFileSync(path.join(ROOT, f), 'utf8');
@@ -29,7 +30,9 @@ it('CI fetches a pinned Node LTS, and engines, .nvmrc, @types/node and the Docke
   expect(Number(pinned![2])).toBeGreaterThanOrEqual(floorMinor);
   for (const f of manifests) {
     const engines = (JSON.parse(read(f)) as { engines?: { node?: string } }).engines;
-    if (engines?.node) expect([f, engines.node]).toEqual([f, root.engines!.node]);
+    // The SDK is built for consumers (dist/, Node 20+; it needs only fetch and AbortSignal.any).
+    if (f === 'packages/client/package.json') expect(engines?.node).toMatch(/^>=20\.\d+$/);
+    else if (engines?.node) expect([f, engines.node]).toEqual([f, root.engines!.node]);
   }
   expect(root.devDependencies['@types/node']).toMatch(new RegExp(`^\\^${major}\\.`));
   expect(read('.nvmrc').trim()).toBe(String(major));
@@ -77,5 +80,50 @@ describe('scripts/ci/node-lts.sh picks the Node', () => {
     fs.writeFileSync(path.join(cached, 'node'), '#!/bin/sh\n', { mode: 0o755 });
     // npm would run on the fake node, so a fetch would fail: the answer must come from the cache.
     expect(run(fakeNode('v20.20.2'), cache)).toBe(cached);
+  });
+});
+
+describe('every entry point stops with one readable line on an older Node', () => {
+  // The machine's own Node (20 on our CI machines) when it is older than the floor; the check itself
+  // is covered for any Node by nodeTooOld below.
+  const oldNode = ['/usr/bin/node', '/usr/local/bin/node', '/bin/node'].find((p) => {
+    try {
+      return fs.existsSync(p) && nodeTooOld(execFileSync(p, ['-v'], { encoding: 'utf8' }).trim()) !== undefined;
+    } catch {
+      return false;
+    }
+  });
+  const entries = [
+    'scripts/start.ts',
+    'scripts/operator.ts',
+    'scripts/prepare-db.ts',
+    'apps/gateway/src/main.ts',
+    'apps/worker/src/main.ts',
+    'apps/provider-sim/src/main.ts',
+    'bench/run.ts',
+  ];
+
+  it('MIN_NODE is the floor that engines states', () => {
+    const engines = (JSON.parse(read('package.json')) as { engines: { node: string } }).engines.node;
+    expect(engines).toBe(`>=${MIN_NODE.major}.${MIN_NODE.minor}`);
+    expect(nodeTooOld('v20.20.2')).toMatch(/needs Node 24\.11 or newer .*source scripts\/ci\/node-lts\.sh/);
+    expect(nodeTooOld('v24.10.0')).toBeDefined();
+    expect(nodeTooOld('v24.11.0')).toBeUndefined();
+    expect(nodeTooOld('v26.0.0')).toBeUndefined();
+  });
+
+  it('imports the check before anything else', () => {
+    for (const f of entries) {
+      const firstImport = /^import .*$/m.exec(read(f))?.[0];
+      expect([f, firstImport]).toEqual([f, expect.stringContaining("'@mediagen/runtime/node-version'")]);
+    }
+  });
+
+  (oldNode ? it : it.skip)(`run on the machine's old Node (${oldNode ?? 'none here'}), each says so and exits 1`, () => {
+    for (const f of entries) {
+      const r = spawnSync(oldNode!, ['--import', 'tsx', path.join(ROOT, f)], { cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, NODE_ENV: 'development' } });
+      expect([f, r.status, r.stderr.trim()]).toEqual([f, 1, expect.stringMatching(/^mediagen needs Node 24\.11 or newer \(this is Node v\d+[.\d]*\); run `source scripts\/ci\/node-lts\.sh`/)]);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    }
   });
 });

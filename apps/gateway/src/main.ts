@@ -1,4 +1,5 @@
 // Gateway process: parse env once, build deps, serve, and drain on SIGTERM.
+import '@mediagen/runtime/node-version'; // first: one readable line on a Node older than 24.11
 import '@mediagen/runtime/source-maps'; // first: before any package loads
 import { loadConfig, ConfigError } from '@mediagen/config';
 import { createDeps, closeDeps } from './deps';

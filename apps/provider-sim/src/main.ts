@@ -1,4 +1,5 @@
 // Provider simulator entry point: one process that acts as every channel of the channel config.
+import '@mediagen/runtime/node-version'; // first: one readable line on a Node older than 24.11
 import { loadConfig } from '@mediagen/config';
 import { loadChannelConfig } from '@mediagen/providers';
 import { createSimServer } from './sim-server';

@@ -91,6 +91,8 @@ export async function submitStep({ run, attempt, adapter }: StepInput): Promise<
     if (sent) await submitEnded(ctx, sent);
     const err = adapter.classifyError(failure, 'submit');
     if (err.kind === 'violation') return violation(run, attempt, err);
+    // `unsent` (DNS, refused, TLS before the request) goes on here too: the next channel at once,
+    // this attempt closed with its error for the task's timeline.
     if (err.kind !== 'transient') return nextChannel(run, attempt, err);
     const n = run.transientErrors + 1;
     if (n > ctx.config.WORKER_MAX_TRANSIENT_ERRORS) return nextChannel(run, attempt, err);

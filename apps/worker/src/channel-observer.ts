@@ -7,8 +7,11 @@ import type { ChannelCall, WorkerMetrics } from '@mediagen/metrics';
 import type { ChannelAdapter, UpstreamError, UpstreamErrorKind } from '@mediagen/providers';
 import { currentStepScope } from './step-scope';
 
-/** A lost render counts against the channel like a failed one (the breaker knows no 'lost'). */
-const asOutcome = (kind: UpstreamErrorKind): Outcome => (kind === 'lost' ? 'failed' : kind);
+/**
+ * A lost render counts against the channel like a failed one (the breaker knows no 'lost'); an
+ * unreachable upstream (a submit not sent) like a transient failure.
+ */
+const asOutcome = (kind: UpstreamErrorKind): Outcome => (kind === 'lost' ? 'failed' : kind === 'unsent' ? 'transient' : kind);
 
 /** The download timer of each observed adapter (downloads go through download.ts, not the adapter). */
 const downloadTimers = new WeakMap<ChannelAdapter, <T>(fn: () => Promise<T>) => Promise<T>>();

@@ -1,5 +1,6 @@
 // Worker process entry point: BullMQ workers for tasks and maintenance, a health port, and a
 // graceful SIGTERM (finish the running steps, then disconnect).
+import '@mediagen/runtime/node-version'; // first: one readable line on a Node older than 24.11
 import '@mediagen/runtime/source-maps'; // first: before any package loads
 import { ConfigError, loadConfig } from '@mediagen/config';
 import { growHeapByHalf, stopTranspilerThread } from '@mediagen/runtime';

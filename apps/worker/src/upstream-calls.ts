@@ -107,7 +107,8 @@ async function searchOrphan(ctx: WorkerContext, attempt: Attempt, adapter: Chann
     found = await adapter.findOrphan!(req);
   } catch (e) {
     const err = adapter.classifyError(e, 'submit');
-    if (err.kind === 'transient') throw err;
+    // Unreachable: the submit would not get through either; the step moves on from the throw.
+    if (err.kind === 'transient' || err.kind === 'unsent') throw err;
     ctx.log.warn({ taskId: attempt.taskId, channel: attempt.channelId, err: err.message }, 'orphan search not possible on this upstream');
     return 'unsearched';
   }

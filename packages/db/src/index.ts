@@ -21,3 +21,4 @@ export * from './console-queries';
 export * from './holders';
 export * from './top-ups';
 export * from './holder-queries';
+export * from './audit';

@@ -8,6 +8,26 @@ const TRANSIENT_CODES = new Set([
   'EHOSTUNREACH', 'ENETUNREACH', 'ERR_NETWORK', 'ERR_SOCKET_CONNECTION_TIMEOUT', 'ERR_STREAM_PREMATURE_CLOSE',
   'ERR_CANCELED', 'ABORT_ERR',
 ]);
+/**
+ * Failures of a new connection, before one byte of the request was written: DNS NXDOMAIN, nothing
+ * listening, no route, a TLS handshake refused (certificate, protocol). A reused keep-alive socket
+ * never gives these, so they prove the upstream did not get the request. EAI_AGAIN (a resolver that
+ * did not answer in time) and ECONNRESET / timeouts (which may come after the request left) are not
+ * in the list: they stay `transient`.
+ */
+const UNSENT_CODES = new Set([
+  'ENOTFOUND', 'ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EPROTO',
+  'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'ERR_TLS_CERT_ALTNAME_INVALID',
+  'ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION',
+]);
+
+/** A submit that failed before it was sent (see UNSENT_CODES); other actions keep retrying their channel. */
+function unsent(code: string, ctx: ClassifyContext, detail: string): UpstreamError | undefined {
+  if (ctx.action !== 'submit' || !UNSENT_CODES.has(code)) return undefined;
+  return new UpstreamError('unsent', `${ctx.action}: ${detail} (not sent: the request never reached the upstream)`);
+}
+
 /** Retry-After beyond this is capped: the task's own deadline is what bounds waiting. */
 const MAX_RETRY_AFTER_MS = 10 * 60_000;
 
@@ -40,6 +60,8 @@ export function classifyUpstreamError(err: unknown, ctx: ClassifyContext): Upstr
     const status = err.response?.status;
     if (status === undefined) {
       const code = err.code ?? '';
+      const notSent = unsent(code, ctx, err.message && err.message !== code ? `${code} ${err.message}` : code);
+      if (notSent) return notSent;
       // Anything below HTTP (refused, reset, timed out) may well work on the next try.
       return new UpstreamError('transient', `${ctx.action}: ${code || err.message}`);
     }
@@ -54,6 +76,8 @@ export function classifyUpstreamError(err: unknown, ctx: ClassifyContext): Upstr
   }
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   const message = (err as Error)?.message ?? String(err);
+  const notSent = code ? unsent(code, ctx, message && !message.includes(code) ? `${code} ${message}` : message || code) : undefined;
+  if (notSent) return notSent;
   if (code && TRANSIENT_CODES.has(code)) return new UpstreamError('transient', `${ctx.action}: ${code}`);
   // Stream errors while reading a body (socket closed mid-download) are worth another try;
   // anything else is a bug or a response we cannot read, which another channel may not share.

@@ -13,7 +13,13 @@ export type UpstreamErrorKind =
    * The upstream no longer knows an id it gave us (404 on poll, expired task): the render is gone,
    * not failed. One fresh attempt on the same channel, visible as its own TaskAttempt.
    */
-  | 'lost';
+  | 'lost'
+  /**
+   * A submit that never reached the upstream: the name did not resolve, the connection was refused
+   * or unreachable, or TLS failed before the request was written. No render can have started, so
+   * another channel is tried at once, with no risk of a double render (classify-error.ts).
+   */
+  | 'unsent';
 
 export class UpstreamError extends Error {
   constructor(
