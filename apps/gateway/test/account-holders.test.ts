@@ -3,7 +3,7 @@
 // options page (named keys shown once, last used, revoke, 20 live at most), the ledger and its CSV,
 // sign-up modes, and an operator disabling a holder (sessions and keys stop at once).
 import request from 'supertest';
-import { accountBalance, findHolderByEmail, setAccountDisabled } from '@mediagen/db';
+import { accountBalance, findHolderByEmail, listAuditEvents, setAccountDisabled } from '@mediagen/db';
 import { Harness, startHarness } from './harness';
 import { browser, Mailbox, startMailbox } from './account-support';
 import { keyUsage } from '../src/services/key-usage';
@@ -242,5 +242,9 @@ describe('sign-up modes and operators', () => {
     const back = Date.now() + 5_000;
     while (Date.now() < back && (status = (await request(h.app).get('/api/balance').set(auth)).status) !== 200) await new Promise((r) => setTimeout(r, 20));
     expect(status).toBe(200);
+    // Every change is in the audit trail: sign-up, the key, disable and enable.
+    const { events } = await listAuditEvents(h.deps.db, { accountId: holder.accountId, limit: 20 });
+    expect(events.map((e) => e.action).sort()).toEqual(['api_key.create', 'holder.disable', 'holder.enable', 'holder.signup']);
+    expect(JSON.stringify(events)).not.toContain(key);
   });
 });

@@ -3,7 +3,7 @@
 // per session, with Stripe's amount; bad signatures, unknown sessions and other accounts credit
 // nothing; refunds and disputes are negative ledger entries (the balance may go below zero).
 import request from 'supertest';
-import { accountBalance, findHolderByEmail, sql } from '@mediagen/db';
+import { accountBalance, findHolderByEmail, listAuditEvents, sql } from '@mediagen/db';
 import { Harness, startHarness } from './harness';
 import { browser, Mailbox, signedEvent, startMailbox, startStripeStandIn, STRIPE_ENV, StripeStandIn } from './account-support';
 
@@ -72,6 +72,7 @@ describe('Stripe top-up', () => {
     // Another event for the same session (a replay with a new id) credits nothing either.
     expect((await post(signedEvent('checkout.session.completed', completed(s.id, accountId, 2600, 'pi_pat_1')))).status).toBe(200);
     expect(await accountBalance(h.deps.db, accountId)).toBe(2600);
+    expect((await listAuditEvents(h.deps.db, { accountId, action: 'topup.credit', limit: 5 })).events).toHaveLength(1);
     const ledger = await b.get('/account/ledger');
     expect(ledger.text).toContain('Stripe top-up pi_pat_1');
     expect((await b.get('/account/top-up')).text).toContain('pi_pat_1');

@@ -21,7 +21,7 @@ export interface AccountDeps {
   stripe: StripeBilling | null;
   topUp: { minCents: number; maxCents: number; currency: string };
   /** Creates a named key unless the account has its 20 live keys already (null then). */
-  issueApiKey(accountId: string, name: string): Promise<{ id: string; key: string; prefix: string } | null>;
+  issueApiKey(accountId: string, name: string, by: { holderId: string; email: string; ip: string | null }): Promise<{ id: string; key: string; prefix: string } | null>;
   /** Revokes the key everywhere (every gateway's auth cache); false when there is no such key. */
   revokeApiKey(keyId: string): Promise<boolean>;
   resendDelivery(deliveryId: string): Promise<boolean>;

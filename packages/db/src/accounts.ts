@@ -2,6 +2,7 @@
 // still goes through creditAccount (billing.ts), so each one is a ledger entry.
 import type { Db } from './client';
 import { sql, sqlTransaction } from './sql';
+import { AuditActor, recordAuditIn } from './audit';
 
 export interface AccountRecord {
   id: string;
@@ -72,6 +73,7 @@ export const MAX_LIVE_KEYS_PER_ACCOUNT = 20;
 export async function createApiKeyWithinLimit(
   db: Db,
   key: { id: string; accountId: string; keyHash: string; prefix: string; name: string | null },
+  audit: { actor: AuditActor; ip?: string | null } = { actor: { type: 'system' } },
   max = MAX_LIVE_KEYS_PER_ACCOUNT,
 ): Promise<boolean> {
   return sqlTransaction(db, async (c) => {
@@ -79,6 +81,7 @@ export async function createApiKeyWithinLimit(
     const n = await c.query<{ n: number }>('SELECT count(*)::int AS n FROM "ApiKey" WHERE "accountId" = $1 AND "revokedAt" IS NULL', [key.accountId]);
     if (n.rows[0].n >= max) return false;
     await c.query('INSERT INTO "ApiKey" ("id", "accountId", "keyHash", "prefix", "name") VALUES ($1, $2, $3, $4, $5)', [key.id, key.accountId, key.keyHash, key.prefix, key.name]);
+    await recordAuditIn(c, { actor: audit.actor, action: 'api_key.create', targetType: 'api_key', targetId: key.id, accountId: key.accountId, after: { name: key.name, prefix: key.prefix }, ip: audit.ip ?? null });
     return true;
   });
 }

@@ -7,6 +7,7 @@ import { newId } from './ids';
 import { isoOf, Keyset, pageOf } from './keyset';
 import { sql, sqlTransaction } from './sql';
 import { creditInTransaction } from './billing';
+import { AuditActor, recordAuditIn } from './audit';
 
 export interface HolderRecord {
   id: string;
@@ -29,7 +30,7 @@ export type SignupOutcome = { holderId: string; accountId: string } | { taken: t
  * The account (named by its email), its holder and the opening balance (a ledger top-up) commit
  * together. A taken email is an answer, not an error (the unique index decides, race-free).
  */
-export async function createHolderWithAccount(db: Db, h: { email: string; passwordHash: string; openingBalanceCents: number }): Promise<SignupOutcome> {
+export async function createHolderWithAccount(db: Db, h: { email: string; passwordHash: string; openingBalanceCents: number; ip?: string | null }): Promise<SignupOutcome> {
   const accountId = newId('acc');
   const holderId = newId('hol');
   return sqlTransaction(db, async (c) => {
@@ -44,6 +45,10 @@ export async function createHolderWithAccount(db: Db, h: { email: string; passwo
       const out = await creditInTransaction(c, accountId, h.openingBalanceCents, 'opening balance (sign-up)', 'signup');
       if ('refused' in out) throw new Error(`opening balance refused: ${out.refused}`);
     }
+    await recordAuditIn(c, {
+      actor: { type: 'holder', id: holderId, name: h.email }, action: 'holder.signup', targetType: 'holder', targetId: holderId, accountId,
+      after: { email: h.email, openingBalanceCents: h.openingBalanceCents }, ip: h.ip ?? null,
+    });
     return { holderId, accountId };
   }).catch((e: unknown) => {
     if (e instanceof EmailTaken) return { taken: true as const };
@@ -164,13 +169,20 @@ export async function listHolders(db: Db, f: { search?: string; before?: Keyset;
  * the key hashes are returned so the caller evicts them from every gateway's auth cache at once.
  * null for an unknown account; `changed` false when it already was in that state.
  */
-export async function setAccountDisabled(db: Db, accountId: string, disabled: boolean): Promise<{ changed: boolean; keyHashes: string[] } | null> {
+export async function setAccountDisabled(
+  db: Db,
+  accountId: string,
+  disabled: boolean,
+  actor: AuditActor = { type: 'system' },
+  ip: string | null = null,
+): Promise<{ changed: boolean; keyHashes: string[] } | null> {
   return sqlTransaction(db, async (c) => {
     const cur = await c.query<{ disabledAt: Date | null }>('SELECT "disabledAt" FROM "Account" WHERE "id" = $1 FOR UPDATE', [accountId]);
     if (cur.rows.length === 0) return null;
     if ((cur.rows[0].disabledAt !== null) === disabled) return { changed: false, keyHashes: [] };
     await c.query(`UPDATE "Account" SET "disabledAt" = ${disabled ? 'now()' : 'NULL'} WHERE "id" = $1`, [accountId]);
     if (disabled) await c.query('DELETE FROM "HolderSession" WHERE "holderId" IN (SELECT "id" FROM "AccountHolder" WHERE "accountId" = $1)', [accountId]);
+    await recordAuditIn(c, { actor, action: disabled ? 'holder.disable' : 'holder.enable', targetType: 'account', targetId: accountId, accountId, before: { disabled: !disabled }, after: { disabled }, ip });
     const keys = await c.query<{ keyHash: string }>('SELECT "keyHash" FROM "ApiKey" WHERE "accountId" = $1 AND "revokedAt" IS NULL', [accountId]);
     return { changed: true, keyHashes: keys.rows.map((k) => k.keyHash) };
   });

@@ -11,6 +11,7 @@ import { newId } from './ids';
 import { isoOf, Keyset, pageOf } from './keyset';
 import { sql, sqlTransaction } from './sql';
 import { creditInTransaction } from './billing';
+import { recordAuditIn } from './audit';
 
 export async function createTopUp(db: Db, t: { accountId: string; sessionId: string; requestedCents: number; currency: string }): Promise<string> {
   const id = newId('top');
@@ -53,6 +54,10 @@ export async function creditCheckoutSession(
       `UPDATE "TopUp" SET "status" = 'credited', "creditedCents" = $2, "paymentRef" = $3, "creditedAt" = now() WHERE "id" = $1`,
       [top.id, e.amountCents, e.paymentRef],
     );
+    await recordAuditIn(c, {
+      actor: { type: 'system', name: 'stripe' }, action: 'topup.credit', targetType: 'top_up', targetId: top.id, accountId: top.accountId,
+      after: { amountCents: e.amountCents, currency: e.currency, sessionId: e.sessionId, paymentRef: e.paymentRef, eventId: e.eventId },
+    });
     return { outcome: 'credited' as const, accountId: top.accountId, amountCents: e.amountCents, balanceCents: credit.balanceCents };
   });
 }
@@ -98,6 +103,10 @@ export async function reverseTopUp(
       [newId('led'), top.accountId, -delta, `Stripe ${e.kind} ${e.paymentRef}`],
     );
     await c.query(`UPDATE "TopUp" SET "${e.kind === 'refund' ? 'refundedCents' : 'disputedCents'}" = $2 WHERE "id" = $1`, [top.id, target]);
+    await recordAuditIn(c, {
+      actor: { type: 'system', name: 'stripe' }, action: `topup.${e.kind}`, targetType: 'top_up', targetId: top.id, accountId: top.accountId,
+      before: { [`${e.kind}edCents`]: done }, after: { [`${e.kind}edCents`]: target, amountCents: -delta, paymentRef: e.paymentRef, eventId: e.eventId },
+    });
     return { outcome: 'reversed' as const, accountId: top.accountId, amountCents: delta, balanceCents: Number(acc.rows[0].balanceCents) };
   });
 }

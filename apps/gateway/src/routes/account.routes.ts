@@ -34,7 +34,7 @@ export function mountAccount(deps: GatewayDeps): Router {
     mailer,
     stripe,
     topUp: { minCents: c.TOPUP_MIN_CENTS, maxCents: c.TOPUP_MAX_CENTS, currency: c.TOPUP_CURRENCY },
-    issueApiKey: (accountId, name) => issueNamedApiKey(deps, accountId, name),
+    issueApiKey: (accountId, name, by) => issueNamedApiKey(deps, accountId, name, { actor: { type: 'holder', id: by.holderId, name: by.email }, ip: by.ip }),
     revokeApiKey: (keyId) => revokeKeyEverywhere(deps, keyId),
     resendDelivery: (id) => resendDelivery(deps, id),
     checkWebhookUrl: (url) => {

@@ -1,6 +1,6 @@
 // Issuing and revoking API keys, shared by the admin API and the console so both use one key
 // format and one revocation path (every gateway evicts its auth cache entry at once).
-import { createApiKey, createApiKeyWithinLimit, newId, revokeApiKey, setAccountDisabled } from '@mediagen/db';
+import { AuditActor, createApiKey, createApiKeyWithinLimit, newId, revokeApiKey, setAccountDisabled } from '@mediagen/db';
 import { pubsubChannel } from '@mediagen/queue';
 import type { GatewayDeps } from '../deps';
 import { generateApiKey } from './api-keys';
@@ -13,10 +13,15 @@ export async function issueApiKey(deps: Pick<GatewayDeps, 'db'>, accountId: stri
 }
 
 /** A named key made by the account holder, unless the account has its 20 live keys (null then). */
-export async function issueNamedApiKey(deps: Pick<GatewayDeps, 'db'>, accountId: string, name: string): Promise<{ id: string; key: string; prefix: string } | null> {
+export async function issueNamedApiKey(
+  deps: Pick<GatewayDeps, 'db'>,
+  accountId: string,
+  name: string,
+  audit?: { actor: AuditActor; ip?: string | null },
+): Promise<{ id: string; key: string; prefix: string } | null> {
   const k = generateApiKey();
   const id = newId('key');
-  if (!(await createApiKeyWithinLimit(deps.db, { id, accountId, keyHash: k.hash, prefix: k.prefix, name }))) return null;
+  if (!(await createApiKeyWithinLimit(deps.db, { id, accountId, keyHash: k.hash, prefix: k.prefix, name }, audit))) return null;
   return { id, key: k.key, prefix: k.prefix };
 }
 
@@ -25,8 +30,14 @@ export async function issueNamedApiKey(deps: Pick<GatewayDeps, 'db'>, accountId:
  * transaction, and every gateway drops its cached entries of the account's keys at once, so the
  * next API call with any of them answers 401. null for an unknown account.
  */
-export async function setAccountDisabledEverywhere(deps: Pick<GatewayDeps, 'db' | 'redis' | 'config'>, accountId: string, disabled: boolean): Promise<boolean | null> {
-  const out = await setAccountDisabled(deps.db, accountId, disabled);
+export async function setAccountDisabledEverywhere(
+  deps: Pick<GatewayDeps, 'db' | 'redis' | 'config'>,
+  accountId: string,
+  disabled: boolean,
+  actor?: AuditActor,
+  ip?: string | null,
+): Promise<boolean | null> {
+  const out = await setAccountDisabled(deps.db, accountId, disabled, actor, ip ?? null);
   if (!out) return null;
   const channel = pubsubChannel(deps.config.REDIS_PREFIX, 'keyRevoked');
   await Promise.all(out.keyHashes.map((h) => deps.redis.publish(channel, h).catch(() => undefined)));

@@ -53,7 +53,7 @@ export function authRoutes(deps: AccountDeps, render: Render): Router {
       if (!inviteId || !(await peekHolderToken(deps.db, inviteId, 'invite')))
         return form(res, 'signup', { ...data, error: 'Sign-up needs an invitation link from the operator, and this one is missing, used or expired.' }, 403);
     }
-    const out = await createHolderWithAccount(deps.db, { email: e.data, passwordHash: await hashPassword(p.data), openingBalanceCents: deps.signupBalanceCents });
+    const out = await createHolderWithAccount(deps.db, { email: e.data, passwordHash: await hashPassword(p.data), openingBalanceCents: deps.signupBalanceCents, ip: req.ip ?? null });
     if ('taken' in out) {
       await sendAlreadyRegistered(deps, e.data);
     } else {

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { apiKeyAccount, listApiKeys, MAX_LIVE_KEYS_PER_ACCOUNT } from '@mediagen/db';
 import { ConsoleError, formOf, Render } from '@mediagen/console';
 import type { AccountDeps } from '../deps';
-import { accountOf } from '../holder-session';
+import { accountOf, holderOf } from '../holder-session';
 
 const createForm = z.object({ name: z.string().trim().min(1, 'a name, so you can tell your keys apart').max(100, 'at most 100 characters') });
 
@@ -20,7 +20,8 @@ export function keyRoutes(deps: AccountDeps, render: Render): Router {
 
   r.post('/keys', async (req, res) => {
     const f = formOf(createForm, req.body);
-    const created = await deps.issueApiKey(accountOf(res), f.name);
+    const h = holderOf(res);
+    const created = await deps.issueApiKey(accountOf(res), f.name, { holderId: h.id, email: h.email, ip: req.ip ?? null });
     if (!created) throw new ConsoleError(422, `You have ${MAX_LIVE_KEYS_PER_ACCOUNT} live keys, the most an account may have. Revoke one you no longer use, then create the new one.`);
     await page(res, { newKey: { ...created, name: f.name } });
   });
