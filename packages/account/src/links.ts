@@ -12,7 +12,7 @@ export const LINK_TTL_MS: Record<HolderTokenPurpose, number> = {
 };
 
 /** A new token of `purpose`; returns the secret that goes in the link. */
-export async function newLinkToken(deps: AccountDeps, purpose: HolderTokenPurpose, holderId: string | null, createdBy?: string): Promise<string> {
+export async function newLinkToken(deps: Pick<AccountDeps, 'db'>, purpose: HolderTokenPurpose, holderId: string | null, createdBy?: string): Promise<string> {
   const token = randomBytes(32).toString('base64url');
   await createHolderToken(deps.db, { id: sha256(token), purpose, holderId, createdBy, expiresAt: new Date(Date.now() + LINK_TTL_MS[purpose]) });
   return token;

@@ -2,7 +2,8 @@
 import type { Router } from 'express';
 import { consoleRouter } from '@mediagen/console';
 import type { GatewayDeps } from '../deps';
-import { issueApiKey, revokeKeyEverywhere } from '../services/key-admin';
+import { newLinkToken } from '@mediagen/account';
+import { issueApiKey, revokeKeyEverywhere, setAccountDisabledEverywhere } from '../services/key-admin';
 import { resendDelivery } from '../services/webhook-resend';
 
 export function mountConsole(deps: GatewayDeps): Router {
@@ -19,5 +20,10 @@ export function mountConsole(deps: GatewayDeps): Router {
     revokeApiKey: (keyId) => revokeKeyEverywhere(deps, keyId),
     resendDelivery: (deliveryId) => resendDelivery(deps, deliveryId),
     logError: (err, msg) => deps.log.error({ err }, msg),
+    holders: {
+      signupMode: deps.config.SIGNUP_MODE,
+      setDisabled: (accountId, disabled, actor, ip) => setAccountDisabledEverywhere(deps, accountId, disabled, actor, ip),
+      createInvite: async (createdBy) => `${deps.config.PUBLIC_BASE_URL}/account/signup?invite=${await newLinkToken({ db: deps.db }, 'invite', null, createdBy)}`,
+    },
   });
 }
