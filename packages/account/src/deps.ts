@@ -6,6 +6,13 @@ import type { Db } from '@mediagen/db';
 import type { Mailer } from './mailer';
 import type { StripeBilling } from './stripe-billing';
 
+/** Who made a change, for the audit trail. */
+export interface HolderActor {
+  holderId: string;
+  email: string;
+  ip: string | null;
+}
+
 export interface AccountDeps {
   db: Db;
   redis: Redis | Cluster;
@@ -21,9 +28,11 @@ export interface AccountDeps {
   stripe: StripeBilling | null;
   topUp: { minCents: number; maxCents: number; currency: string };
   /** Creates a named key unless the account has its 20 live keys already (null then). */
-  issueApiKey(accountId: string, name: string, by: { holderId: string; email: string; ip: string | null }): Promise<{ id: string; key: string; prefix: string } | null>;
-  /** Revokes the key everywhere (every gateway's auth cache); false when there is no such key. */
-  revokeApiKey(keyId: string): Promise<boolean>;
+  issueApiKey(accountId: string, name: string, by: HolderActor): Promise<{ id: string; key: string; prefix: string } | null>;
+  /** Revokes the account's key everywhere (every gateway's auth cache); false when the account has no such live key. */
+  revokeApiKey(accountId: string, keyId: string, by: HolderActor): Promise<boolean>;
+  /** Records a holder's change that its own package wrote (webhook endpoints). */
+  audit(e: { by: HolderActor; accountId: string; action: string; targetType: string; targetId: string; before?: unknown; after?: unknown }): Promise<void>;
   resendDelivery(deliveryId: string): Promise<boolean>;
   /** The admin API's URL policy for webhook targets: the normalised URL, or throws with the reason. */
   checkWebhookUrl(url: string): string;

@@ -95,12 +95,6 @@ export async function listApiKeys(db: Db, accountId: string): Promise<ApiKeyReco
   });
 }
 
-/** The account this key belongs to, or null: the holder pages check ownership before a revoke (404 otherwise). */
-export async function apiKeyAccount(db: Db, id: string): Promise<string | null> {
-  const k = await db.apiKey.findUnique({ where: { id }, select: { accountId: true } });
-  return k?.accountId ?? null;
-}
-
 /**
  * Marks keys as used now, at most once a minute each: gateways collect the keys they saw and call
  * this once a minute, so authentication never writes per request.
@@ -120,6 +114,22 @@ export async function revokeApiKey(db: Db, id: string): Promise<{ keyHash: strin
   if (!key) return null;
   if (!key.revokedAt) await db.apiKey.update({ where: { id: key.id }, data: { revokedAt: new Date() } });
   return { keyHash: key.keyHash };
+}
+
+/**
+ * The holder revokes one of their account's keys: ownership, the revocation and its audit event in
+ * one transaction. null when the account has no such live key (another account's key included).
+ */
+export async function revokeHolderApiKey(db: Db, accountId: string, keyId: string, audit: { actor: AuditActor; ip?: string | null }): Promise<{ keyHash: string } | null> {
+  return sqlTransaction(db, async (c) => {
+    const r = await c.query<{ keyHash: string; name: string | null; prefix: string }>(
+      'UPDATE "ApiKey" SET "revokedAt" = now() WHERE "id" = $1 AND "accountId" = $2 AND "revokedAt" IS NULL RETURNING "keyHash", "name", "prefix"',
+      [keyId, accountId],
+    );
+    if (!r.rows[0]) return null;
+    await recordAuditIn(c, { actor: audit.actor, action: 'api_key.revoke', targetType: 'api_key', targetId: keyId, accountId, before: { name: r.rows[0].name, prefix: r.rows[0].prefix, revoked: false }, after: { revoked: true }, ip: audit.ip ?? null });
+    return { keyHash: r.rows[0].keyHash };
+  });
 }
 
 export interface ApiKeyOwner {

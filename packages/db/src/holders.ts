@@ -7,7 +7,7 @@ import { newId } from './ids';
 import { isoOf, Keyset, pageOf } from './keyset';
 import { sql, sqlTransaction } from './sql';
 import { creditInTransaction } from './billing';
-import { AuditActor, recordAuditIn } from './audit';
+import { AuditActor, recordAudit, recordAuditIn } from './audit';
 
 export interface HolderRecord {
   id: string;
@@ -92,17 +92,22 @@ export async function useHolderToken(db: Db, id: string, purpose: HolderTokenPur
   return rows[0];
 }
 
-export async function markEmailVerified(db: Db, holderId: string): Promise<void> {
-  await db.accountHolder.updateMany({ where: { id: holderId, emailVerifiedAt: null }, data: { emailVerifiedAt: new Date() } });
+/** Marks the address verified (once: a second call changes and records nothing). */
+export async function markEmailVerified(db: Db, holderId: string, ip: string | null = null): Promise<void> {
+  await db.$transaction(async (tx) => {
+    const h = await tx.accountHolder.updateManyAndReturn({ where: { id: holderId, emailVerifiedAt: null }, data: { emailVerifiedAt: new Date() }, select: { accountId: true, email: true } });
+    if (h[0]) await recordAudit(tx, { actor: { type: 'holder', id: holderId, name: h[0].email }, action: 'holder.verify_email', targetType: 'holder', targetId: holderId, accountId: h[0].accountId, after: { emailVerified: true }, ip });
+  });
 }
 
 /** New password; every session of the holder ends and every other reset link dies with it. */
-export async function setHolderPassword(db: Db, holderId: string, passwordHash: string): Promise<void> {
-  await db.$transaction([
-    db.accountHolder.update({ where: { id: holderId }, data: { passwordHash } }),
-    db.holderSession.deleteMany({ where: { holderId } }),
-    db.holderToken.updateMany({ where: { holderId, purpose: 'reset', usedAt: null }, data: { usedAt: new Date() } }),
-  ]);
+export async function setHolderPassword(db: Db, holderId: string, passwordHash: string, ip: string | null = null): Promise<void> {
+  await db.$transaction(async (tx) => {
+    const h = await tx.accountHolder.update({ where: { id: holderId }, data: { passwordHash }, select: { accountId: true, email: true } });
+    const ended = await tx.holderSession.deleteMany({ where: { holderId } });
+    await tx.holderToken.updateMany({ where: { holderId, purpose: 'reset', usedAt: null }, data: { usedAt: new Date() } });
+    await recordAudit(tx, { actor: { type: 'holder', id: holderId, name: h.email }, action: 'holder.password_reset', targetType: 'holder', targetId: holderId, accountId: h.accountId, after: { sessionsEnded: ended.count }, ip });
+  });
 }
 
 export interface HolderSessionRecord {

@@ -2,10 +2,11 @@
 // POST /billing/stripe/webhook, wired to this gateway's connections and settings. The mailer and
 // the Stripe client are made once per deps (per process).
 import type { Router } from 'express';
-import { accountRouter, createMailer, createStripeBilling, Mailer, StripeBilling, stripeWebhookRouter } from '@mediagen/account';
+import { accountRouter, HolderActor, createMailer, createStripeBilling, Mailer, StripeBilling, stripeWebhookRouter } from '@mediagen/account';
 import { parseCallbackUrl } from '@mediagen/catalog';
 import { GatewayDeps, onePerDeps } from '../deps';
-import { issueNamedApiKey, revokeKeyEverywhere } from '../services/key-admin';
+import { recordAudit, type AuditActor } from '@mediagen/db';
+import { issueNamedApiKey, revokeHolderKeyEverywhere } from '../services/key-admin';
 import { resendDelivery } from '../services/webhook-resend';
 
 const wiring: (deps: GatewayDeps) => { mailer: Mailer; stripe: StripeBilling | null } = onePerDeps((deps) => {
@@ -18,6 +19,8 @@ const wiring: (deps: GatewayDeps) => { mailer: Mailer; stripe: StripeBilling | n
         : null,
   };
 });
+
+const holderActor = (by: HolderActor): AuditActor => ({ type: 'holder', id: by.holderId, name: by.email });
 
 export function mountAccount(deps: GatewayDeps): Router {
   const c = deps.config;
@@ -34,8 +37,9 @@ export function mountAccount(deps: GatewayDeps): Router {
     mailer,
     stripe,
     topUp: { minCents: c.TOPUP_MIN_CENTS, maxCents: c.TOPUP_MAX_CENTS, currency: c.TOPUP_CURRENCY },
-    issueApiKey: (accountId, name, by) => issueNamedApiKey(deps, accountId, name, { actor: { type: 'holder', id: by.holderId, name: by.email }, ip: by.ip }),
-    revokeApiKey: (keyId) => revokeKeyEverywhere(deps, keyId),
+    issueApiKey: (accountId, name, by) => issueNamedApiKey(deps, accountId, name, { actor: holderActor(by), ip: by.ip }),
+    revokeApiKey: (accountId, keyId, by) => revokeHolderKeyEverywhere(deps, accountId, keyId, { actor: holderActor(by), ip: by.ip }),
+    audit: (e) => recordAudit(deps.db, { actor: holderActor(e.by), ip: e.by.ip, action: e.action, targetType: e.targetType, targetId: e.targetId, accountId: e.accountId, before: e.before, after: e.after }),
     resendDelivery: (id) => resendDelivery(deps, id),
     checkWebhookUrl: (url) => {
       try {

@@ -1,6 +1,6 @@
 // Issuing and revoking API keys, shared by the admin API and the console so both use one key
 // format and one revocation path (every gateway evicts its auth cache entry at once).
-import { AuditActor, createApiKey, createApiKeyWithinLimit, newId, revokeApiKey, setAccountDisabled } from '@mediagen/db';
+import { AuditActor, createApiKey, createApiKeyWithinLimit, newId, revokeApiKey, revokeHolderApiKey, setAccountDisabled } from '@mediagen/db';
 import { pubsubChannel } from '@mediagen/queue';
 import type { GatewayDeps } from '../deps';
 import { generateApiKey } from './api-keys';
@@ -47,6 +47,19 @@ export async function setAccountDisabledEverywhere(
 /** false when there is no such key; revoking twice is fine. */
 export async function revokeKeyEverywhere(deps: Pick<GatewayDeps, 'db' | 'redis' | 'config'>, keyId: string): Promise<boolean> {
   const key = await revokeApiKey(deps.db, keyId);
+  if (!key) return false;
+  await deps.redis.publish(pubsubChannel(deps.config.REDIS_PREFIX, 'keyRevoked'), key.keyHash).catch(() => undefined);
+  return true;
+}
+
+/** The holder revokes their own key (audited in the same transaction); false when the account has no such live key. */
+export async function revokeHolderKeyEverywhere(
+  deps: Pick<GatewayDeps, 'db' | 'redis' | 'config'>,
+  accountId: string,
+  keyId: string,
+  audit: { actor: AuditActor; ip?: string | null },
+): Promise<boolean> {
+  const key = await revokeHolderApiKey(deps.db, accountId, keyId, audit);
   if (!key) return false;
   await deps.redis.publish(pubsubChannel(deps.config.REDIS_PREFIX, 'keyRevoked'), key.keyHash).catch(() => undefined);
   return true;

@@ -79,7 +79,7 @@ export function authRoutes(deps: AccountDeps, render: Render): Router {
     if (!holder || holder.disabledAt) {
       return form(res, 'verify', { title: 'Confirm your email', token: '', error: 'This link is used, expired or wrong. Sign in to get a new one.' }, 410);
     }
-    await markEmailVerified(deps.db, holder.id);
+    await markEmailVerified(deps.db, holder.id, req.ip ?? null);
     await startHolderSession(deps, res, holder.id);
     csrf.clear(res);
     res.redirect(303, '/account?welcome=1');
@@ -152,8 +152,8 @@ export function authRoutes(deps: AccountDeps, render: Render): Router {
     const holder = used?.holderId ? await findHolder(deps.db, used.holderId) : null;
     if (!holder || holder.disabledAt) return form(res, 'forgot', { title: 'Reset your password', email: '', error: 'This reset link is used, expired or wrong. Ask for a new one below.' }, 410);
     // Every other session ends; the emailed link proves the address too.
-    await setHolderPassword(deps.db, holder.id, await hashPassword(p.data));
-    await markEmailVerified(deps.db, holder.id);
+    await setHolderPassword(deps.db, holder.id, await hashPassword(p.data), req.ip ?? null);
+    await markEmailVerified(deps.db, holder.id, req.ip ?? null);
     await startHolderSession(deps, res, holder.id);
     csrf.clear(res);
     res.redirect(303, '/account');

@@ -2,7 +2,7 @@
 // form (not a redirect, never stored in clear); the list shows name, prefix, created and last used.
 import { Router } from 'express';
 import { z } from 'zod';
-import { apiKeyAccount, listApiKeys, MAX_LIVE_KEYS_PER_ACCOUNT } from '@mediagen/db';
+import { listApiKeys, MAX_LIVE_KEYS_PER_ACCOUNT } from '@mediagen/db';
 import { ConsoleError, formOf, Render } from '@mediagen/console';
 import type { AccountDeps } from '../deps';
 import { accountOf, holderOf } from '../holder-session';
@@ -27,9 +27,10 @@ export function keyRoutes(deps: AccountDeps, render: Render): Router {
   });
 
   r.post('/keys/:id/revoke', async (req, res) => {
-    const id = String(req.params.id);
+    const h = holderOf(res);
     // Another account's key is "no such key" (404), never "not yours".
-    if ((await apiKeyAccount(deps.db, id)) !== accountOf(res) || !(await deps.revokeApiKey(id))) throw new ConsoleError(404, 'No such API key.');
+    if (!(await deps.revokeApiKey(accountOf(res), String(req.params.id).slice(0, 100), { holderId: h.id, email: h.email, ip: req.ip ?? null })))
+      throw new ConsoleError(404, 'No such API key.');
     res.redirect(303, '/account/keys');
   });
 
