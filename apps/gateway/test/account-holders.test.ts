@@ -244,7 +244,7 @@ describe('sign-up modes and operators', () => {
     expect(status).toBe(200);
     // Every change is in the audit trail: sign-up, the key, disable and enable.
     const { events } = await listAuditEvents(h.deps.db, { accountId: holder.accountId, limit: 20 });
-    expect(events.map((e) => e.action).sort()).toEqual(['api_key.create', 'holder.disable', 'holder.enable', 'holder.signup']);
+    expect(events.map((e) => e.action).sort()).toEqual(['api_key.create', 'holder.disable', 'holder.enable', 'holder.signup', 'holder.verify_email']);
     expect(JSON.stringify(events)).not.toContain(key);
   });
 });
