@@ -192,3 +192,16 @@ export async function setAccountDisabled(
     return { changed: true, keyHashes: keys.rows.map((k) => k.keyHash) };
   });
 }
+
+/**
+ * Housekeeping of the expire-sessions job: holder sessions past their expiry (already refused), and
+ * emailed links and invites a day past their expiry or use (kept that long so a late click still
+ * says "used or expired" rather than "wrong"). Returns how many of each were deleted.
+ */
+export async function deleteExpiredHolderRows(db: Db, now = new Date()): Promise<{ sessions: number; links: number }> {
+  const s = await sql(db, 'DELETE FROM "HolderSession" WHERE "expiresAt" <= $1', [now.toISOString()]);
+  const l = await sql(db, `DELETE FROM "HolderToken" WHERE COALESCE("usedAt", "expiresAt") <= $1::timestamptz - interval '1 day' OR "expiresAt" <= $1::timestamptz - interval '1 day'`, [
+    now.toISOString(),
+  ]);
+  return { sessions: s.rowCount, links: l.rowCount };
+}
