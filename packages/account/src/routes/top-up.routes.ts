@@ -52,7 +52,11 @@ export function topUpRoutes(deps: AccountDeps, render: Render): Router {
       throw new ConsoleError(502, 'The payment provider did not answer. Nothing was charged; try again in a minute.');
     }
     await createTopUp(deps.db, { accountId, sessionId: session.id, requestedCents: f.amount, currency });
-    res.redirect(303, session.url);
+    // A page that moves on to Checkout (meta refresh, and a link), not a redirect: the pages' CSP
+    // allows forms to post to this site only (form-action 'self'), and browsers apply that to the
+    // redirects that follow a form post too, so a 303 to Stripe would be blocked.
+    if (!/^https?:\/\//.test(session.url)) throw new ConsoleError(502, 'The payment provider answered with an unusable page address. Nothing was charged.');
+    render(res, 'checkout', { title: 'Continue to payment', url: session.url, refreshTo: session.url, amount: f.amount, currency: currency.toUpperCase() });
   });
 
   return r;
