@@ -1,5 +1,6 @@
 // The sections in the order a full run takes them. Order matters only where a section needs the
 // stack in a state: tasks polled as `pending` are made before the worker starts (BenchContext).
+import { accountPagesSection } from './account-pages';
 import { inFlightSection } from './in-flight';
 import { largeBodiesSection } from './large-bodies';
 import { largeResultsSection } from './large-results';
@@ -10,4 +11,4 @@ import type { Section } from './section';
 import { submitSection } from './submit';
 import { timeToResultSection } from './time-to-result';
 
-export const SECTIONS: Section[] = [submitSection, pollSection, pipelineSection, timeToResultSection, largeBodiesSection, inFlightSection, largeResultsSection, scaleSection];
+export const SECTIONS: Section[] = [submitSection, pollSection, pipelineSection, timeToResultSection, largeBodiesSection, inFlightSection, largeResultsSection, scaleSection, accountPagesSection];

@@ -4,7 +4,7 @@
 import path from 'node:path';
 import express, { Router } from 'express';
 import { accountBalance, listApiKeys } from '@mediagen/db';
-import { ConsoleError, consoleHeaders, createRenderer, pageErrorHandler, requireCsrf } from '@mediagen/console';
+import { ConsoleError, consoleHeaders, createRenderer, formBody, pageErrorHandler, requireCsrf } from '@mediagen/console';
 import type { AccountDeps } from './deps';
 import { authRoutes, signoutRoute } from './routes/auth.routes';
 import { accountOf, holderOf, requireHolder } from './holder-session';
@@ -22,7 +22,7 @@ export function accountRouter(deps: AccountDeps): Router {
   const render = createRenderer(deps.cacheTemplates, ACCOUNT_VIEWS);
   r.use(consoleHeaders);
   r.use('/static', express.static(ACCOUNT_PUBLIC, { index: false, maxAge: deps.cacheTemplates ? '1h' : 0, fallthrough: false }));
-  r.use(express.urlencoded({ extended: false, limit: '20kb', parameterLimit: 50 }));
+  r.use(formBody());
   r.use(authRoutes(deps, render));
   r.use(requireHolder(deps));
   r.use(requireCsrf);

@@ -14,6 +14,7 @@ import { channelRoutes } from './routes/channels.routes';
 import { webhookRoutes } from './routes/webhooks.routes';
 import { holderRoutes } from './routes/holders.routes';
 import { ConsoleError } from './console-error';
+import { formBody } from './form-body';
 
 export const PUBLIC_DIR = path.resolve(__dirname, '../public');
 
@@ -40,7 +41,7 @@ export function consoleRouter(deps: ConsoleDeps): Router {
   const render = createRenderer(deps.cacheTemplates);
   r.use(consoleHeaders);
   r.use('/static', express.static(PUBLIC_DIR, { index: false, maxAge: deps.cacheTemplates ? '1h' : 0, fallthrough: false }));
-  r.use(express.urlencoded({ extended: false, limit: '20kb', parameterLimit: 50 }));
+  r.use(formBody());
   r.use(loginRoutes(deps, render));
   r.use(requireSession(deps));
   r.use(requireCsrf);

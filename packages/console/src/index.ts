@@ -10,6 +10,7 @@ export * from './forms';
 export * from './form-once';
 export * from './form-csrf';
 export * from './page-cursor';
+export * from './form-body';
 export * from './render';
 export { requireCsrf } from './guards';
 export { LoginLimit, LOGIN_ATTEMPTS, LOGIN_WINDOW_S } from './login-limit';
