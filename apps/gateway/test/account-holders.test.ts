@@ -248,3 +248,28 @@ describe('sign-up modes and operators', () => {
     expect(JSON.stringify(events)).not.toContain(key);
   });
 });
+
+describe('sign-in limit', () => {
+  it('limits failed sign-ins per address (429 with Retry-After), and the right password is refused meanwhile too', async () => {
+    // Its own gateway (own Redis prefix): every test here signs in from the same address.
+    const own = await startHarness('account_limit', { SMTP_URL: mail.url });
+    const saved = h;
+    h = own;
+    try {
+      await signedUp('kay@example.com');
+      const b = browser(h.app);
+      for (let i = 0; i < 10; i++) {
+        await b.get('/account/signin');
+        expect((await b.post('/account/signin', { email: 'kay@example.com', password: `wrong password ${i}` })).status).toBe(401);
+      }
+      await b.get('/account/signin');
+      const blocked = await b.post('/account/signin', { email: 'kay@example.com', password: PASSWORD });
+      expect(blocked.status).toBe(429);
+      expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+      expect(blocked.text).toContain('reset your password');
+    } finally {
+      h = saved;
+      await own.close();
+    }
+  });
+});
