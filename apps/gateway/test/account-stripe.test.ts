@@ -159,7 +159,7 @@ describe('Stripe top-up', () => {
       expect(page.text).not.toContain('Pay by card');
       expect((await b.post('/account/top-up', { amount: '10' })).status).toBe(404);
       expect((await request(plain.app).post('/billing/stripe/webhook').send('{}')).status).toBe(404);
-      expect((await request(plain.app).get('/billing/top-up')).headers.location).toBe('/account/top-up');
+      expect((await request(plain.app).get('/billing/top-up')).text).toContain('url=/account/top-up');
     } finally {
       await plain.close();
     }

@@ -5,6 +5,7 @@
 import express, { Router } from 'express';
 import type Stripe from 'stripe';
 import { creditCheckoutSession, Db, reverseTopUp } from '@mediagen/db';
+import { AppError } from '@mediagen/errors';
 import type { StripeBilling } from './stripe-billing';
 
 export interface StripeWebhookDeps {
@@ -17,18 +18,17 @@ export interface StripeWebhookDeps {
 }
 
 const refOf = (v: string | { id: string } | null | undefined): string | null => (typeof v === 'string' ? v : v?.id ?? null);
-const bad = (res: express.Response, msg: string) => res.status(400).json({ error: msg, code: 'invalid_signature' });
 
 export function stripeWebhookRouter(deps: StripeWebhookDeps): Router {
   const r = Router();
   r.post('/billing/stripe/webhook', express.raw({ type: () => true, limit: '512kb' }), async (req, res, next) => {
-    if (!deps.stripe) return res.status(404).json({ error: 'Card top-ups are not configured on this service', code: 'not_found' });
+    if (!deps.stripe) return next(new AppError('not_found', 'Card top-ups are not configured on this service'));
     let event: Stripe.Event;
     try {
       event = deps.stripe.verify(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0), req.get('stripe-signature'));
     } catch (err) {
       deps.logInfo({ err: (err as Error).message }, 'stripe webhook refused: bad signature');
-      return bad(res, 'The Stripe-Signature header does not verify against this body');
+      return next(new AppError('invalid_signature', 'The Stripe-Signature header does not verify against this body'));
     }
     try {
       const result = await handle(deps, event);
