@@ -53,6 +53,10 @@ describe('tasks and usage', () => {
 
     const all = await b.get('/account/tasks');
     expect(all.status).toBe(200);
+    // Result files may come from PUBLIC_BASE_URL's origin; scripts still only from this site.
+    expect(all.headers['content-security-policy']).toContain("img-src 'self' data: http://127.0.0.1:1");
+    expect(all.headers['content-security-policy']).toContain("media-src 'self' http://127.0.0.1:1");
+    expect(all.headers['content-security-policy']).toContain("script-src 'self';");
     expect(all.text).toContain(`<img src="http://127.0.0.1:1/files/results/img.png"`);
     expect(all.text).toContain(`<video src="http://127.0.0.1:1/files/results/vid.mp4" controls`);
     const failed = await b.get('/account/tasks?status=failed');

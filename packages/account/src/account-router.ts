@@ -4,7 +4,7 @@
 import path from 'node:path';
 import express, { Router } from 'express';
 import { accountBalance, listApiKeys } from '@mediagen/db';
-import { ConsoleError, consoleHeaders, createRenderer, formBody, pageErrorHandler, requireCsrf } from '@mediagen/console';
+import { ConsoleError, createRenderer, pageHeaders, formBody, pageErrorHandler, requireCsrf } from '@mediagen/console';
 import type { AccountDeps } from './deps';
 import { authRoutes, signoutRoute } from './routes/auth.routes';
 import { accountOf, holderOf, requireHolder } from './holder-session';
@@ -20,7 +20,7 @@ export const ACCOUNT_PUBLIC = path.resolve(__dirname, '../public');
 export function accountRouter(deps: AccountDeps): Router {
   const r = Router();
   const render = createRenderer(deps.cacheTemplates, ACCOUNT_VIEWS);
-  r.use(consoleHeaders);
+  r.use(pageHeaders(new URL(deps.publicBaseUrl).origin));
   r.use('/static', express.static(ACCOUNT_PUBLIC, { index: false, maxAge: deps.cacheTemplates ? '1h' : 0, fallthrough: false }));
   r.use(formBody());
   r.use(authRoutes(deps, render));
