@@ -11,7 +11,7 @@ import { clusterSnapshotReader } from './services/cluster-snapshot';
 import { createLogger } from '@mediagen/logging';
 import { revokeDevelopmentKey } from './services/dev-key';
 import type { Logger } from 'pino';
-import { assertServesCatalog, ChannelAdapter, createAdapters, loadChannelConfig } from '@mediagen/providers';
+import { assertServesCatalog, ChannelAdapter, ChannelConfig, createAdapters, loadChannelConfig } from '@mediagen/providers';
 
 export interface GatewayDeps {
   config: Config;
@@ -31,6 +31,8 @@ export interface GatewayDeps {
    * the development default): the gateway uses them only to verify upstream callbacks.
    */
   adapters: Map<string, ChannelAdapter>;
+  /** The same channel config: the console's channel check probes its channels with their keys. */
+  channels: ChannelConfig;
 }
 
 export async function createDeps(config: Config): Promise<GatewayDeps> {
@@ -67,7 +69,7 @@ export async function createDeps(config: Config): Promise<GatewayDeps> {
   clusterGauges(metrics.registry, clusterSnapshotReader(redis, config.REDIS_PREFIX, queue), (err) =>
     log.warn({ err: err.message }, 'metrics: cluster gauges unavailable'),
   );
-  return { config, db, redis, queue, webhookQueue, storage, events, log, metrics, adapters };
+  return { config, db, redis, queue, webhookQueue, storage, events, log, metrics, adapters, channels };
 }
 
 /** Start-up waits briefly for Redis, but a gateway may also start while Redis is down. */

@@ -11,6 +11,7 @@ import { settleCompleted, settleFailed } from './settle';
 import { settled, StepInput, StepOutcome, TaskRun, wait } from './task-run';
 import { recordRender } from './render-ids';
 import { beforeSubmit, countMargin, recordRenderUsage, renderRequest, submitEnded, type SubmitReadiness } from './upstream-calls';
+import { noteUnknownModel } from './unknown-model';
 
 /** Ends an attempt and gives its channel slot back. */
 export async function closeAttempt(ctx: WorkerContext, attempt: Attempt, status: AttemptStatus, err?: UpstreamError): Promise<Attempt> {
@@ -20,6 +21,9 @@ export async function closeAttempt(ctx: WorkerContext, attempt: Attempt, status:
 }
 
 const nextChannel = async (run: TaskRun, attempt: Attempt, err: UpstreamError): Promise<StepOutcome> => {
+  // The upstream does not know the model: this channel is skipped for it from now on (unknown-model.ts).
+  const adapter = err.kind === 'unknown_model' ? run.ctx.adapters.get(attempt.channelId) : undefined;
+  if (adapter) await noteUnknownModel(run.ctx, run.task.id, adapter, run.spec, err);
   run.ctx.log.info(
     { taskId: run.task.id, accountId: run.task.accountId, channel: attempt.channelId, attemptNo: attempt.attemptNo, errorKind: err.kind, err: err.message },
     'attempt failed',
@@ -86,6 +90,7 @@ export async function submitStep({ run, attempt, adapter }: StepInput): Promise<
     return wait('poll', 0);
   }
   if (ready && 'openMs' in ready) return wait('submit', ready.openMs, run.transientErrors);
+  if (ready && 'stopped' in ready) return wait('submit', 0, run.transientErrors); // a cancel came first: the next step settles
   if (!submitted) {
     // Our request is over, unanswered: a retry need not wait for its deadline.
     if (sent) await submitEnded(ctx, sent);
@@ -131,6 +136,12 @@ export async function pollStep({ run, attempt, adapter }: StepInput): Promise<St
     if (err.kind !== 'transient') return nextChannel(run, attempt, err);
     // The render keeps running upstream whatever our connection does; keep asking until the deadline.
     const n = run.transientErrors + 1;
+    if (err.unknownShape) {
+      // An answer no source describes is no outage: logged each time, and after the transient
+      // budget the render is given up here (nextChannel) rather than waited on until the deadline.
+      ctx.log.warn({ taskId: task.id, channel: attempt.channelId, attemptNo: attempt.attemptNo, upstreamId: attempt.upstreamId, err: err.message, times: n }, 'upstream answer of unknown shape');
+      if (n > ctx.config.WORKER_MAX_TRANSIENT_ERRORS) return nextChannel(run, attempt, new UpstreamError('failed', `${err.message} (${n} times in a row)`));
+    }
     return wait('poll', backoffMs(n, err.retryAfterMs), n);
   }
   return afterStatus({ run, attempt, adapter }, status);

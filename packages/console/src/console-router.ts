@@ -13,6 +13,7 @@ import { taskRoutes } from './routes/tasks.routes';
 import { channelRoutes } from './routes/channels.routes';
 import { webhookRoutes } from './routes/webhooks.routes';
 import { holderRoutes } from './routes/holders.routes';
+import { auditRoutes } from './routes/audit.routes';
 import { ConsoleError } from './console-error';
 import { formBody } from './form-body';
 
@@ -52,6 +53,7 @@ export function consoleRouter(deps: ConsoleDeps): Router {
   r.use(channelRoutes(deps, render));
   r.use(webhookRoutes(deps, render));
   r.use(holderRoutes(deps, render));
+  r.use(auditRoutes(deps, render));
   r.use((_req, _res, next) => next(new ConsoleError(404, 'No such page. Use the menu above.')));
   r.use(pageErrorHandler(render, deps.logError, 'console: page failed'));
   return r;

@@ -1,6 +1,7 @@
 export * from './console-router';
 export * from './deps';
 export * from './passwords';
+export * from './login-limiter';
 export * from './sessions';
 export * from './security';
 export { safeNext } from './routes/login.routes';
@@ -13,4 +14,3 @@ export * from './page-cursor';
 export * from './form-body';
 export * from './render';
 export { requireCsrf } from './guards';
-export { LoginLimit, LOGIN_ATTEMPTS, LOGIN_WINDOW_S } from './login-limit';

@@ -19,9 +19,23 @@ export type UpstreamErrorKind =
    * or unreachable, or TLS failed before the request was written. No render can have started, so
    * another channel is tried at once, with no risk of a double render (classify-error.ts).
    */
-  | 'unsent';
+  | 'unsent'
+  /**
+   * The upstream says the model itself does not exist or is no longer available (retired, not
+   * enabled for this key): no render of it will work on this channel. The task moves to the next
+   * channel at once, and the channel is not tried for that upstream model again until an operator
+   * re-enables it or a channel check passes (channel-health model-unavailable.ts).
+   */
+  | 'unknown_model';
 
 export class UpstreamError extends Error {
+  /**
+   * The upstream answered with a shape no source describes (a field of the wrong type, an unknown
+   * status word): read again like a dropped connection, but logged, and after
+   * WORKER_MAX_TRANSIENT_ERRORS in a row the worker moves on instead of waiting for the deadline.
+   */
+  unknownShape = false;
+
   constructor(
     readonly kind: UpstreamErrorKind,
     message: string,
@@ -35,3 +49,10 @@ export class UpstreamError extends Error {
 }
 
 export const isUpstreamError = (e: unknown): e is UpstreamError => e instanceof UpstreamError;
+
+/** A `transient` error for an answer of a shape we do not know (see UpstreamError.unknownShape). */
+export function unknownAnswer(message: string): UpstreamError {
+  const err = new UpstreamError('transient', message);
+  err.unknownShape = true;
+  return err;
+}

@@ -8,6 +8,8 @@ import { registerPublicPaths } from './public-paths';
 import { registerAdminPaths } from './admin-paths';
 import { registerServicePaths } from './service-paths';
 import { registerExtensionPaths } from './extension-paths';
+import { registerQuotePaths } from './quote-paths';
+import { registerEventsPaths } from './events-paths';
 
 export function buildOpenApiDocument(serverUrl: string): object {
   const reg = new OpenAPIRegistry();
@@ -17,6 +19,8 @@ export function buildOpenApiDocument(serverUrl: string): object {
   registerAdminPaths(reg, [{ [admin.name]: [] }]);
   registerServicePaths(reg, [{ [admin.name]: [] }]);
   registerExtensionPaths(reg, [{ [bearer.name]: [] }], [{ [admin.name]: [] }]);
+  registerQuotePaths(reg, [{ [bearer.name]: [] }]);
+  registerEventsPaths(reg, [{ [bearer.name]: [] }]);
   return new OpenApiGeneratorV31(reg.definitions).generateDocument({
     openapi: '3.1.0',
     info: {

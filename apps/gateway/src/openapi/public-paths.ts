@@ -20,13 +20,13 @@ import { errorResponse, internalError, ok, rateLimitHeaders, retryAfterHeader, u
 // same rules as an enum and a maximum length, both taken from the catalog.
 const promptSchema = z.string().max(MAX_PROMPT_CHARS);
 const videoModels = [...VIDEO_MODEL_IDS, ...Object.keys(LEGACY_MODEL_ALIASES)] as [string, ...string[]];
-const documentedVideoBody = videoSubmitBodySchema
+export const documentedVideoBody = videoSubmitBodySchema
   .extend({
     model: z.enum(videoModels).meta({ description: `Video model. The legacy alias ${Object.keys(LEGACY_MODEL_ALIASES).join(', ')} maps to ${Object.values(LEGACY_MODEL_ALIASES).join(', ')}.`, example: 'video-a-h3' }),
     prompt: promptSchema.nullable().optional().meta({ description: `Text prompt, ${MAX_PROMPT_CHARS} characters at most, not blank. Required, except for video-a-h3 with ref_mode lip-sync.`, example: 'A red fox runs through fresh snow at dawn' }),
   })
   .meta({ id: 'VideoSubmitBody', description: 'POST /api/video/generate body (spec 4.1).' });
-const documentedImageBody = imageSubmitBodySchema
+export const documentedImageBody = imageSubmitBodySchema
   .extend({
     model: z.enum(IMAGE_MODEL_IDS as [string, ...string[]]).meta({ description: 'Image model.', example: 'image-b-2.5' }),
     prompt: promptSchema.meta({ description: `Text prompt, ${MAX_PROMPT_CHARS} characters at most, not blank.`, example: 'A watercolor lighthouse at dusk' }),
@@ -54,8 +54,8 @@ export function registerPublicPaths(reg: OpenAPIRegistry, security: Record<strin
       kind === 'image' ? 'Task accepted, or already completed (models that answer at once), or an idempotent replay.' : 'Task accepted, or an idempotent replay.',
       submitResponseSchema,
       kind === 'image'
-        ? { taskId: 'tsk_01J9Z3N6K4', generationId: 'tsk_01J9Z3N6K4', status: 'completed', resultUrls: ['https://api.example.com/files/results/tsk_01J9Z3N6K4/0.png'] }
-        : { taskId: 'tsk_01J9Z3N6K4', generationId: 'tsk_01J9Z3N6K4', status: 'pending' },
+        ? { taskId: 'tsk_01J9Z3N6K4', generationId: 'tsk_01J9Z3N6K4', status: 'completed', resultUrls: ['https://api.example.com/files/results/tsk_01J9Z3N6K4/0.png'], costCents: 3 }
+        : { taskId: 'tsk_01J9Z3N6K4', generationId: 'tsk_01J9Z3N6K4', status: 'pending', costCents: 4 },
       rl,
     ),
     400: errorResponse(400, 'Invalid input; `details` names the offending fields.', rl),
@@ -64,7 +64,7 @@ export function registerPublicPaths(reg: OpenAPIRegistry, security: Record<strin
     409: errorResponse(409, 'A request with the same idempotency id is still being processed; retry after Retry-After with the same id.', { ...rl, 'Retry-After': retryAfterHeader }),
     413: errorResponse(413, 'Request body over 40 MB.', rl),
     415: errorResponse(415, 'Content-Encoding not accepted (send the JSON body uncompressed).', rl),
-    422: errorResponse(422, 'Idempotency id reused with a different request.', rl),
+    422: errorResponse(422, 'Idempotency id reused with a different request (`idempotency_key_reused`), or the task costs more than `max_cost_cents` (`cost_above_limit`, with `costCents`; nothing was charged).', rl),
     429: errorResponse(
       429,
       'Too many tasks in progress (`too_many_tasks`, policy "in-progress") or request rate exceeded (`rate_limited`, policy "per-key"); wait for Retry-After.',
@@ -110,6 +110,8 @@ export function registerPublicPaths(reg: OpenAPIRegistry, security: Record<strin
       request: { params: z.object({ taskId: z.string().meta({ description: 'The taskId from the submit response.', example: 'tsk_01J9Z3N6K4' }) }) },
       responses: {
         200: ok('Task status.', pollResponseSchema, { status: 'processing', progress: 40, type: kind }, rl),
+        // A task id that is not valid percent-encoding (e.g. `%E0%A4%A`) cannot name a task.
+        400: errorResponse(400, 'The task id is not valid percent-encoding (`validation_error`).', rateLimitHeaders(true), 'validation_error'),
         ...apiCommonResponses(),
         404: errorResponse(404, 'No task with this id belongs to the account.', rl),
       },

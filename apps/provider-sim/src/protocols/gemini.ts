@@ -9,6 +9,12 @@
 // operation error INTERNAL (Veo) / text-only STOP answer (images), no-file = done with zero samples /
 // STOP without parts, lost = 404 on the task's first operation, expired = the video file is gone
 // (Veo keeps files two days) so its download answers 404.
+// Models Google has shut down answer as the real API does (ai.google.dev/gemini-api/docs/deprecations,
+// 2026-11-27), even when the channel maps them: the image previews 404 NOT_FOUND "... is not found
+// for API version v1beta, or is not supported for generateContent" (js-genai's recorded 404), the
+// Veo 3.1 previews 404 NOT_FOUND "... is no longer available", so a config naming them fails our tests.
+// A retired model (SimOptions.retiredModels) answers 404 NOT_FOUND the same way, and so does
+// `GET /v1beta/models/{model}`, the model lookup (the channel check's probe), for both.
 import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Channel } from '@mediagen/providers';
@@ -17,6 +23,11 @@ import { mediaFile, sendMedia } from '../media-route';
 import { registerProtocol, SimContext } from '../protocol-registry';
 import type { Render } from '../render-store';
 import { readJson, requestKey, send, sleep } from '../sim-http';
+
+/** Shut down on 2026-06-25 (replacements gemini-3-pro-image, gemini-3.1-flash-image). */
+const SHUT_DOWN_IMAGE_MODELS = new Set(['gemini-3-pro-image-preview', 'gemini-3.1-flash-image-preview']);
+/** Shut down on 2026-10-22. */
+const SHUT_DOWN_VEO_MODELS = new Set(['veo-3.1-generate-preview', 'veo-3.1-fast-generate-preview', 'veo-3.1-lite-generate-preview']);
 
 /** #sim:lost: only the task's first render is forgotten. */
 export const isLost = (ctx: SimContext, render: Render) => render.directives.lost && ctx.store.refSummary(render.ref).renders[0]?.id === render.id;
@@ -101,10 +112,22 @@ registerProtocol({
     const [version, kind, ...tail] = rest;
     if (version !== 'v1beta') return googleError(res, 404, 'NOT_FOUND', 'No such route.');
 
+    // GET /v1beta/models/{model}: the model lookup (the channel check's probe).
+    if (req.method === 'GET' && kind === 'models' && tail.length === 1) {
+      const model = tail[0];
+      if (SHUT_DOWN_IMAGE_MODELS.has(model) || SHUT_DOWN_VEO_MODELS.has(model) || !ctx.hasModel(channel, model))
+        return googleError(res, 404, 'NOT_FOUND', `models/${model} is not found for API version v1beta, or is not supported for getModel.`);
+      return send(res, 200, { name: `models/${model}`, version: '001', displayName: model, supportedGenerationMethods: [/^veo/.test(model) ? 'predictLongRunning' : 'generateContent'] });
+    }
     // POST /v1beta/models/{model}:{method}
     if (req.method === 'POST' && kind === 'models' && tail.length === 1) {
       const [model, method] = tail[0].split(':');
-      if (!Object.values(channel.models).includes(model)) return googleError(res, 404, 'NOT_FOUND', `models/${model} is not found for API version v1beta.`);
+      if (SHUT_DOWN_IMAGE_MODELS.has(model))
+        return googleError(res, 404, 'NOT_FOUND', `models/${model} is not found for API version v1beta, or is not supported for ${method}. Call ListModels to see the list of available models and their supported methods.`);
+      if (SHUT_DOWN_VEO_MODELS.has(model))
+        return googleError(res, 404, 'NOT_FOUND', `models/${model} is no longer available. Please migrate to a supported model (ai.google.dev/gemini-api/docs/deprecations).`);
+      // A retired (SimOptions.retiredModels) or unmapped model.
+      if (!ctx.hasModel(channel, model)) return googleError(res, 404, 'NOT_FOUND', `models/${model} is not found for API version v1beta, or is not supported for ${method}.`);
       const body = await readJson(req);
       if (!body) return googleError(res, 400, 'INVALID_ARGUMENT', 'Invalid JSON payload received.');
       if (method === 'generateContent') return generateContent(ctx, channel, model, body, res);

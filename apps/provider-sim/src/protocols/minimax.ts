@@ -5,13 +5,16 @@
 //   DELETE /v2/video_generation/{id}          {task_id, action:"delete", status:"deleted"}
 // Directives fail in MiniMax's own signals: 422 `unprocessable_entity_error` "... (1026)"
 // (#sim:violation-input), HTTP 200 with `base_resp.status_code` 1026 (#sim:violation-legacy), a
-// failed task with error code 1027 (#sim:violation), 429 "(1002)" with Retry-After (#sim:rate-limit),
-// 503 (#sim:flaky), 404 (#sim:lost), status `expired` (#sim:expired).
+// failed task with error code "1027" (a string, #sim:violation), 429 "(1002)" with Retry-After (#sim:rate-limit),
+// 503 (#sim:flaky), 404 (#sim:lost), status `expired` (#sim:expired), a task answer of a shape no
+// client describes (#sim:unknown-shape).
 // It refuses what MiniMax-H3 refuses (MiniMax-AI/cli src/video/v2.ts validateVideoV2Request,
 // 2026-11-27), with a 400 `invalid_request_error` "... (2013)", so a wrong request fails our tests:
 // no non-empty text part, a resolution other than 2K, a duration outside 4-15, a ratio outside its
 // list (adaptive without an image), frames together with references, reference audio alone, and a
 // `seed` (the v2 API has none).
+// A retired or unmapped model answers 400 "invalid params, unknown model 'x' (2013)"; a create
+// without content 400 2013 too (the channel check's probe).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Channel } from '@mediagen/providers';
 import { parseDirectives } from '../directives';
@@ -38,7 +41,8 @@ function task(ctx: SimContext, req: IncomingMessage, render: Render): Record<str
   if (view.status === 'running') return { ...base, status: isQueued(render) ? 'queued' : 'running' };
   if (render.directives.expired) return { ...base, status: 'expired' };
   if (view.status === 'failed')
-    return { ...base, status: 'failed', error: view.code === 'content_policy' ? { code: 1027, message: 'output new_sensitive' } : { code: 1000, message: 'unknown error' } };
+    // `error.code` is a string, as MiniMax's own CLI types it (src/types/api.ts VideoV2Task).
+    return { ...base, status: 'failed', error: view.code === 'content_policy' ? { code: '1027', message: 'output new_sensitive' } : { code: '1000', message: 'unknown error' } };
   const usage = { total_seconds: seconds, input_seconds: 0, output_seconds: seconds };
   if (view.outputs === 0) return { ...base, status: 'succeeded', content: {}, usage };
   return { ...base, status: 'succeeded', content: { url: `${ctx.mediaUrl(req, render, 0)}?Expires=3600&Signature=sim` }, usage };
@@ -96,8 +100,9 @@ registerProtocol({
     if (req.method === 'POST' && path.length === 2 && path[1] === 'video_generation') {
       const body = await readJson(req);
       if (!body || typeof body.model !== 'string') return mmError(res, 400, 'invalid params, model is required (2013)');
-      if (!Object.values(channel.models).includes(body.model) && !Object.values((channel as { effortModels?: Record<string, string> }).effortModels ?? {}).includes(body.model))
-        return mmError(res, 400, `invalid params, unknown model ${body.model} (2013)`);
+      if (!ctx.hasModel(channel, body.model)) return mmError(res, 400, `invalid params, unknown model '${body.model}' (2013)`);
+      // The channel check's probe: no content, nothing renders.
+      if (!Array.isArray(body.content) || body.content.length === 0) return mmError(res, 400, 'invalid params, content is required (2013)');
       return create(ctx, res, channel, body);
     }
     const id = path[0] === 'v2' && path[1] === 'query' && path[2] === 'video_generation' && path.length === 4 ? path[3]
@@ -110,7 +115,11 @@ registerProtocol({
     if (answer === 503) return mmError(res, 503, 'service unavailable, please retry (1000)');
     if (isLost(ctx, render)) return mmError(res, 404, 'task not found');
 
-    if (req.method === 'GET' && path[1] === 'query') return send(res, 200, { task: task(ctx, req, render), base_resp: OK });
+    if (req.method === 'GET' && path[1] === 'query') {
+      // #sim:unknown-shape: a status no MiniMax client describes (content as a string, not {url}).
+      if (render.directives.unknownShape) return send(res, 200, { task: { id: render.id, status: 'succeeded', content: 'https://example.invalid/video.mp4' }, base_resp: OK });
+      return send(res, 200, { task: task(ctx, req, render), base_resp: OK });
+    }
     if (req.method === 'DELETE' && path[1] === 'video_generation') {
       const t = task(ctx, req, render);
       if (t.status === 'queued' || t.status === 'running') ctx.store.cancel(channel.id, render.id);

@@ -1,13 +1,15 @@
 // Sign-up, email verification, sign-in, sign-out and password reset. Forms shown before a session
 // carry a double-submit CSRF token (formCsrf). Answers never tell whether an address has an account
-// (sign-up and "forgot" say "check your email" either way). Failed sign-ins are limited per client
-// address and address+email in Redis (the console's LoginLimit), counted before the password is checked.
+// (sign-up and "forgot" say "check your email" either way). Sign-ins go through the console's login
+// limiter (scope 'account'): each try is counted atomically before the password is checked, the
+// lockout is per (address, email) so nobody locks a holder out from elsewhere, and password hashing
+// shares the process's gate (busy: 429 with Retry-After).
 import { Router, Request, Response } from 'express';
 import { z } from 'zod';
 import {
   createHolderWithAccount, findHolder, findHolderByEmail, markEmailVerified, peekHolderToken, setHolderPassword, useHolderToken,
 } from '@mediagen/db';
-import { DUMMY_HASH_PROMISE, formCsrf, hashPassword, LoginLimit, Render, verifyPassword } from '@mediagen/console';
+import { createLoginLimiter, DUMMY_HASH_PROMISE, formCsrf, hashPassword, PasswordHashingBusy, Render, verifyPassword } from '@mediagen/console';
 import type { AccountDeps } from '../deps';
 import { endHolderSession, holderSessionOf, startHolderSession } from '../holder-session';
 import { linkTokenId, sendAlreadyRegistered, sendResetLink, sendVerifyLink } from '../links';
@@ -26,8 +28,14 @@ const issueText = (r: z.ZodSafeParseResult<unknown>) => (r.success ? null : r.er
 export function authRoutes(deps: AccountDeps, render: Render): Router {
   const r = Router();
   const csrf = formCsrf('mg_account_form', '/account', deps.secureCookies);
-  // Its own Redis namespace: holders' failed tries never count against operators' and back.
-  const limit = new LoginLimit(deps.redis, `${deps.redisPrefix}:account`);
+  // Its own scope: holders' tries never count against operators' and back.
+  const limiter = createLoginLimiter({ redis: deps.redis, prefix: deps.redisPrefix, scope: 'account' });
+  /** Hashing is gated per process: a full gate is a 429 page, not a 500. */
+  const busy = (res: Response, view: string, data: Record<string, unknown>, e: unknown) => {
+    if (!(e instanceof PasswordHashingBusy)) throw e;
+    res.set('Retry-After', String(e.retryAfterS));
+    return form(res, view, { ...data, error: 'We are busy checking other sign-ins. Try again in a few seconds.' }, 429);
+  };
   const form = (res: Response, view: string, data: Record<string, unknown>, status = 200) =>
     render(res, view, { session: undefined, formCsrf: csrf.issue(res), signupMode: deps.signupMode, error: null, ...data }, status);
   const stale = (res: Response, view: string, data: Record<string, unknown> = {}) =>
@@ -53,7 +61,13 @@ export function authRoutes(deps: AccountDeps, render: Render): Router {
       if (!inviteId || !(await peekHolderToken(deps.db, inviteId, 'invite')))
         return form(res, 'signup', { ...data, error: 'Sign-up needs an invitation link from the operator, and this one is missing, used or expired.' }, 403);
     }
-    const out = await createHolderWithAccount(deps.db, { email: e.data, passwordHash: await hashPassword(p.data), openingBalanceCents: deps.signupBalanceCents, ip: req.ip ?? null });
+    let passwordHash: string;
+    try {
+      passwordHash = await hashPassword(p.data);
+    } catch (err) {
+      return busy(res, 'signup', data, err);
+    }
+    const out = await createHolderWithAccount(deps.db, { email: e.data, passwordHash, openingBalanceCents: deps.signupBalanceCents, ip: req.ip ?? null });
     if ('taken' in out) {
       await sendAlreadyRegistered(deps, e.data);
     } else {
@@ -97,19 +111,23 @@ export function authRoutes(deps: AccountDeps, render: Render): Router {
     const pw = typeof field(req.body, 'password') === 'string' ? String(field(req.body, 'password')).slice(0, 200) : '';
     const data = { title: 'Sign in', next, email: given };
     if (!csrf.matches(req)) return stale(res, 'signin', data);
-    const ip = req.socket.remoteAddress ?? 'unknown';
-    const wait = await limit.blockedFor(ip, given);
-    if (wait > 0) {
-      res.set('Retry-After', String(wait));
-      return form(res, 'signin', { ...data, error: `Too many failed sign-ins. Try again in ${Math.ceil(wait / 60)} minute(s), or reset your password.` }, 429);
+    // The client's address as the gateway's TRUST_PROXY setting reads it (Express req.ip).
+    const ip = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+    const admission = await limiter.begin(ip, given);
+    if (!admission.allowed) {
+      res.set('Retry-After', String(admission.retryAfterS));
+      return form(res, 'signin', { ...data, error: `Too many sign-in attempts. Try again in ${Math.ceil(admission.retryAfterS / 60)} minute(s), or reset your password.` }, 429);
     }
     const holder = given ? await findHolderByEmail(deps.db, given) : null;
-    // Verify against a dummy hash for unknown addresses: the answer takes as long either way.
-    const ok = await verifyPassword(pw, holder?.passwordHash ?? (await DUMMY_HASH_PROMISE));
-    if (!holder || !ok) {
-      await limit.failed(ip, given);
-      return form(res, 'signin', { ...data, error: 'Wrong email or password.' }, 401);
+    let ok: boolean;
+    try {
+      // Verify against a dummy hash for unknown addresses: the answer takes as long either way.
+      ok = await verifyPassword(pw, holder?.passwordHash ?? (await DUMMY_HASH_PROMISE));
+    } catch (e) {
+      return busy(res, 'signin', data, e);
     }
+    if (!holder || !ok) return form(res, 'signin', { ...data, error: 'Wrong email or password.' }, 401);
+    await admission.attempt.succeeded();
     if (holder.disabledAt) return form(res, 'signin', { ...data, error: 'This account is disabled. Contact the operator of this service.' }, 403);
     if (!holder.emailVerifiedAt) {
       await sendVerifyLink(deps, holder.id, holder.email);
@@ -147,12 +165,18 @@ export function authRoutes(deps: AccountDeps, render: Render): Router {
     if (!csrf.matches(req)) return stale(res, 'reset', data);
     const p = password.safeParse(field(req.body, 'password'));
     if (!p.success) return form(res, 'reset', { ...data, error: `Password: ${issueText(p)}.` }, 422);
+    let passwordHash: string;
+    try {
+      passwordHash = await hashPassword(p.data);
+    } catch (err) {
+      return busy(res, 'reset', data, err);
+    }
     const id = linkTokenId(token);
     const used = id ? await useHolderToken(deps.db, id, 'reset') : undefined;
     const holder = used?.holderId ? await findHolder(deps.db, used.holderId) : null;
     if (!holder || holder.disabledAt) return form(res, 'forgot', { title: 'Reset your password', email: '', error: 'This reset link is used, expired or wrong. Ask for a new one below.' }, 410);
     // Every other session ends; the emailed link proves the address too.
-    await setHolderPassword(deps.db, holder.id, await hashPassword(p.data), req.ip ?? null);
+    await setHolderPassword(deps.db, holder.id, passwordHash, req.ip ?? null);
     await markEmailVerified(deps.db, holder.id, req.ip ?? null);
     await startHolderSession(deps, res, holder.id);
     csrf.clear(res);

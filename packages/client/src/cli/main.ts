@@ -9,8 +9,10 @@ import * as task from './commands/task';
 import * as tasks from './commands/tasks';
 import * as balance from './commands/balance';
 import * as cancel from './commands/cancel';
+import * as quote from './commands/quote';
+import * as batch from './commands/batch';
 
-const COMMANDS = { image, video, task, tasks, cancel, balance } as const;
+const COMMANDS = { image, video, quote, batch, task, tasks, cancel, balance } as const;
 
 const help = [
   'mediagen: generate videos and images with the media generation task service',

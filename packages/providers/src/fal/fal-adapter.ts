@@ -7,11 +7,13 @@
 // only the request id, so the app travels in the callback URL's query (`fal_app`) to rebuild it.
 import type { ChannelAdapter, RenderContext, RenderRequest, RenderStatus, SubmitResult } from '../channel-adapter';
 import { upstreamModelFor } from '../channel-config';
-import { UpstreamError } from '../upstream-error';
+import { UpstreamError, unknownAnswer } from '../upstream-error';
 import { createUpstreamHttp } from '../upstream-http';
-import { DEFAULT_FAL_JWKS_URL, type FalChannel } from './fal-config';
+import { DEFAULT_FAL_JWKS_URL, DEFAULT_FAL_PLATFORM_URL, type FalChannel } from './fal-config';
 import { classifyFalError } from './fal-errors';
-import { falAppRoot, falRoute, falUnsupported } from './fal-request';
+import { falAppRoot, falRoute } from './fal-request';
+import { falCoverage, falMappingError } from './fal-coverage';
+import { probeFalApp } from './fal-probe';
 import { falStatusSchema, falSubmitSchema, falWebhookBodySchema } from './fal-schemas';
 import { falQueueState, falResultStatus } from './fal-status';
 import { FalKeySet, FetchJson, verifyFalWebhook } from './fal-webhook';
@@ -61,7 +63,9 @@ export function createFalAdapter(channel: FalChannel, opts: FalAdapterOptions = 
     channel,
     capabilities: { idempotentSubmit: false, cancel: true, callbacks: 'signed', synchronous: false, findOrphan: false },
     classifyError: classify,
-    unsupported: (model, variant) => falUnsupported(model, upstreamModelFor(channel, model, variant)),
+    unsupported: (model, variant) => falMappingError(model, upstreamModelFor(channel, model, variant)),
+    coverage: (model, variant) => falCoverage(model, upstreamModelFor(channel, model, variant)),
+    probeModel: (app, signal) => probeFalApp(client, channel.platformUrl ?? DEFAULT_FAL_PLATFORM_URL, app, signal),
 
     async submit(req: RenderRequest): Promise<SubmitResult> {
       const app = upstreamApp(req.spec);
@@ -89,7 +93,7 @@ export function createFalAdapter(channel: FalChannel, opts: FalAdapterOptions = 
       try {
         const res = await request<unknown>({ method: 'GET', url: `/${upstreamId}/status` }, channel.timeouts.pollMs);
         const parsed = falStatusSchema.safeParse(res.data);
-        if (!parsed.success) throw new UpstreamError('transient', 'status: unreadable fal status');
+        if (!parsed.success) throw unknownAnswer('status: unexpected answer from the upstream (unreadable fal status)');
         const state = falQueueState(parsed.data);
         if (state !== 'completed') return state;
         const result = await request<unknown>({ method: 'GET', url: `/${upstreamId}`, validateStatus: () => true }, channel.timeouts.pollMs);

@@ -7,9 +7,10 @@
 import { sniffMime } from '@mediagen/media';
 import type { ChannelAdapter, RenderContext, RenderRequest, RenderStatus, SubmitResult } from '../channel-adapter';
 import { upstreamModelFor } from '../channel-config';
-import { UpstreamError } from '../upstream-error';
+import { UpstreamError, unknownAnswer } from '../upstream-error';
 import { createUpstreamHttp } from '../upstream-http';
-import { geminiUnsupported } from './gemini-capabilities';
+import { geminiCoverage, geminiMappingError } from './gemini-coverage';
+import { probeGeminiModel } from './gemini-probe';
 import type { GeminiChannel } from './gemini-config';
 import { classifyGeminiError } from './gemini-errors';
 import { geminiImageBody, InlineReference, veoRequestBody } from './gemini-request';
@@ -49,7 +50,9 @@ export function createGeminiAdapter(channel: GeminiChannel): ChannelAdapter {
     channel,
     capabilities: { idempotentSubmit: false, cancel: false, callbacks: 'none', synchronous: true, findOrphan: false },
     classifyError: classify,
-    unsupported: (model, variant) => geminiUnsupported(model, upstreamModelFor(channel, model, variant)),
+    unsupported: (model, variant) => geminiMappingError(model, upstreamModelFor(channel, model, variant)),
+    coverage: (model, variant) => geminiCoverage(model, upstreamModelFor(channel, model, variant)),
+    probeModel: (model, signal) => probeGeminiModel(client, model, signal),
 
     async submit(req: RenderRequest): Promise<SubmitResult> {
       const model = upstreamModel(req.spec);
@@ -82,7 +85,7 @@ export function createGeminiAdapter(channel: GeminiChannel): ChannelAdapter {
       try {
         const res = await client.get<unknown>(`/${upstreamId}`, { timeout: channel.timeouts.pollMs });
         const op = veoOperationSchema.safeParse(res.data);
-        if (!op.success) throw new UpstreamError('transient', 'status: unreadable operation');
+        if (!op.success) throw unknownAnswer('status: unexpected answer from the upstream (unreadable operation)');
         // The operation's name carries its model (`models/{model}/operations/{id}`) when the poll has no render.
         const model = (render && upstreamModel(render.spec)) ?? /^models\/([^/]+)\/operations\//.exec(upstreamId)?.[1] ?? null;
         return veoStatus(op.data, statusContext, priceOf(model, render));

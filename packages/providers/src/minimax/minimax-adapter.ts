@@ -8,10 +8,12 @@
 import { isAxiosError } from 'axios';
 import type { AdapterCapabilities, ChannelAdapter, RenderRequest, RenderStatus, SubmitResult } from '../channel-adapter';
 import { createUpstreamHttp } from '../upstream-http';
-import { UpstreamError } from '../upstream-error';
+import { UpstreamError, unknownAnswer } from '../upstream-error';
 import type { MinimaxChannel } from './minimax-config';
 import { classifyMinimaxError, classifyMinimaxSignal, type MinimaxAction } from './minimax-errors';
-import { minimaxBody, minimaxModel, minimaxUnsupported } from './minimax-request';
+import { minimaxBody, minimaxModel } from './minimax-request';
+import { minimaxCoverage, minimaxMappingError } from './minimax-coverage';
+import { probeMinimaxModel } from './minimax-probe';
 import { baseRespSchema, minimaxCreateSchema, minimaxFileSchema, minimaxQuerySchema } from './minimax-schemas';
 import { minimaxResult, minimaxStatus, minimaxUsage } from './minimax-status';
 import type { z } from 'zod';
@@ -33,12 +35,16 @@ export function createMinimaxAdapter(channel: MinimaxChannel): ChannelAdapter {
       throw classifyError(err, action);
     }
   };
-  const unreadable = (what: string) => new UpstreamError('transient', `${what}: unexpected answer from the upstream`);
+  const unreadable = (what: string) => unknownAnswer(`${what}: unexpected answer from the upstream`);
 
   const adapter: ChannelAdapter = {
     channel,
     capabilities,
-    unsupported: (model) => minimaxUnsupported(model, channel),
+    unsupported: (model) => minimaxMappingError(model),
+    coverage: (model) => minimaxCoverage(model, channel),
+    // Effort tiers above 1x may render on another upstream model (effortModels).
+    upstreamModel: (spec) => (spec.type === 'video' ? minimaxModel(spec, channel) : undefined),
+    probeModel: (model, signal) => probeMinimaxModel(client, model, signal),
     classifyError,
 
     submit: (req: RenderRequest) =>

@@ -7,16 +7,18 @@
 // the worker downloads as soon as a poll or a callback reports success.
 import type { ChannelAdapter, RenderRequest, RenderStatus, SubmitResult } from '../channel-adapter';
 import { upstreamModelFor } from '../channel-config';
-import { UpstreamError } from '../upstream-error';
+import { UpstreamError, unknownAnswer } from '../upstream-error';
 import { createUpstreamHttp } from '../upstream-http';
 import type { ReplicateChannel } from './replicate-config';
 import { classifyReplicateError } from './replicate-errors';
-import { parseReplicateModel, replicateInput, replicateUnsupported } from './replicate-request';
+import { parseReplicateModel, replicateInput } from './replicate-request';
+import { replicateCoverage, replicateMappingError } from './replicate-coverage';
+import { probeReplicateModel } from './replicate-probe';
 import { ORPHAN_MAX_PAGES, orphanSince } from '../orphan-search';
 import { listedPredictionSchema, OrphanMatch, predictionOrphanMatch, predictionPageSchema, predictionsBefore } from './replicate-orphan';
 import { predictionSchema, webhookSecretSchema } from './replicate-schemas';
 import { predictionStatus } from './replicate-status';
-import { ReplicateSecret, verifyReplicateWebhook } from './replicate-webhook';
+import { hasReplicateSignature, ReplicateSecret, verifyReplicateWebhook } from './replicate-webhook';
 
 const PREDICTION_ID = /^[\w-]+$/;
 
@@ -57,9 +59,12 @@ export function createReplicateAdapter(channel: ReplicateChannel): ChannelAdapte
   return {
     channel,
     submitDeadlineMs,
-    capabilities: { idempotentSubmit: false, cancel: true, callbacks: 'signed', synchronous: !!channel.preferWaitSeconds, findOrphan: channel.orphanSearch !== false },
+    // callbacks: false: the channel only polls (no webhook is passed, none is accepted).
+    capabilities: { idempotentSubmit: false, cancel: true, callbacks: channel.callbacks === false ? 'none' : 'signed', synchronous: !!channel.preferWaitSeconds, findOrphan: channel.orphanSearch !== false },
     classifyError: classify,
-    unsupported: (model, variant) => replicateUnsupported(model, upstreamModelFor(channel, model, variant), variant),
+    unsupported: (model, variant) => replicateMappingError(model, upstreamModelFor(channel, model, variant)),
+    coverage: (model, variant) => replicateCoverage(model, upstreamModelFor(channel, model, variant), variant),
+    probeModel: (value, signal) => probeReplicateModel(client, value, signal),
 
     async submit(req: RenderRequest): Promise<SubmitResult> {
       const value = target(req.spec);
@@ -90,7 +95,7 @@ export function createReplicateAdapter(channel: ReplicateChannel): ChannelAdapte
       try {
         const res = await request<unknown>({ method: 'GET', url: `/predictions/${upstreamId}` }, channel.timeouts.pollMs);
         const p = predictionSchema.safeParse(res.data);
-        if (!p.success) throw new UpstreamError('transient', 'status: unreadable prediction');
+        if (!p.success) throw unknownAnswer('status: unexpected answer from the upstream (unreadable prediction)');
         return predictionStatus(p.data, channel.reportsViolations, modelPrice(p.data.model, p.data.version));
       } catch (err) {
         throw classify(err, 'status');
@@ -151,6 +156,8 @@ export function createReplicateAdapter(channel: ReplicateChannel): ChannelAdapte
     },
 
     async verifyCallback(input) {
+      // Nothing to verify: no reason to fetch (or wait for) the secret.
+      if (!hasReplicateSignature(input.headers)) return null;
       let key: string;
       try {
         key = await secret.get();

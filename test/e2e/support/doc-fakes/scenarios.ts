@@ -35,12 +35,12 @@ export function channels() {
     { id: 'ark-seedream-b', protocol: 'modelark', baseUrl: o('modelark', '/api/v3'), apiKey: '${FAKE_ARK_KEY}', costOrder: 10, reportsViolations: true, poll,
       models: { 'image-b-2': 'seedream-4-0-250828' } },
     { id: 'gemini-veo', protocol: 'gemini', baseUrl: o('gemini', '/v1beta'), apiKey: '${FAKE_GEMINI_KEY}', costOrder: 10, poll,
-      models: { 'video-c-3.1-fast': 'veo-3.1-fast-generate-preview', 'video-c-3.1-components': 'veo-3.1-generate-preview' } },
+      models: { 'video-c-3.1-fast': 'veo-3.1-fast-generate-001', 'video-c-3.1-components': 'veo-3.1-generate-001' } },
     // Veo's second channel: fal's queue, `fal-ai/veo3.1/fast` (an app path with a sub-path of its own).
     { id: 'fal-veo', protocol: 'fal', baseUrl: o('fal'), apiKey: '${FAKE_FAL_KEY}', costOrder: 20, poll,
       models: { 'video-c-3.1-fast': 'fal-ai/veo3.1/fast' }, webhookJwksUrl: o('fal', '/.well-known/jwks.json') },
     { id: 'gemini-veo-pro', protocol: 'gemini', baseUrl: o('gemini', '/v1beta'), apiKey: '${FAKE_GEMINI_KEY}', costOrder: 10, reportsViolations: true, poll,
-      models: { 'video-c-3.1-pro': 'veo-3.1-generate-preview' } },
+      models: { 'video-c-3.1-pro': 'veo-3.1-generate-001' } },
     { id: 'gemini-image', protocol: 'gemini', baseUrl: o('gemini', '/v1beta'), apiKey: '${FAKE_GEMINI_KEY}', costOrder: 10, reportsViolations: true, poll,
       models: { 'image-d-2.5-flash-image': 'gemini-2.5-flash-image' } },
     { id: 'fal-seedance', protocol: 'fal', baseUrl: o('fal'), apiKey: '${FAKE_FAL_KEY}', tier: 'third-party', costOrder: 10, poll,
@@ -51,7 +51,7 @@ export function channels() {
     { id: 'replicate-seedance', protocol: 'replicate', baseUrl: o('replicate', '/v1'), apiKey: '${FAKE_REPLICATE_TOKEN}', tier: 'third-party', costOrder: 20, reportsViolations: true, poll,
       models: { 'video-b-2.0': 'bytedance/seedance-2.0' } },
     { id: 'replicate-image-c', protocol: 'replicate', baseUrl: o('replicate', '/v1'), apiKey: '${FAKE_REPLICATE_TOKEN}', costOrder: 10, poll,
-      models: { 'image-c-2.1': 'black-forest-labs/flux-schnell' }, preferWaitSeconds: 5 },
+      models: { 'image-c-2.1': 'black-forest-labs/flux-2-pro' }, preferWaitSeconds: 5 },
   ];
 }
 
@@ -123,7 +123,7 @@ export const CASES: Case[] = [
     body: (prompt) => ({ model: 'video-c-3.1', variant: 'video-c-3.1-fast', prompt, ratio: '9:16' }),
     submitOf: findSubmit(fakes.gemini, 'POST', /:predictLongRunning$/, (s) => String(bodyOf(s).instances?.[0]?.prompt ?? '')),
     expectSubmit: (s, prompt) => {
-      expect(s.path).toBe('/v1beta/models/veo-3.1-fast-generate-preview:predictLongRunning');
+      expect(s.path).toBe('/v1beta/models/veo-3.1-fast-generate-001:predictLongRunning');
       expect(s.headers['x-goog-api-key']).toBe(KEYS.FAKE_GEMINI_KEY);
       expect(bodyOf(s).instances[0].prompt).toContain(prompt);
       expect(bodyOf(s).parameters).toMatchObject({ aspectRatio: '9:16' });
@@ -164,7 +164,7 @@ export const CASES: Case[] = [
   {
     name: 'Replicate image (list output)', kind: 'image', channel: 'replicate-image-c', fake: fakes.replicate, reportsViolations: false,
     body: (prompt) => ({ model: 'image-c-2.1', prompt, ratio: '2:3' }),
-    submitOf: findSubmit(fakes.replicate, 'POST', /^\/v1\/models\/black-forest-labs\/flux-schnell\/predictions$/, (s) => String(bodyOf(s).input?.prompt ?? '')),
+    submitOf: findSubmit(fakes.replicate, 'POST', /^\/v1\/models\/black-forest-labs\/flux-2-pro\/predictions$/, (s) => String(bodyOf(s).input?.prompt ?? '')),
     expectSubmit: (s, prompt) => {
       expect(s.headers.authorization).toBe(`Bearer ${KEYS.FAKE_REPLICATE_TOKEN}`);
       expect(bodyOf(s).input.prompt).toContain(prompt);
