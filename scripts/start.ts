@@ -101,6 +101,7 @@ async function main(): Promise<void> {
   await waitHealthy(`${base}/healthz`, 60_000);
   console.log(
     `\nREADY  ${base}  (API reference: ${base}/docs, queues: ${base}/admin/queues)\n` +
+      `       account pages (sign up, keys, usage, top-up): ${base}/account\n` +
       (dev ? `       API key: ${dev.apiKey}  (balance ${dev.balanceCents} cents)\n` : '') +
       `       admin token: ${config.NODE_ENV === 'production' ? '(from ADMIN_TOKEN)' : config.ADMIN_TOKEN}\n` +
       `       engines: ${pg.describe}, ${redis.describe}\n` +

@@ -13,6 +13,8 @@ export const ERROR_STATUS = {
   wrong_endpoint: 400,
   unsupported_parameter: 400,
   invalid_media: 400,
+  /** A signed callback (Stripe's events at POST /billing/stripe/webhook) whose signature does not verify against its body. */
+  invalid_signature: 400,
   unauthorized: 401,
   insufficient_balance: 402,
   forbidden: 403,

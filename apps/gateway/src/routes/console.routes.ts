@@ -4,7 +4,8 @@ import { consoleRouter } from '@mediagen/console';
 import { runChannelChecks } from '@mediagen/channel-check';
 import { saveCheckResults } from '@mediagen/channel-health';
 import type { GatewayDeps } from '../deps';
-import { issueApiKey, revokeKeyEverywhere } from '../services/key-admin';
+import { newLinkToken } from '@mediagen/account';
+import { issueApiKey, revokeKeyEverywhere, setAccountDisabledEverywhere } from '../services/key-admin';
 import { resendDelivery } from '../services/webhook-resend';
 
 export function mountConsole(deps: GatewayDeps): Router {
@@ -28,5 +29,10 @@ export function mountConsole(deps: GatewayDeps): Router {
       return results.length;
     },
     logError: (err, msg) => deps.log.error({ err }, msg),
+    holders: {
+      signupMode: deps.config.SIGNUP_MODE,
+      setDisabled: (accountId, disabled, actor, ip) => setAccountDisabledEverywhere(deps, accountId, disabled, actor, ip),
+      createInvite: async (createdBy) => `${deps.config.PUBLIC_BASE_URL}/account/signup?invite=${await newLinkToken({ db: deps.db }, 'invite', null, createdBy)}`,
+    },
   });
 }

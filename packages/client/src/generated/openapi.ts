@@ -531,6 +531,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/billing/stripe/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stripe events: credits card top-ups (checkout.session.completed), reverses refunds and disputes
+         * @description Verified with the Stripe SDK against the raw body and STRIPE_WEBHOOK_SECRET; each event and each Checkout Session acts once (docs/account.md). Not for API clients.
+         */
+        post: operations["receiveStripeEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/billing/top-up": {
         parameters: {
             query?: never;
@@ -538,7 +558,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The default topUpUrl: how to top up */
+        /** The former default topUpUrl: leads to the account holder's top-up page */
         get: operations["getTopUpPage"];
         put?: never;
         post?: never;
@@ -953,7 +973,7 @@ export interface components {
              * @example invalid_json
              * @enum {string}
              */
-            code: "invalid_json" | "invalid_cursor" | "validation_error" | "unknown_field" | "invalid_model" | "model_withdrawn" | "wrong_endpoint" | "unsupported_parameter" | "invalid_media";
+            code: "invalid_json" | "invalid_cursor" | "validation_error" | "unknown_field" | "invalid_model" | "model_withdrawn" | "wrong_endpoint" | "unsupported_parameter" | "invalid_media" | "invalid_signature";
             /** @description The offending fields, for validation errors. */
             details?: components["schemas"]["ErrorDetail"][];
             /**
@@ -7682,6 +7702,118 @@ export interface operations {
             };
         };
     };
+    receiveStripeEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                "stripe-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_1",
+                 *       "type": "checkout.session.completed",
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "cs_test_1"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Received (also for events that change nothing: a repeat, an unknown session). */
+            200: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "received": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        received: true;
+                    };
+                };
+            };
+            /** @description Missing or bad Stripe-Signature: nothing is credited. */
+            400: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "duration: must be between 1 and 15 seconds at 768p",
+                     *       "code": "invalid_signature"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Card top-ups are not configured (no STRIPE_SECRET_KEY). */
+            404: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Task tsk_01J9Z3N6K4 not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "code": "internal_error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
     getTopUpPage: {
         parameters: {
             query?: never;
@@ -7691,7 +7823,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The top-up page. */
+            /** @description A page that moves on to /account/top-up (meta refresh and a link). */
             200: {
                 headers: {
                     /**
