@@ -41,8 +41,8 @@ export function createApp(deps: GatewayDeps): Express {
   app.use(upstreamHooksRouter(deps));
   app.use(metricsRouter(deps));
   app.use(topUpPageRouter());
-  app.use(frontPageRouter(deps.config.PUBLIC_BASE_URL));
-  const openapi = buildOpenApiDocument(deps.config.PUBLIC_BASE_URL);
+  app.use(frontPageRouter(deps.config.PUBLIC_BASE_URL, deps.sold));
+  const openapi = buildOpenApiDocument(deps.config.PUBLIC_BASE_URL, deps.sold);
   app.get('/openapi.json', (_req, res) => res.json(openapi));
   app.use('/docs', docsRouter());
   app.use(

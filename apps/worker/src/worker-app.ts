@@ -1,5 +1,6 @@
 // Builds a worker process's parts from the config and shuts them down in order. main.ts adds the
 // signals; tests start the same thing in-process.
+import { parseSoldModels } from '@mediagen/catalog';
 import http from 'node:http';
 import type { Logger } from 'pino';
 import type { Worker } from 'bullmq';
@@ -45,7 +46,8 @@ export async function startWorkerApp(
   // Before any connection: a channel that cannot serve a model it maps (or, in production, a model
   // no channel serves) stops the worker with the model and the channel named.
   const rawAdapters = (opts.adapters ?? createAdapters)(channels);
-  const unserved = assertServesCatalog(channels, rawAdapters, { production: config.NODE_ENV === 'production' });
+  // Only what is sold (SOLD_MODELS) must be served: a deployment offering two models starts.
+  const unserved = assertServesCatalog(channels, rawAdapters, { production: config.NODE_ENV === 'production', sold: parseSoldModels(config.SOLD_MODELS) });
   if (unserved.length) log.warn({ models: unserved }, 'no channel serves these models; their tasks will fail');
   const db = createDb(config.DATABASE_URL, { poolSize: Math.min(20, config.WORKER_CONCURRENCY + 5), timeouts: dbTimeoutsFrom(config) });
   // BullMQ wants its own connections for blocking commands; plain commands share one.

@@ -56,6 +56,11 @@ const envSchema = z.object({
     .default(''),
   SIM_PORT: z.coerce.number().int().min(0).max(65535).default(4010),
   PROVIDER_CONFIG: z.string().optional(),
+  /**
+   * What this deployment sells: comma-separated model ids, `<model>:<tier>` or `<model>:<variant>`
+   * (packages/catalog sold.ts). Unset: the whole catalog. Checked against the catalog at start.
+   */
+  SOLD_MODELS: optionalText(z.string()),
   ALLOW_PRIVATE_MEDIA_URLS: bool.default(false),
   /** Deadline for reading all reference files of one submit (fetch + measure). */
   MEDIA_TIMEOUT_MS: z.coerce.number().int().positive().default(8_000),

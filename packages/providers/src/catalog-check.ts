@@ -2,10 +2,11 @@
 // - every enabled channel can serve every model (and variant) it maps, with every mode the catalog
 //   offers for it (adapter.unsupported): otherwise a startup error naming the model and the channel,
 //   never a request dropped at render time;
-// - every model, video-b tier and video-c variant of the catalog is served by at least one enabled
+// - every model, video-b tier and video-c variant that is sold (SOLD_MODELS, default the whole
+//   catalog; a filter in front of the check, so an operator offering a subset starts) is served by at least one enabled
 //   channel that can serve it: an error in production, a warning elsewhere (tests and trials run
 //   configs that serve a few models; their other models' tasks fail with generation_failed).
-import { MODELS, type ModelInfo } from '@mediagen/catalog';
+import { MODELS, WHOLE_CATALOG, type ModelInfo, type SoldCatalog } from '@mediagen/catalog';
 import type { ChannelAdapter } from './channel-adapter';
 import { ChannelConfig, ChannelConfigError, upstreamModelFor } from './channel-config';
 import { channelsFor } from './channel-order';
@@ -35,7 +36,12 @@ export interface CatalogCheck {
   unserved: string[];
 }
 
-export function checkAgainstCatalog(config: ChannelConfig, adapters: Map<string, ChannelAdapter>, models: readonly ModelInfo[] = Object.values(MODELS)): CatalogCheck {
+export function checkAgainstCatalog(
+  config: ChannelConfig,
+  adapters: Map<string, ChannelAdapter>,
+  models: readonly ModelInfo[] = Object.values(MODELS),
+  sold: SoldCatalog = WHOLE_CATALOG,
+): CatalogCheck {
   const errors: string[] = [];
   const unserved: string[] = [];
   const cannot = (channelId: string, model: string, variant: string | null): string | null =>
@@ -52,7 +58,7 @@ export function checkAgainstCatalog(config: ChannelConfig, adapters: Map<string,
         if (why) errors.push(`channel ${c.id} (${c.protocol}) cannot serve ${unit.label}: ${why}`);
         else able += 1;
       }
-      if (able === 0) unserved.push(unit.label);
+      if (able === 0 && sold.sells(unit.model, unit.tier ?? unit.variant)) unserved.push(unit.label);
     }
   }
   return { errors: [...new Set(errors)], unserved };
@@ -62,8 +68,8 @@ export function checkAgainstCatalog(config: ChannelConfig, adapters: Map<string,
  * Throws ChannelConfigError listing every problem; returns the unserved units for a warning when
  * they are allowed (outside production).
  */
-export function assertServesCatalog(config: ChannelConfig, adapters: Map<string, ChannelAdapter>, opts: { production: boolean }): string[] {
-  const { errors, unserved } = checkAgainstCatalog(config, adapters);
+export function assertServesCatalog(config: ChannelConfig, adapters: Map<string, ChannelAdapter>, opts: { production: boolean; sold?: SoldCatalog }): string[] {
+  const { errors, unserved } = checkAgainstCatalog(config, adapters, Object.values(MODELS), opts.sold);
   const fatal = [...errors, ...(opts.production ? unserved.map((u) => `no enabled channel can serve ${u}`) : [])];
   if (fatal.length) throw new ChannelConfigError(`The channel config does not fit the catalog:\n  ${fatal.join('\n  ')}`);
   return unserved;

@@ -4,16 +4,17 @@
 // against it, and test/openapi lints it with @redocly/cli. The SDK's types (packages/client) are
 // generated from it.
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import type { SoldCatalog } from '@mediagen/catalog';
 import { registerPublicPaths } from './public-paths';
 import { registerAdminPaths } from './admin-paths';
 import { registerServicePaths } from './service-paths';
 import { registerExtensionPaths } from './extension-paths';
 
-export function buildOpenApiDocument(serverUrl: string): object {
+export function buildOpenApiDocument(serverUrl: string, sold?: SoldCatalog): object {
   const reg = new OpenAPIRegistry();
   const bearer = reg.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', description: 'An API key: `Authorization: Bearer mg_...`.' });
   const admin = reg.registerComponent('securitySchemes', 'adminToken', { type: 'http', scheme: 'bearer', description: 'The ADMIN_TOKEN of the deployment.' });
-  registerPublicPaths(reg, [{ [bearer.name]: [] }]);
+  registerPublicPaths(reg, [{ [bearer.name]: [] }], sold);
   registerAdminPaths(reg, [{ [admin.name]: [] }]);
   registerServicePaths(reg, [{ [admin.name]: [] }]);
   registerExtensionPaths(reg, [{ [bearer.name]: [] }], [{ [admin.name]: [] }]);
