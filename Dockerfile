@@ -26,6 +26,7 @@ COPY packages/logging/package.json packages/logging/
 COPY packages/media/package.json packages/media/
 COPY packages/metrics/package.json packages/metrics/
 COPY packages/providers/package.json packages/providers/
+COPY packages/prompt-optimizer/package.json packages/prompt-optimizer/
 COPY packages/queue/package.json packages/queue/
 COPY packages/runtime/package.json packages/runtime/
 COPY packages/settle/package.json packages/settle/

@@ -4,6 +4,8 @@ module.exports = {
   roots: ['<rootDir>/apps', '<rootDir>/packages', '<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, diagnostics: false }] },
+  // @mediagen/client's manifest points at dist/ (what the packed tarball carries); tests use its sources.
+  moduleNameMapper: { '^@mediagen/client$': '<rootDir>/packages/client/src/index.ts' },
   globalSetup: '<rootDir>/test/global-setup.ts',
   testTimeout: 30000,
   maxWorkers: 2,

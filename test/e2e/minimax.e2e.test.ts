@@ -66,12 +66,13 @@ function mp4(bytes: Buffer): Movie {
 const fileOf = async (last: Record<string, unknown>) => (await api.fetchFile((last.resultUrls as string[])[0])).bytes;
 
 describe('completion', () => {
-  it('an H3 video has the requested duration, ratio and resolution (a 5 s request is 5 s)', async () => {
+  // MiniMax-H3 renders 2K only (docs/protocol-minimax.md): every resolution sold is delivered at 2K.
+  it('an H3 video has the requested duration and ratio, at 2K (a 5 s request is 5 s)', async () => {
     const r = await run('video', h3('a lighthouse at dusk'));
     expect(r.last.status).toBe('completed');
     const m = mp4(await fileOf(r.last));
     expect(m.duration / m.timescale).toBeCloseTo(5, 3);
-    expect([m.videoTracks[0].video!.width, m.videoTracks[0].video!.height]).toEqual([1366, 768]);
+    expect([m.videoTracks[0].video!.width, m.videoTracks[0].video!.height]).toEqual([2560, 1440]);
     expect(r.attempts).toEqual([expect.objectContaining({ channel: 'mm-main', status: 'completed' })]);
     expect(r.ledger).toEqual(['charge']);
   });
@@ -80,7 +81,7 @@ describe('completion', () => {
     const r = await run('video', h3('a waterfall', { resolution: '1080p', ratio: '9:16', duration: 10 }));
     const m = mp4(await fileOf(r.last));
     expect(m.duration / m.timescale).toBeCloseTo(10, 3);
-    expect([m.videoTracks[0].video!.width, m.videoTracks[0].video!.height]).toEqual([1080, 1920]);
+    expect([m.videoTracks[0].video!.width, m.videoTracks[0].video!.height]).toEqual([1440, 2560]);
   });
 });
 

@@ -26,6 +26,7 @@ interface Manifest {
   dependencies?: Record<string, string>;
   devDependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
+  scripts?: Record<string, string>;
 }
 
 interface Workspace {
@@ -112,7 +113,8 @@ function checkImports(all: Workspace[]): Violation[] {
     const dev = new Set([...runtime, ...Object.keys(m.devDependencies ?? {})]);
     for (const file of codeFiles(wsDir)) {
       const rel = path.relative(ROOT, file);
-      const isSrc = !/\/(test|bench)\//.test(`/${path.relative(wsDir, file)}`);
+      // Build configuration at the workspace's top (tsup.config.ts) is tooling, like tests.
+      const isSrc = !/\/(test|bench)\//.test(`/${path.relative(wsDir, file)}`) && !/^[^/]+\.config\.ts$/.test(path.relative(wsDir, file));
       for (const spec of importsOf(file)) {
         if (spec.startsWith('node:') || BUILTINS.has(spec)) continue;
         if (spec.startsWith('.')) {
@@ -163,11 +165,12 @@ function checkManifests(all: Workspace[]): string[] {
   const problems: string[] = [];
   for (const w of all) {
     const m = w.manifest;
-    const at = (p: string) => path.join(ROOT, w.dir, p);
+    // A package packed for consumers (its prepack builds dist/) may point at dist/ before it is built.
+    const exists = (p: string) => fs.existsSync(path.join(ROOT, w.dir, p)) || (Boolean(m.scripts?.prepack) && /^(\.\/)?dist\//.test(p));
     if (m.exports === undefined) problems.push(`${w.dir}: no "exports"`);
-    for (const t of exportTargets(m.exports)) if (!fs.existsSync(at(t))) problems.push(`${w.dir}: exports target ${t} does not exist`);
-    if (m.main && !fs.existsSync(at(m.main))) problems.push(`${w.dir}: main ${m.main} does not exist`);
-    if (m.types && !fs.existsSync(at(m.types))) problems.push(`${w.dir}: types ${m.types} does not exist`);
+    for (const t of exportTargets(m.exports)) if (!exists(t)) problems.push(`${w.dir}: exports target ${t} does not exist`);
+    if (m.main && !exists(m.main)) problems.push(`${w.dir}: main ${m.main} does not exist`);
+    if (m.types && !exists(m.types)) problems.push(`${w.dir}: types ${m.types} does not exist`);
   }
   return problems;
 }

@@ -132,7 +132,26 @@ describe('MiniMax v2', () => {
     expect(s.state === 'succeeded' && s.usage).toEqual({ units: 'seconds', amount: 4 });
     const m = movie(await download(s));
     expect(m.duration / m.timescale).toBeCloseTo(4, 3);
-    expect([m.videoTracks[0].video!.width, m.videoTracks[0].video!.height]).toEqual([1366, 768]);
+    // MiniMax-H3 renders 2K only: a 768p task comes back at 2K, a larger video than sold.
+    expect([m.videoTracks[0].video!.width, m.videoTracks[0].video!.height]).toEqual([2560, 1440]);
+  });
+
+  it.each([
+    ['a resolution other than 2K', { resolution: '768P' }, /only supports 2K/],
+    ['a duration under 4 s', { duration: 3 }, /4 to 15/],
+    ['a seed', { seed: 7 }, /seed/],
+    ['no text part', { content: [{ type: 'image_url', image_url: { url: 'https://f/p.png' }, role: 'reference_image' }] }, /non-empty text/],
+    ['frames with references', { content: [{ type: 'text', text: 'x' }, { type: 'image_url', image_url: { url: 'https://f/1.png' }, role: 'first_frame' }, { type: 'image_url', image_url: { url: 'https://f/p.png' }, role: 'reference_image' }] }, /cannot be used together/],
+    ['reference audio alone', { content: [{ type: 'text', text: 'x' }, { type: 'audio_url', audio_url: { url: 'https://f/a.mp3' }, role: 'reference_audio' }] }, /requires at least one reference image/],
+    ['text-to-video with an adaptive ratio', { ratio: 'adaptive' }, /concrete ratio/],
+  ])('refuses what MiniMax-H3 refuses: %s (400, 2013)', async (_what, change, message) => {
+    const body = { model: 'MiniMax-H3', content: [{ type: 'text', text: `x ${tag()}` }], resolution: '2K', duration: 5, ratio: '16:9', ...change };
+    const res = await fetch(`${base}/minimax/v2/video_generation`, { method: 'POST', headers: { Authorization: 'Bearer mm-key', 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    expect(res.status).toBe(400);
+    const answer = (await res.json()) as { error: { type: string; message: string } };
+    expect(answer.error.type).toBe('invalid_request_error');
+    expect(answer.error.message).toMatch(message);
+    expect(answer.error.message).toMatch(/\(2013\)$/);
   });
 
   it('refuses in each of its signals', async () => {

@@ -12,6 +12,7 @@ import { sweepTimeouts } from './timeout-sweep';
 import { deleteSettledInputs } from './settled-inputs';
 import { reconcileWebhooks } from './webhook-events';
 import { keepSchedules, ScheduleKeeper } from './schedule-keeper';
+import { expireSessions, EXPIRE_SESSIONS_EVERY_MS } from './expired-sessions';
 
 export interface MaintenanceJob {
   /** How often the job scheduler runs it. */
@@ -36,6 +37,7 @@ export const MAINTENANCE: MaintenanceRegistry = {
     },
   },
   'reconcile-webhooks': { everyMs: (c) => c.RECONCILE_INTERVAL_MS, run: (ctx) => reconcileWebhooks(ctx) },
+  'expire-sessions': { everyMs: () => EXPIRE_SESSIONS_EVERY_MS, run: (ctx) => expireSessions(ctx) },
 };
 
 /** Runs one maintenance job: validates its name and payload, then calls its handler. */

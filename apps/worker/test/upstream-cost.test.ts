@@ -17,7 +17,7 @@ beforeAll(async () => {
         { id: 'ark', protocol: 'modelark', baseUrl: `${base}/modelark/api/v3`, apiKey: 'ark-k', tier: 'third-party', costOrder: 1, poll,
           models: { 'video-b-2.0': 'dreamina-seedance-2-0-260128' }, prices: { 'dreamina-seedance-2-0-260128': { microUsdPerMillionTokens: 2_500_000 } } },
         { id: 'mm', protocol: 'minimax', baseUrl: `${base}/minimax`, apiKey: 'mm-k', costOrder: 1, poll, effortModels: { '1.5x': 'MiniMax-H3', '2x': 'MiniMax-H3' },
-          models: { 'video-a-h3': 'MiniMax-H3' }, prices: { 'MiniMax-H3': { '480P': 30_000 } } },
+          models: { 'video-a-h3': 'MiniMax-H3' }, prices: { 'MiniMax-H3': { '2K': 30_000 } } },
         { id: 'rep', protocol: 'replicate', baseUrl: `${base}/replicate/v1`, apiKey: 'rep-k', costOrder: 1, poll,
           models: { 'video-c-3.1-fast': 'google/veo-3.1' }, prices: { 'google/veo-3.1': { microUsdPerOutput: 50_000 } } },
         // fal and Gemini report usage, never money: the channel's prices make it a cost.
@@ -57,7 +57,8 @@ it('records each attempt\'s upstream usage and cost, and exposes revenue, cost a
   const [r] = await w.closedAttempts(rep);
   // Seedance bills tokens ~ width x height x 24 fps x seconds / 1024: 1280 x 720 x 24 x 4 / 1024 = 86,400 at 2.50 USD per million.
   expect(a).toMatchObject({ channelId: 'ark', usageUnits: 'tokens', usageAmount: 86_400, upstreamCostMicros: 216_000n });
-  expect(m).toMatchObject({ channelId: 'mm', usageUnits: 'seconds', usageAmount: 2, upstreamCostMicros: 60_000n });
+  // MiniMax-H3 renders 2K and at least 4 s: the 2 s 480p task is rendered (and billed upstream) as 4 s at 2K.
+  expect(m).toMatchObject({ channelId: 'mm', usageUnits: 'seconds', usageAmount: 4, upstreamCostMicros: 120_000n });
   expect(r).toMatchObject({ channelId: 'rep', usageUnits: 'predict_seconds', upstreamCostMicros: 50_000n });
 
   const text = await w.app.ctx.metrics.registry.metrics();
@@ -66,7 +67,7 @@ it('records each attempt\'s upstream usage and cost, and exposes revenue, cost a
   expect(value('mediagen_model_revenue_micro_usd_total', 'model="video-b-2.0"')).toBe(200_000);
   expect(value('mediagen_model_upstream_cost_micro_usd_total', 'model="video-b-2.0",channel="ark"')).toBe(216_000);
   expect(value('mediagen_model_margin_micro_usd', 'model="video-b-2.0"')).toBe(-16_000); // sold at a loss
-  expect(value('mediagen_model_margin_micro_usd', 'model="video-a-h3"')).toBe(140_000);
+  expect(value('mediagen_model_margin_micro_usd', 'model="video-a-h3"')).toBe(80_000);
   expect(value('mediagen_model_margin_micro_usd', 'model="video-c-3.1"')).toBe(150_000);
   expect(value('mediagen_upstream_usage_total', 'channel="ark",units="tokens"')).toBe(86_400);
 });

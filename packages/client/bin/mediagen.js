@@ -1,13 +1,14 @@
 #!/usr/bin/env node
-// The `mediagen` command. A published package runs the compiled dist/; inside the repository
-// (npm workspaces, no build step) the TypeScript sources run through tsx, a root dependency.
+// The `mediagen` command. Inside the repository (npm workspaces, src/ present) the TypeScript sources
+// run through tsx, a root dependency, so a stale dist/ left by `npm pack` is never what runs; the
+// packed tarball ships no src/ and runs the compiled dist/ on plain Node 20+.
 const fs = require('node:fs');
 const path = require('node:path');
 
-const dist = path.join(__dirname, '..', 'dist', 'cli', 'main.js');
-if (fs.existsSync(dist)) {
-  require(dist).main(process.argv.slice(2));
-} else {
+const src = path.join(__dirname, '..', 'src', 'cli', 'main.ts');
+if (fs.existsSync(src)) {
   require('tsx/cjs');
-  require('../src/cli/main.ts').main(process.argv.slice(2));
+  require(src).main(process.argv.slice(2));
+} else {
+  require('../dist/cli/main.js').main(process.argv.slice(2));
 }

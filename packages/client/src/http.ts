@@ -3,6 +3,7 @@
 // Retry-After), 5xx. A generate call passes the same Idempotency-Key on every attempt, so a retry
 // after a lost answer replays the first task instead of charging a second one.
 import { ApiConnectionError, ApiError, MediaGenError, parseRetryAfter } from './errors';
+import { VERSION } from './version';
 
 export interface ClientOptions {
   /** Default: MEDIAGEN_API_KEY. */
@@ -15,7 +16,7 @@ export interface ClientOptions {
   timeoutMs?: number;
   /** Longest Retry-After the SDK waits out by itself, in s (default 60); longer ones are thrown. */
   maxRetryAfterSeconds?: number;
-  /** A fetch implementation (default: the global fetch of Node 24). */
+  /** A fetch implementation (default: the global fetch of Node 20+). */
   fetch?: typeof fetch;
 }
 
@@ -27,8 +28,6 @@ export interface RequestOptions {
   idempotencyKey?: string;
   signal?: AbortSignal;
 }
-
-const VERSION = '1.0.0';
 
 /** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -64,7 +63,7 @@ export class HttpClient {
     this.timeoutMs = opts.timeoutMs ?? 60_000;
     this.maxRetryAfterS = opts.maxRetryAfterSeconds ?? 60;
     this.fetchImpl = opts.fetch ?? globalThis.fetch;
-    if (typeof this.fetchImpl !== 'function') throw new MediaGenError('No fetch available: use Node 24 or pass options.fetch');
+    if (typeof this.fetchImpl !== 'function') throw new MediaGenError('No fetch available: use Node 20 or later, or pass options.fetch');
   }
 
   async request<T>(o: RequestOptions): Promise<T> {

@@ -1,4 +1,4 @@
-// @mediagen/client: the TypeScript SDK of the media generation task service (Node 24 LTS, global fetch).
+// @mediagen/client: the TypeScript SDK of the media generation task service (Node 20+, global fetch).
 export { MediaGen } from './client';
 export { MediaGen as default } from './client';
 export type { ClientOptions } from './http';
@@ -10,3 +10,4 @@ export type { VerifyOptions, WebhookHeaders } from './resources/webhooks';
 export * from './errors';
 export type * from './types';
 export type { components, operations, paths } from './generated/openapi';
+export { VERSION } from './version';

@@ -11,11 +11,21 @@ export const SESSION_TTL_MS = 8 * 3600_000;
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
-/** The value of one cookie of the request (no cookie parser needed for one name). */
-export function readCookie(req: Request, name: string): string | undefined {
+/**
+ * The value of one cookie of the request (no cookie parser needed for one name). A value that is
+ * not valid percent-encoding (`mg_console=%`) is treated as absent: no token we issue looks like
+ * that, and a hostile cookie must not turn a page into a 500.
+ */
+export function readCookie(req: Pick<Request, 'headers'>, name: string): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const i = part.indexOf('=');
-    if (i > 0 && part.slice(0, i).trim() === name) return decodeURIComponent(part.slice(i + 1).trim());
+    if (i > 0 && part.slice(0, i).trim() === name) {
+      try {
+        return decodeURIComponent(part.slice(i + 1).trim());
+      } catch {
+        return undefined;
+      }
+    }
   }
   return undefined;
 }

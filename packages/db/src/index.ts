@@ -18,3 +18,4 @@ export * from './cancel-queries';
 export * from './operators';
 export * from './admin-idempotency';
 export * from './console-queries';
+export * from './audit';

@@ -20,12 +20,26 @@ export async function createOperator(db: Db, op: { id: string; name: string; rol
   await db.operator.create({ data: op });
 }
 
-/** Sets a new password and role for an existing name (the CLI's `create` on a taken name resets it). */
-export async function upsertOperator(db: Db, op: { id: string; name: string; role: OperatorRole; passwordHash: string }): Promise<void> {
-  await db.operator.upsert({
-    where: { name: op.name },
-    create: op,
-    update: { role: op.role, passwordHash: op.passwordHash, disabledAt: null },
+/**
+ * Sets a new password and role for an existing name (the CLI's `create` on a taken name resets it),
+ * and ends every session of that operator in the same transaction: a session opened with the old
+ * password, or holding the old role, must not outlive the change.
+ */
+export async function upsertOperator(
+  db: Db,
+  op: { id: string; name: string; role: OperatorRole; passwordHash: string },
+): Promise<{ id: string; previousRole: OperatorRole | null; sessionsEnded: number }> {
+  return db.$transaction(async (tx) => {
+    // FOR UPDATE: two resets of one name serialise, so neither's session delete misses the other's.
+    const before = await tx.$queryRaw<{ id: string; role: OperatorRole }[]>`SELECT "id", "role" FROM "Operator" WHERE "name" = ${op.name} FOR UPDATE`;
+    const row = await tx.operator.upsert({
+      where: { name: op.name },
+      create: op,
+      update: { role: op.role, passwordHash: op.passwordHash, disabledAt: null },
+      select: { id: true },
+    });
+    const { count } = await tx.operatorSession.deleteMany({ where: { operatorId: row.id } });
+    return { id: row.id, previousRole: before[0]?.role ?? null, sessionsEnded: count };
   });
 }
 
@@ -38,15 +52,14 @@ export async function listOperators(db: Db): Promise<Omit<OperatorRecord, 'passw
   return rows as Omit<OperatorRecord, 'passwordHash'>[];
 }
 
-/** Disables the operator and ends every session of theirs at once. */
+/** Disables the operator and ends every session of theirs in the same transaction. */
 export async function disableOperator(db: Db, name: string): Promise<boolean> {
-  const op = await db.operator.findUnique({ where: { name }, select: { id: true } });
-  if (!op) return false;
-  await db.$transaction([
-    db.operator.update({ where: { id: op.id }, data: { disabledAt: new Date() } }),
-    db.operatorSession.deleteMany({ where: { operatorId: op.id } }),
-  ]);
-  return true;
+  return db.$transaction(async (tx) => {
+    const { count } = await tx.operator.updateMany({ where: { name }, data: { disabledAt: new Date() } });
+    if (count === 0) return false;
+    await tx.operatorSession.deleteMany({ where: { operator: { name } } });
+    return true;
+  });
 }
 
 export interface SessionRecord {

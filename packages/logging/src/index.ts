@@ -5,6 +5,7 @@ import pino, { DestinationStream, Logger } from 'pino';
 import { redactString, redactValue } from './redact';
 
 export { CENSOR, SECRET_FIELDS, redactString, redactValue } from './redact';
+export { redactUrl } from './redact-url';
 
 export function createLogger(level: string, base: Record<string, unknown>, destination?: DestinationStream): Logger {
   return pino(

@@ -59,7 +59,7 @@ describe('minimax', () => {
     body.task.status = 'SUCCEEDED';
     const { task } = minimaxQuerySchema.parse(body);
     expect(minimaxStatus(task, false)).toBe('succeeded');
-    expect(minimaxUsage(task, { 'MiniMax-H3': { '768P': 20_000 } })).toEqual({ units: 'seconds', amount: 5, costMicroUsd: 100_000 });
+    expect(minimaxUsage(task, { 'MiniMax-H3': { '2K': 20_000 } })).toEqual({ units: 'seconds', amount: 5, costMicroUsd: 100_000 });
   });
 });
 

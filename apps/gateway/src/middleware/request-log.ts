@@ -1,10 +1,13 @@
 // Access log: one line per request once the response is done (method, URL, status, time, account;
-// never credentials or bodies), and an X-Request-Id on every response. It writes the same fields
-// and messages pino-http wrote, without pino-http's two child loggers per request, which cost the
-// gateway about 8% of its CPU under load even when info lines were not written (docs/benchmark.md).
+// never credentials or bodies: the values of query parameters named like secrets, such as the `sig`
+// of signed input URLs and callback `token`s, are redacted from the URL, packages/logging
+// redact-url.ts), and an X-Request-Id on every response. It writes the same fields and messages
+// pino-http wrote, without pino-http's two child loggers per request, which cost the gateway about
+// 8% of its CPU under load even when info lines were not written (docs/benchmark.md).
 import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
+import { redactUrl } from '@mediagen/logging';
 
 const REQUEST_ID = /^[A-Za-z0-9._:@\/+=-]{1,128}$/;
 
@@ -20,7 +23,7 @@ export function requestId(req: Request): string {
 /** The access line of an answered request (also written by routes/cached-poll.ts). */
 export function logAnswered(log: Logger, req: Request, res: Response, id: string, method: string, url: string, start: number): void {
   const { statusCode } = res;
-  const fields = { req: { id, method, url }, res: { statusCode }, responseTime: Date.now() - start, accountId: req.auth?.accountId };
+  const fields = { req: { id, method, url: redactUrl(url) }, res: { statusCode }, responseTime: Date.now() - start, accountId: req.auth?.accountId };
   if (statusCode >= 500) log.info({ ...fields, err: new Error(`failed with status code ${statusCode}`) }, 'request errored');
   else log.info(fields, !req.readableAborted && res.writableEnded ? 'request completed' : 'request aborted');
 }

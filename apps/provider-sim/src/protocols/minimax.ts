@@ -7,6 +7,11 @@
 // (#sim:violation-input), HTTP 200 with `base_resp.status_code` 1026 (#sim:violation-legacy), a
 // failed task with error code 1027 (#sim:violation), 429 "(1002)" with Retry-After (#sim:rate-limit),
 // 503 (#sim:flaky), 404 (#sim:lost), status `expired` (#sim:expired).
+// It refuses what MiniMax-H3 refuses (MiniMax-AI/cli src/video/v2.ts validateVideoV2Request,
+// 2026-11-27), with a 400 `invalid_request_error` "... (2013)", so a wrong request fails our tests:
+// no non-empty text part, a resolution other than 2K, a duration outside 4-15, a ratio outside its
+// list (adaptive without an image), frames together with references, reference audio alone, and a
+// `seed` (the v2 API has none).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Channel } from '@mediagen/providers';
 import { parseDirectives } from '../directives';
@@ -39,7 +44,29 @@ function task(ctx: SimContext, req: IncomingMessage, render: Render): Record<str
   return { ...base, status: 'succeeded', content: { url: `${ctx.mediaUrl(req, render, 0)}?Expires=3600&Signature=sim` }, usage };
 }
 
+const RATIOS = new Set(['adaptive', '21:9', '16:9', '4:3', '1:1', '3:4', '9:16']);
+
+/** Why MiniMax-H3 refuses this create body, or null. */
+export function minimaxH3Refusal(body: Record<string, unknown>): string | null {
+  const content = Array.isArray(body.content) ? (body.content as { type?: unknown; role?: unknown; text?: unknown }[]) : [];
+  if (!content.some((p) => p?.type === 'text' && typeof p.text === 'string' && p.text.trim() !== '')) return 'MiniMax-H3 requires a non-empty text content item';
+  if (body.resolution !== '2K') return 'MiniMax-H3 currently only supports 2K resolution';
+  if (!Number.isInteger(body.duration) || (body.duration as number) < 4 || (body.duration as number) > 15) return 'MiniMax-H3 duration must be an integer from 4 to 15 seconds';
+  if (body.ratio !== undefined && !RATIOS.has(String(body.ratio))) return `MiniMax-H3 ratio must be one of: ${[...RATIOS].join(', ')}`;
+  if ('seed' in body) return 'unknown field seed';
+  const frames = content.filter((p) => p?.type === 'image_url' && (p.role === undefined || p.role === 'first_frame' || p.role === 'last_frame'));
+  const refs = content.filter((p) => typeof p?.role === 'string' && p.role.startsWith('reference_'));
+  if (frames.length && refs.length) return 'MiniMax-H3 frame inputs and reference inputs cannot be used together';
+  if (refs.some((p) => p.role === 'reference_audio') && !refs.some((p) => p.role === 'reference_image' || p.role === 'reference_video'))
+    return 'MiniMax-H3 reference audio requires at least one reference image or reference video';
+  const textOnly = content.every((p) => p?.type === 'text');
+  if (textOnly && (body.ratio === undefined || body.ratio === 'adaptive')) return 'MiniMax-H3 text-to-video requires a concrete ratio; adaptive is not supported';
+  return null;
+}
+
 async function create(ctx: SimContext, res: ServerResponse, channel: Channel, body: Record<string, unknown>) {
+  const refused = minimaxH3Refusal(body);
+  if (refused) return mmError(res, 400, `invalid params, ${refused} (2013)`);
   const prompt = contentText(body.content);
   const directives = parseDirectives(prompt);
   const ref = taskRef(prompt);
@@ -49,7 +76,7 @@ async function create(ctx: SimContext, res: ServerResponse, channel: Channel, bo
   if (directives.violationInput) return mmError(res, 422, 'input new_sensitive (1026)');
   if (directives.violationLegacy) return send(res, 200, { task_id: '', base_resp: { status_code: 1026, status_msg: 'input new_sensitive' } });
   const { render } = ctx.store.submit(channel.id, undefined, {
-    ref, type: 'video', ratio: body.ratio ?? '16:9', resolution: body.resolution ?? '768P', duration: body.duration ?? 5, model: String(body.model),
+    ref, type: 'video', ratio: body.ratio && body.ratio !== 'adaptive' ? body.ratio : '16:9', resolution: body.resolution, duration: body.duration ?? 5, model: String(body.model),
     renderMs: directives.delayMs ?? ctx.opts.renderMs, directives,
   });
   await sleep(directives.slowSubmitMs);

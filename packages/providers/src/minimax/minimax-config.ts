@@ -1,8 +1,9 @@
 // The `minimax` branch of the channel config union: MiniMax video v2, base URL without a version
 // path (`https://api.minimax.io`, `https://api.minimaxi.com`; the paths carry /v2 and /v1).
-// Which of video-a-h3's modes the upstream model can serve is this channel's declaration, checked
-// when the config loads (providers.md corrections 3): first-party `MiniMax-H3` takes 768P and 2K
-// and 5-15 s, `MiniMax-H3-Max` 480P and 768P; resellers sell 480p/768p/1080p.
+// What the upstream renders is this channel's declaration, checked when the config loads. First-party
+// MiniMax-H3 (MiniMax-AI/cli src/video/v2.ts and vercel/ai packages/minimax, read 2026-11-27) renders
+// 2K only and 4-15 s (CLI; vercel/ai: 5-15 s): every resolution we sell is rendered at 2K (a larger
+// video than sold) and a shorter duration at the upstream's minimum (a longer one): docs/protocol-minimax.md.
 import { z } from 'zod';
 import { channelBaseSchema } from '../channel-base';
 
@@ -12,14 +13,19 @@ export const minimaxChannelSchema = channelBaseSchema.extend({
   protocol: z.literal('minimax'),
   /**
    * Our resolution -> the upstream's `resolution` value. A resolution missing here cannot be served
-   * by this channel, and a model that offers it is refused at startup. Default: the reseller tiers,
-   * which are ours (and the simulator's).
+   * by this channel, and a model that offers it is refused at startup. Default: first-party H3,
+   * which takes `2K` only ("MiniMax-H3 currently only supports 2K resolution"): 480p, 768p and 1080p
+   * are all rendered at 2K, a larger video than sold (nothing here can scale a video down).
    */
   resolutions: z
     .partialRecord(z.enum(MINIMAX_RESOLUTIONS), z.string().min(1))
-    .default({ '480p': '480P', '768p': '768P', '1080p': '1080P' }),
-  /** Durations (whole seconds) the upstream model renders; first-party H3 is 5-15 s. */
-  durations: z.object({ min: z.number().int().min(1), max: z.number().int().min(1) }).default({ min: 1, max: 15 }),
+    .default({ '480p': '2K', '768p': '2K', '1080p': '2K' }),
+  /**
+   * Durations (whole seconds) the upstream model renders; first-party H3 takes 4-15 s (its CLI;
+   * vercel/ai says 5-15). A task sold shorter than `min` is rendered at `min` (a longer video than
+   * sold, billed as sold); a model selling more than `max` is refused at startup.
+   */
+  durations: z.object({ min: z.number().int().min(1), max: z.number().int().min(1) }).default({ min: 4, max: 15 }),
   /**
    * Our `effort` tiers above 1x -> the upstream model that renders them (e.g. `{"2x": "MiniMax-H3-Max"}`).
    * MiniMax has no effort parameter (providers.md §5): without an entry the tier cannot be served

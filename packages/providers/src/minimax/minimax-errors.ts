@@ -1,7 +1,9 @@
 // MiniMax's failure taxonomy (providers.md §5, corrections 1; platform.minimax.io error codes):
 // - content policy, only on these explicit signals: code 1026 (input sensitive), 1027 (output
-//   sensitive), or HTTP 422 `unprocessable_entity_error` whose message says "sensitive" (MiniMax's
-//   own CLI, isV2ContentFilter) -> violation on reporting channels, else failed;
+//   sensitive), HTTP 422 `unprocessable_entity_error` whose message says "sensitive" (MiniMax's
+//   own CLI, isV2ContentFilter), or a failed task whose error says "input/output ... sensitive"
+//   (the CLI's mapApiError: `/output.*sensitive/`) -> violation on reporting channels, else failed.
+//   A task's `error.code` is a string ("1027", or a word): its digits are read, never Number() alone;
 // - HTTP 429 / code 1002 (rate limit), 5xx, 1000 (unknown), 1001 (timeout), 1024 (internal) ->
 //   transient, with Retry-After when sent;
 // - 1004 auth, 1008 balance, 2013 invalid params and any other 4xx -> failed (next channel);
@@ -19,7 +21,8 @@ const VIOLATION_CODES = new Set([1026, 1027]);
 const TRANSIENT_CODES = new Set([1000, 1001, 1002, 1024]);
 
 export interface MinimaxSignal {
-  code?: number;
+  /** The legacy numeric code, as a number (`base_resp`) or text (a v2 task's `error.code`). */
+  code?: number | string;
   /** v2 `error.type`, e.g. `unprocessable_entity_error`. */
   type?: string;
   message?: string;
@@ -32,14 +35,26 @@ export const codeInMessage = (message: string | undefined): number | undefined =
   return m ? Number(m[1]) : undefined;
 };
 
+/** The four digits of a code given as a number or as text ("1027", "E1027"); undefined for a word. */
+export const numericCode = (code: number | string | undefined): number | undefined => {
+  if (typeof code === 'number') return Number.isFinite(code) ? code : undefined;
+  const m = /(?:^|\D)(\d{4})(?:\D|$)/.exec(code ?? '');
+  return m ? Number(m[1]) : undefined;
+};
+
+/** A refusal worded rather than numbered: "output new_sensitive", "input sensitive content". */
+const SENSITIVE_WORDING = /\b(input|output)\b.*sensitive/i;
+
 export function classifyMinimaxSignal(s: MinimaxSignal, ctx: { reportsViolations: boolean; action: MinimaxAction; retryAfterMs?: number }): UpstreamError {
-  const code = s.code ?? codeInMessage(s.message);
-  const text = `${ctx.action}: ${s.httpStatus ? `HTTP ${s.httpStatus} ` : ''}${code ?? ''} ${s.message ?? ''}`.replace(/\s+/g, ' ').trim().slice(0, 500);
+  const code = numericCode(s.code) ?? codeInMessage(s.message);
+  const words = `${typeof s.code === 'string' && numericCode(s.code) === undefined ? s.code : ''} ${s.message ?? ''}`;
+  const text = `${ctx.action}: ${s.httpStatus ? `HTTP ${s.httpStatus} ` : ''}${s.code ?? code ?? ''} ${s.message ?? ''}`.replace(/\s+/g, ' ').trim().slice(0, 500);
   const refused = (code !== undefined && VIOLATION_CODES.has(code)) ||
-    ((s.httpStatus === 422 || s.type === 'unprocessable_entity_error') && /sensitive/i.test(s.message ?? ''));
+    ((s.httpStatus === 422 || s.type === 'unprocessable_entity_error') && /sensitive/i.test(s.message ?? '')) ||
+    (ctx.action === 'status' && SENSITIVE_WORDING.test(words));
   if (refused)
     return ctx.reportsViolations
-      ? new UpstreamError('violation', `${ctx.action}: the provider flagged the content (${code ?? s.type})`, undefined, s.httpStatus)
+      ? new UpstreamError('violation', `${ctx.action}: the provider flagged the content (${code ?? s.code ?? s.type})`, undefined, s.httpStatus)
       : new UpstreamError('failed', text, undefined, s.httpStatus);
   if ((code !== undefined && TRANSIENT_CODES.has(code)) || s.httpStatus === 408 || s.httpStatus === 429 || (s.httpStatus ?? 0) >= 500)
     return new UpstreamError('transient', text, ctx.retryAfterMs, s.httpStatus);

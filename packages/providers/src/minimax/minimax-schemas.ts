@@ -30,7 +30,11 @@ const taskSchema = z.object({
   duration: wireNumber,
   ratio: z.string().nullish(),
   usage: z.object({ output_seconds: wireNumber, input_seconds: wireNumber, total_seconds: wireNumber }).nullish(),
-  error: z.object({ code: code, message: z.string().nullish() }).nullish(),
+  /**
+   * `code` is a string in MiniMax's own client (MiniMax-AI/cli src/types/api.ts `VideoV2Task`), a
+   * number in vercel/ai's tests: kept as text either way (Number("output_sensitive") would be NaN).
+   */
+  error: z.object({ code: z.union([z.string(), z.number()]).transform(String).nullish(), message: z.string().nullish() }).nullish(),
 });
 export type MinimaxTask = z.infer<typeof taskSchema>;
 

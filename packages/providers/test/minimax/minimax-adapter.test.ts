@@ -3,7 +3,7 @@ import type { VideoTaskSpec } from '@mediagen/catalog';
 import type { ChannelAdapter, RenderReference, RenderRequest } from '../../src/channel-adapter';
 import { createMinimaxAdapter } from '../../src/minimax/minimax-adapter';
 import { minimaxChannelSchema } from '../../src/minimax/minimax-config';
-import { minimaxBody, minimaxUnsupported } from '../../src/minimax/minimax-request';
+import { LIP_SYNC_TEXT, minimaxBody, minimaxUnsupported } from '../../src/minimax/minimax-request';
 import { FixtureServer, loadFixture, startFixtureServer } from '../modelark/fixture-server';
 
 const fx = (name: string) => loadFixture('minimax', name);
@@ -35,8 +35,8 @@ const req = (s: VideoTaskSpec, references: RenderReference[] = [], outputSeconds
   taskId: 'task-1', attemptId: 'att-1', spec: s, outputSeconds, references,
 });
 
-describe('request mapping', () => {
-  it('sends the prompt and the references in <Picture N> / <Audio N> order with their roles', () => {
+describe('request mapping (MiniMax-AI/cli src/video/v2.ts rules, 2026-11-27)', () => {
+  it('sends the prompt and the references in <Picture N> / <Audio N> order with their roles, at 2K, without a seed', () => {
     const refs = [ref('reference_image', 'https://f/p1.png'), ref('reference_audio', 'https://f/a1.mp3'), ref('reference_image', 'https://f/p2.png')];
     expect(minimaxBody(req(spec({ seed: 7 }), refs), spec({ seed: 7 }), 'MiniMax-H3', channel())).toEqual({
       model: 'MiniMax-H3',
@@ -46,26 +46,37 @@ describe('request mapping', () => {
         { type: 'audio_url', audio_url: { url: 'https://f/a1.mp3' }, role: 'reference_audio' },
         { type: 'image_url', image_url: { url: 'https://f/p2.png' }, role: 'reference_image' },
       ],
-      ratio: '9:16', resolution: '768P', duration: 5, seed: 7, aigc_watermark: false,
+      ratio: '9:16', resolution: '2K', duration: 5, aigc_watermark: false,
     });
   });
 
-  it('maps resolutions and efforts through the channel settings', () => {
-    const c = channel({ resolutions: { '480p': '480P', '768p': '768P', '1080p': '2K' } });
-    expect(minimaxBody(req(spec({ resolution: '1080p', effort: null })), spec({ resolution: '1080p', effort: null }), 'MiniMax-H3', c)).toMatchObject({ resolution: '2K' });
+  it.each(['480p', '768p', '1080p'])('renders %s at 2K, the only resolution MiniMax-H3 takes (a larger video than sold)', (resolution) => {
+    const s = spec({ resolution, effort: resolution === '1080p' ? null : '1x' });
+    expect(minimaxBody(req(s), s, 'MiniMax-H3', channel())).toMatchObject({ resolution: '2K' });
     expect(adapter().unsupported!('video-a-h3', null)).toBeNull();
   });
 
-  it('locks the lip-sync image as the first frame and renders as long as the audio', () => {
+  it('renders a task sold shorter than 4 s at 4 s, never shorter than sold', () => {
+    for (const [sold, sent] of [[1, 4], [3, 4], [4, 4], [9.2, 10], [15, 15]] as const) {
+      const s = spec({ duration: sold });
+      expect(minimaxBody(req(s, [], sold), s, 'MiniMax-H3', channel()).duration).toBe(sent);
+    }
+  });
+
+  it('sends lip-sync as a reference image with reference audio, with a text part when there is no prompt', () => {
     const s = spec({ refMode: 'lip-sync', prompt: null, duration: null, effort: '1x' });
     const body = minimaxBody(req(s, [ref('reference_image', 'https://f/face.png'), ref('reference_audio', 'https://f/voice.mp3')], 7.4), s, 'MiniMax-H3', channel());
     expect(body).toMatchObject({
-      content: [{ role: 'first_frame', image_url: { url: 'https://f/face.png' } }, { role: 'reference_audio', audio_url: { url: 'https://f/voice.mp3' } }],
-      duration: 8,
+      content: [
+        { type: 'text', text: LIP_SYNC_TEXT },
+        { role: 'reference_image', image_url: { url: 'https://f/face.png' } },
+        { role: 'reference_audio', audio_url: { url: 'https://f/voice.mp3' } },
+      ],
+      duration: 8, ratio: '9:16',
     });
   });
 
-  it('frames keep their roles (first-last mode)', () => {
+  it('frames keep their roles and the ratio follows the frame (adaptive)', () => {
     const s = spec({ refMode: 'first-last' });
     const body = minimaxBody(req(s, [ref('first_frame', 'https://f/1.png'), ref('last_frame', 'https://f/2.png')]), s, 'MiniMax-H3', channel());
     expect(body.content).toEqual([
@@ -73,11 +84,29 @@ describe('request mapping', () => {
       { type: 'image_url', image_url: { url: 'https://f/1.png' }, role: 'first_frame' },
       { type: 'image_url', image_url: { url: 'https://f/2.png' }, role: 'last_frame' },
     ]);
+    expect(body.ratio).toBe('adaptive');
+  });
+
+  it('refuses before sending what MiniMax-H3 refuses: frames with references, audio alone, no text', () => {
+    const okay = spec({ refMode: 'okay' });
+    expect(() => minimaxBody(req(okay, [ref('first_frame', 'https://f/1.png'), ref('reference_image', 'https://f/p.png')]), okay, 'MiniMax-H3', channel()))
+      .toThrow(expect.objectContaining({ kind: 'failed', message: expect.stringMatching(/frame inputs and reference inputs cannot be used together/) }));
+    expect(() => minimaxBody(req(spec(), [ref('reference_audio', 'https://f/a.mp3')]), spec(), 'MiniMax-H3', channel()))
+      .toThrow(expect.objectContaining({ kind: 'failed', message: expect.stringMatching(/reference audio requires at least one reference image or video/) }));
+    expect(() => minimaxBody(req(spec({ prompt: '  ' })), spec({ prompt: '  ' }), 'MiniMax-H3', channel()))
+      .toThrow(expect.objectContaining({ kind: 'failed', message: expect.stringMatching(/non-empty text/) }));
+  });
+
+  it('a refused request is never sent: the submit fails for the next channel', async () => {
+    const okay = spec({ refMode: 'okay' });
+    await expect(adapter().submit(req(okay, [ref('last_frame', 'https://f/1.png'), ref('reference_audio', 'https://f/a.mp3')]))).rejects.toMatchObject({ kind: 'failed' });
+    expect(server.requests).toHaveLength(0);
   });
 
   it('names at config load what a channel cannot serve', () => {
-    expect(minimaxUnsupported('video-a-h3', channel({ resolutions: { '768p': '768P', '1080p': '2K' } }))).toMatch(/480p/);
-    expect(minimaxUnsupported('video-a-h3', channel({ durations: { min: 5, max: 15 } }))).toMatch(/1-15 s .*5-15 s/);
+    expect(minimaxUnsupported('video-a-h3', channel({ resolutions: { '768p': '2K', '1080p': '2K' } }))).toMatch(/480p/);
+    expect(minimaxUnsupported('video-a-h3', channel({ durations: { min: 5, max: 10 } }))).toMatch(/up to 15 s at 480p; .*at most 10 s/);
+    expect(minimaxUnsupported('video-a-h3', channel({ durations: { min: 5, max: 15 } }))).toBeNull();
     expect(minimaxUnsupported('video-a-h3', channel({ effortModels: { '2x': 'MiniMax-H3-Max' } }))).toMatch(/effort 1\.5x/);
     expect(minimaxUnsupported('video-b-2.0', channel())).toMatch(/video-a-h3 only/);
     expect(minimaxUnsupported('image-a-5.0', channel())).toMatch(/not an H3 model/);
@@ -89,7 +118,8 @@ describe('MiniMax v2 task', () => {
     server.on('POST', '/v2/video_generation', fx('create-response'));
     await expect(adapter().submit(req(spec({ effort: '2x' })))).resolves.toEqual({ upstreamId: '376583734915212' });
     expect(server.requests[0].headers.authorization).toBe('Bearer mm-key');
-    expect(server.requests[0].body).toMatchObject({ model: 'MiniMax-H3-Max', resolution: '768P' });
+    expect(server.requests[0].body).toMatchObject({ model: 'MiniMax-H3-Max', resolution: '2K' });
+    expect(server.requests[0].body).not.toHaveProperty('seed');
   });
 
   it.each([
@@ -129,7 +159,7 @@ describe('MiniMax v2 task', () => {
   it('prices the output seconds when the channel knows the model\'s price at that resolution', async () => {
     server.on('GET', '/v2/query/video_generation/t1', fx('query-succeeded'));
     const s = await adapter({ prices: { 'MiniMax-H3': { '768P': 19_000, '2K': 40_000 } } }).poll('t1');
-    expect(s.state === 'succeeded' && s.usage).toEqual({ units: 'seconds', amount: 5, costMicroUsd: 95_000 });
+    expect(s.state === 'succeeded' && s.usage).toEqual({ units: 'seconds', amount: 5, costMicroUsd: 200_000 });
   });
 
   it('retrieves the file of an answer that gives a file id (v1 shape)', async () => {
@@ -141,6 +171,8 @@ describe('MiniMax v2 task', () => {
 
   it.each([
     ['query-failed-output-sensitive', 'violation', 'failed'],
+    ['query-failed-numeric-code', 'violation', 'failed'],
+    ['query-failed-worded-code', 'violation', 'failed'],
     ['query-failed-render-error', 'failed', 'failed'],
     ['query-cancelled', 'failed', 'failed'],
     ['query-expired', 'failed', 'failed'],
@@ -155,6 +187,24 @@ describe('MiniMax v2 task', () => {
   it('reports success without a URL as no outputs (the worker settles it as no_result)', async () => {
     server.on('GET', '/v2/query/video_generation/t1', fx('query-succeeded-without-url'));
     await expect(adapter().poll('t1')).resolves.toEqual({ state: 'succeeded', outputs: [] });
+  });
+
+  it('reports an output refusal whose code is a string as a violation, not a failed render (the code is not NaN)', async () => {
+    server.on('GET', '/v2/query/video_generation/t1', fx('query-failed-output-sensitive'));
+    const s = await adapter().poll('t1');
+    expect(s.state === 'failed' && s.error.message).toMatch(/flagged the content \(1027\)/);
+  });
+
+  it('reads an answer of a shape no client describes as a classified failure, never a success or a crash', async () => {
+    server.on('GET', '/v2/query/video_generation/t1', fx('query-unknown-shape'));
+    await expect(adapter().poll('t1')).rejects.toMatchObject({ name: 'UpstreamError', kind: 'transient', message: expect.stringMatching(/unexpected answer/) });
+    server.on('POST', '/v2/video_generation', { status: 200, body: ['not', 'an', 'object'] });
+    await expect(adapter().submit(req(spec()))).rejects.toMatchObject({ name: 'UpstreamError', kind: 'failed' });
+  });
+
+  it('a model the plan does not include (2061) fails this channel', async () => {
+    server.on('POST', '/v2/video_generation', fx('error-2061-model-not-on-plan'));
+    await expect(adapter().submit(req(spec()))).rejects.toMatchObject({ kind: 'failed', message: expect.stringMatching(/2061/) });
   });
 
   it('reads an error in an HTTP 200 query answer, and a forgotten task as lost', async () => {
