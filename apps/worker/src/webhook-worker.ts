@@ -10,7 +10,7 @@ export function deliverOptions(ctx: WorkerContext): DeliverOptions {
   const c = ctx.config;
   return {
     schedule: { baseMs: c.WEBHOOK_RETRY_BASE_MS, maxDelayMs: c.WEBHOOK_RETRY_MAX_DELAY_MS, windowMs: c.WEBHOOK_RETRY_WINDOW_MS },
-    send: { allowPrivate: c.ALLOW_PRIVATE_MEDIA_URLS, timeoutMs: c.WEBHOOK_TIMEOUT_MS },
+    send: { allowPrivate: c.ALLOW_LOCAL_WEBHOOKS, timeoutMs: c.WEBHOOK_TIMEOUT_MS },
   };
 }
 

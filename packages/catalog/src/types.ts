@@ -76,6 +76,8 @@ export interface Cost {
 export interface ValidateOptions {
   /** ALLOW_PRIVATE_MEDIA_URLS: accept http:// and loopback URLs (development and tests only). */
   allowPrivateMediaUrls: boolean;
+  /** ALLOW_LOCAL_WEBHOOKS: callback_url / webhook URLs on http:// and local addresses; unset: as allowPrivateMediaUrls. */
+  allowLocalWebhooks?: boolean;
   /** What this deployment sells (SOLD_MODELS); unset: the whole catalog. */
   sold?: SoldCatalog;
 }

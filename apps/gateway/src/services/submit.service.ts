@@ -78,7 +78,7 @@ export const referencesOf = (spec: TaskSpec): MediaRef[] =>
 
 export async function submitTask(deps: GatewayDeps, input: SubmitInput): Promise<Record<string, unknown>> {
   const { config, db } = deps;
-  const opts = { allowPrivateMediaUrls: config.ALLOW_PRIVATE_MEDIA_URLS, sold: deps.sold };
+  const opts = { allowPrivateMediaUrls: config.ALLOW_PRIVATE_MEDIA_URLS, allowLocalWebhooks: config.ALLOW_LOCAL_WEBHOOKS, sold: deps.sold };
   const { spec, clientRequestId, callbackUrl } =
     input.endpoint === 'video' ? parseVideoSubmit(input.body, opts) : parseImageSubmit(input.body, opts);
   const key = idempotencyKeyOf(input.idempotencyHeader, clientRequestId);
