@@ -4,7 +4,7 @@ import { parseSoldModels } from '@mediagen/catalog';
 import http from 'node:http';
 import type { Logger } from 'pino';
 import type { Worker } from 'bullmq';
-import { createChannelHealth } from '@mediagen/channel-health';
+import { createChannelHealth, REGISTRY_REFRESH_MS } from '@mediagen/channel-health';
 import type { Config } from '@mediagen/config';
 import { createDb, dbTimeoutsFrom } from '@mediagen/db';
 import { createLogger } from '@mediagen/logging';
@@ -63,15 +63,16 @@ export async function startWorkerApp(
     cooldownMs: config.CHANNEL_BREAKER_COOLDOWN_MS,
   });
   const adapters = new Map([...rawAdapters].map(([id, a]) => [id, observeChannel(a, { metrics, health: channelHealth, log })]));
-  // The gateway has no channel file: it learns the channels (for /admin/channels) from the workers.
-  await channelHealth
-    .register(
-      channels.channels.map((c) => ({
-        id: c.id, models: Object.keys(c.models), tier: c.tier, costOrder: c.costOrder, enabled: c.enabled, maxInFlight: c.maxInFlight,
-        cancel: upstreamCancel(adapters.get(c.id)) !== null,
-      })),
-    )
-    .catch((err: Error) => log.warn({ err: err.message }, 'channel list not published'));
+  // The gateway has no channel file: it learns the channels (for /admin/channels) from the workers,
+  // which report them at start and every REGISTRY_REFRESH_MS (a channel nobody reports expires).
+  const channelInfos = channels.channels.map((c) => ({
+    id: c.id, models: Object.keys(c.models), tier: c.tier, costOrder: c.costOrder, enabled: c.enabled, maxInFlight: c.maxInFlight,
+    cancel: upstreamCancel(adapters.get(c.id)) !== null,
+  }));
+  const publishChannels = () => channelHealth.register(channelInfos).catch((err: Error) => log.warn({ err: err.message }, 'channel list not published'));
+  await publishChannels();
+  const channelRefresh = setInterval(() => void publishChannels(), REGISTRY_REFRESH_MS);
+  channelRefresh.unref();
   const ctx: WorkerContext = {
     config,
     db,
@@ -98,6 +99,7 @@ export async function startWorkerApp(
 
   const stop = async () => {
     running = false;
+    clearInterval(channelRefresh);
     maintenance.keeper.stop();
     const drain = Promise.all([taskWorker.close(), maintenance.worker.close(), webhookWorker.close()]);
     const deadline = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), config.SHUTDOWN_TIMEOUT_MS).unref());
