@@ -4,6 +4,7 @@ import { consoleRouter } from '@mediagen/console';
 import type { GatewayDeps } from '../deps';
 import { issueApiKey, revokeKeyEverywhere } from '../services/key-admin';
 import { resendDelivery } from '../services/webhook-resend';
+import { createWebhookEndpoint } from '../services/webhook-create';
 
 export function mountConsole(deps: GatewayDeps): Router {
   const production = deps.config.NODE_ENV === 'production';
@@ -18,6 +19,7 @@ export function mountConsole(deps: GatewayDeps): Router {
     issueApiKey: (accountId) => issueApiKey(deps, accountId),
     revokeApiKey: (keyId) => revokeKeyEverywhere(deps, keyId),
     resendDelivery: (deliveryId) => resendDelivery(deps, deliveryId),
+    createWebhook: (accountId, url, events) => createWebhookEndpoint(deps, accountId, url, events),
     logError: (err, msg) => deps.log.error({ err }, msg),
   });
 }
