@@ -40,7 +40,8 @@ e2eSuite(
       fs.writeFileSync(path.join(dir, 'channels.json'), JSON.stringify({
         channels: [channel('obs-video', ['video-a-h3'], { reportsViolations: true }), channel('obs-image', ['image-b-2.5', 'image-a-5.0'])],
       }));
-      return { env: { PROVIDER_CONFIG: path.join(dir, 'channels.json'), OBS_UPSTREAM_KEY: UPSTREAM_KEY, SIM_RENDER_MS: '200' } };
+      // Info lines: the test reads the task transitions the logs describe.
+      return { env: { PROVIDER_CONFIG: path.join(dir, 'channels.json'), OBS_UPSTREAM_KEY: UPSTREAM_KEY, SIM_RENDER_MS: '200', LOG_LEVEL: 'info' } };
     },
   },
   (s) => ({ stack, api, account } = s),
