@@ -18,8 +18,8 @@ let api: ReturnType<typeof apiClient>;
 let account: Account;
 let dir: string;
 
-const VEO = { 'video-c-3.1-fast': 'veo-3.1-fast-generate-preview', 'video-c-3.1-pro': 'veo-3.1-generate-preview', 'video-c-3.1-components': 'veo-3.1-generate-preview' };
-const IMAGES = { 'image-d-3.1-flash-image-preview': 'gemini-3.1-flash-image-preview', 'image-d-3-pro-image-preview': 'gemini-3-pro-image-preview' };
+const VEO = { 'video-c-3.1-fast': 'veo-3.1-fast-generate-001', 'video-c-3.1-pro': 'veo-3.1-generate-001', 'video-c-3.1-components': 'veo-3.1-generate-001' };
+const IMAGES = { 'image-d-3.1-flash-image-preview': 'gemini-3.1-flash-image', 'image-d-3-pro-image-preview': 'gemini-3-pro-image' };
 
 e2eSuite(
   'gemini',

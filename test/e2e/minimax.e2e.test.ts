@@ -89,11 +89,46 @@ describe('refusals, each in MiniMax signal', () => {
   it.each([
     ['422 unprocessable_entity_error "(1026)" at submit', '#sim:violation-input'],
     ['HTTP 200 with base_resp.status_code 1026 at submit', '#sim:violation-legacy'],
-    ['a failed task with error code 1027', '#sim:violation'],
+    ['a failed task whose error code is the string "1027"', '#sim:violation'],
   ])('%s is content_violation, refunded, no fallback', async (_, directive) => {
     const r = await run('video', h3(`x ${directive}`));
     expect(r.last).toMatchObject({ status: 'failed', errorCode: 'content_violation', retryable: false });
     expect(r.attempts.map((a) => [a.channel, a.status])).toEqual([['mm-main', 'violation']]);
+    expect(r.ledger).toEqual(['charge', 'refund']);
+  });
+});
+
+/** A WAV of `seconds` of silence (8 kHz mono 16-bit): a real audio file the gateway measures. */
+function wav(seconds: number): string {
+  const samples = 8000 * seconds;
+  const b = Buffer.alloc(44 + samples * 2);
+  b.write('RIFF', 0); b.writeUInt32LE(36 + samples * 2, 4); b.write('WAVE', 8); b.write('fmt ', 12);
+  b.writeUInt32LE(16, 16); b.writeUInt16LE(1, 20); b.writeUInt16LE(1, 22); b.writeUInt32LE(8000, 24); b.writeUInt32LE(16000, 28);
+  b.writeUInt16LE(2, 32); b.writeUInt16LE(16, 34); b.write('data', 36); b.writeUInt32LE(samples * 2, 40);
+  return `data:audio/wav;base64,${b.toString('base64')}`;
+}
+const PNG_DATA = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAYAAABytg0kAAAAEUlEQVR4AWM8AQQMQMDEAAUAMKYDJOk+9mYAAAAASUVORK5CYII=';
+
+describe('what MiniMax-H3 renders differently (docs/protocol-minimax.md)', () => {
+  it('a 2 s task is rendered as a 4 s video, billed as sold (MiniMax-H3 renders 4-15 s)', async () => {
+    const r = await run('video', h3('a short clip', { duration: 2, resolution: '480p' }));
+    expect(r.last.status).toBe('completed');
+    const m = mp4(await fileOf(r.last));
+    expect(m.duration / m.timescale).toBeCloseTo(4, 3);
+    expect(r.ledger).toEqual(['charge']);
+  });
+
+  it('lip-sync is sent as a reference image with reference audio and completes', async () => {
+    const r = await run('video', { model: 'video-a-h3', ref_mode: 'lip-sync', resolution: '768p', ratio: '16:9', media: [{ type: 'image', url: PNG_DATA }, { type: 'audio', url: wav(5) }], prompt: unique('she says hello') });
+    expect(r.last.status).toBe('completed');
+    expect(r.attempts).toEqual([expect.objectContaining({ channel: 'mm-main', status: 'completed' })]);
+  });
+
+  it('okay mode with frames and media is never sent (MiniMax-H3 refuses it): generation_failed, refunded', async () => {
+    const r = await run('video', h3('frames and references', { ref_mode: 'okay', first_frame: PNG_DATA, media: [{ type: 'image', url: PNG_DATA }] }));
+    expect(r.last).toMatchObject({ status: 'failed', errorCode: 'generation_failed', retryable: true });
+    expect(r.attempts.map((a) => [a.channel, a.status])).toEqual([['mm-main', 'failed'], ['mm-backup', 'failed']]);
+    expect(r.attempts.every((a) => /not sent, MiniMax-H3 refuses it: frame inputs and reference inputs cannot be used together/.test(a.message))).toBe(true);
     expect(r.ledger).toEqual(['charge', 'refund']);
   });
 });

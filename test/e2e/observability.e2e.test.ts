@@ -116,8 +116,9 @@ it("the worker's /readyz turns 503 naming Redis, then Postgres, while each is un
   pg.hostname = '127.0.0.1';
   pg.port = String(pgProxy.port);
   const w = await stack.startWorker({ REDIS_URL: redisProxy.url('redis'), DATABASE_URL: pg.toString() });
-  const readyz = async () => {
-    const r = await fetch(`${stack.workerUrl(w)}/readyz`);
+  // With the admin token /readyz names the reason; without, only ok/unavailable.
+  const readyz = async (detail = true) => {
+    const r = await fetch(`${stack.workerUrl(w)}/readyz`, { headers: detail ? { Authorization: `Bearer ${stack.adminToken}` } : {} });
     return { status: r.status, body: (await r.json()) as Record<string, string> };
   };
   try {
@@ -128,6 +129,7 @@ it("the worker's /readyz turns 503 naming Redis, then Postgres, while each is un
     const noRedis = await eventually('503 without Redis', async () => ((await readyz()).status === 503 ? readyz() : null));
     expect(noRedis.body).toMatchObject({ status: 'not_ready', postgres: 'ok' });
     expect(noRedis.body.redis).toMatch(/connection|timed out|closed/);
+    expect((await readyz(false)).body).toMatchObject({ status: 'not_ready', redis: 'unavailable' });
     expect((await fetch(`${stack.workerUrl(w)}/healthz`)).status).toBe(200); // alive, just not ready
     await redisProxy.restore();
     await eventually('ready again', async () => (await readyz()).status === 200);

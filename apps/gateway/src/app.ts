@@ -23,6 +23,7 @@ import { mountConsole } from './routes/console.routes';
 import { errorHandler, notFoundHandler } from './middleware/error-handler';
 import { bullBoardCsp, filesHeaders, refuseNulInUrl, securityHeaders } from './middleware/security-headers';
 import { AddressLimiter, addressRateLimit } from './middleware/ip-limits';
+import { trustProxyFn } from './middleware/client-address';
 import { buildOpenApiDocument } from './openapi/document';
 
 type Handle = (this: Express, req: Request, res: Response, next?: (err?: unknown) => void) => void;
@@ -30,7 +31,9 @@ type Handle = (this: Express, req: Request, res: Response, next?: (err?: unknown
 export function createApp(deps: GatewayDeps): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', false);
+  // TRUST_PROXY (off by default): the same trust function the per-address limits use, so req.ip
+  // (the console's login limit) and those limits agree on who the client is.
+  app.set('trust proxy', trustProxyFn(deps.config.TRUST_PROXY));
   app.use(requestLog(deps.log));
   app.use(httpMetrics(deps.metrics.http));
   app.use(securityHeaders(deps.config));

@@ -4,6 +4,7 @@ import '@mediagen/runtime/source-maps'; // first: before any package loads
 import { loadConfig, ConfigError } from '@mediagen/config';
 import { createDeps, closeDeps } from './deps';
 import { createApp } from './app';
+import { taskStreams } from './services/task-streams';
 import { growHeapByHalf, stopTranspilerThread } from '@mediagen/runtime';
 
 growHeapByHalf(); // the old generation grows by half at a time (packages/runtime heap-growth.ts)
@@ -26,6 +27,8 @@ async function main(): Promise<void> {
     if (closing) return;
     closing = true;
     deps.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    // Event streams never finish by themselves: end them now (clients resume elsewhere with Last-Event-ID).
+    taskStreams(deps).closeAll();
     const deadline = setTimeout(() => process.exit(1), config.SHUTDOWN_TIMEOUT_MS).unref();
     // Requests that still arrive on open keep-alive connections are served, and told to close.
     // Before the app's own listener: a response it writes synchronously has its headers sent already.

@@ -18,7 +18,7 @@ describe('submit and poll', () => {
     const a = await h.newAccount();
     const res = await request(h.app).post('/api/video/generate').set(a.auth).send(video);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ taskId: expect.any(String), generationId: res.body.taskId, status: 'pending' });
+    expect(res.body).toEqual({ taskId: expect.any(String), generationId: res.body.taskId, status: 'pending', costCents: expect.any(Number) });
     const job = await h.deps.queue.getJob(res.body.taskId);
     expect(job?.data).toMatchObject({ taskId: res.body.taskId });
   });
@@ -45,7 +45,7 @@ describe('submit and poll', () => {
     const res = await request(h.app).post('/api/image/generate').set(a.auth).send({ model: 'image-d-2.5-flash-image', prompt: 'quick sketch' });
     clearInterval(timer);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ taskId: res.body.taskId, generationId: res.body.taskId, status: 'completed', resultUrls: ['https://cdn.example/r.png'] });
+    expect(res.body).toEqual({ taskId: res.body.taskId, generationId: res.body.taskId, status: 'completed', resultUrls: ['https://cdn.example/r.png'], costCents: 2 });
   });
 
   it("an answers-at-once submit answers from the settlement event's entry without reading the task back", async () => {
@@ -63,7 +63,7 @@ describe('submit and poll', () => {
     clearInterval(timer);
     expect(res.status).toBe(200);
     const { status, errorCode, errorMessage, retryable } = body;
-    expect(res.body).toEqual({ taskId: res.body.taskId, generationId: res.body.taskId, status, errorCode, errorMessage, retryable });
+    expect(res.body).toEqual({ taskId: res.body.taskId, generationId: res.body.taskId, status, errorCode, errorMessage, retryable, costCents: 2 });
   });
 
   it('an answers-at-once model answers pending when the render does not finish in the window', async () => {

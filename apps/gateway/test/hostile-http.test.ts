@@ -142,7 +142,7 @@ describe('11: rate limits per account and per address', () => {
 });
 
 describe('5 and 11: failed authentication', () => {
-  it('wrong admin tokens and bogus keys get 429 past the per-address limit, before any lookup', async () => {
+  it('wrong admin tokens and bogus keys get 429 past the per-address limit, before any lookup; the right token is served', async () => {
     const h2 = await startHarness('hostile_auth', { AUTH_FAILURES_PER_MINUTE: '10' });
     try {
       const lookups = jest.spyOn(h2.deps.db.apiKey, 'findUnique');
@@ -150,10 +150,10 @@ describe('5 and 11: failed authentication', () => {
       for (let i = 0; i < 15; i++) admin.push((await request(h2.app).get('/admin/accounts/x').set('Authorization', `Bearer wrong-token-${i}`)).status);
       expect(admin.slice(0, 10).every((s) => s === 401)).toBe(true);
       expect(admin.slice(11)).toEqual([429, 429, 429, 429]);
-      // The address is blocked now: even the right token waits (no oracle for guesses).
+      // The address is blocked now for unknown credentials; the right token is still served
+      // (failures are throttled, not the clients behind the address: auth-failures.test.ts).
       const right = await request(h2.app).get('/admin/accounts/x').set(h2.admin());
-      expect(right.status).toBe(429);
-      errorBody(right.body);
+      expect(right.status).toBe(404);
       const bogus = await request(h2.app).get('/api/balance').set('Authorization', 'Bearer mg_bogus_key_000000000000');
       expect(bogus.status).toBe(429);
       expect(lookups).not.toHaveBeenCalled();

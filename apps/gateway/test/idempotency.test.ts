@@ -23,7 +23,7 @@ it('a repeat with the same header id returns the original task with idempotentRe
   expect(first.status).toBe(200);
   expect(first.body.idempotentReplay).toBeUndefined();
   expect(again.status).toBe(200);
-  expect(again.body).toEqual({ taskId: first.body.taskId, generationId: first.body.taskId, status: 'pending', idempotentReplay: true });
+  expect(again.body).toEqual({ taskId: first.body.taskId, generationId: first.body.taskId, status: 'pending', idempotentReplay: true, costCents: 3 });
   expect(await charges(a.id)).toBe(1);
 });
 

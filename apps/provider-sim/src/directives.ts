@@ -30,6 +30,8 @@ export interface Directives {
   lost: boolean;
   /** #sim:expired the upstream reports the render expired (ran past its deadline in the queue). */
   expired: boolean;
+  /** #sim:unknown-shape status answers of a shape no client describes (MiniMax: `content` as a string). */
+  unknownShape: boolean;
   /**
    * #sim:result-mib=<n> a video result of n MiB (the MP4's mdat padded, streamed as it is sent):
    * large-result tests and the benchmark. At most MAX_RESULT_MIB.
@@ -64,6 +66,7 @@ export function parseDirectives(prompt: unknown): Directives {
     violationLegacy: found.has('violation-legacy'),
     lost: found.has('lost'),
     expired: found.has('expired'),
+    unknownShape: found.has('unknown-shape'),
     resultMib: ((n) => (n ? Math.min(n, MAX_RESULT_MIB) : undefined))(int(found.get('result-mib'))),
   };
 }

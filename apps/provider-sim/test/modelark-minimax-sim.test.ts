@@ -15,7 +15,7 @@ let mm: ChannelAdapter;
 
 const arkChannel = (id: string, apiKey: string, baseUrl: string) => channelSchema.parse({
   id, protocol: 'modelark', baseUrl: `${baseUrl}/modelark/api/v3`, apiKey, costOrder: 1, reportsViolations: true,
-  models: { 'video-b-2.5': 'dreamina-seedance-2-5-260628', 'image-a-5.0': 'seedream-5-0-260128' },
+  models: { 'video-b-2.5': 'dreamina-seedance-2-5-260628', 'image-a-5.0': 'seedream-5-0-260128', 'image-b-2.5': 'seedream-4-5-251128', 'image-b-2': 'seedream-4-0-250828' },
 });
 const mmChannel = (baseUrl: string) => channelSchema.parse({
   id: 'sim-mm', protocol: 'minimax', baseUrl: `${baseUrl}/minimax`, apiKey: 'mm-key', costOrder: 1, reportsViolations: true,
@@ -82,11 +82,25 @@ describe('ModelArk', () => {
     expect([m.videoTracks[0].video!.width, m.videoTracks[0].video!.height]).toEqual([480, 854]);
   });
 
-  it('answers a Seedream image at once, at the requested ratio and size', async () => {
+  it('answers a Seedream image at once, at the requested ratio and the nearest size the version takes', async () => {
+    // Seedream 5.0 lite renders at least 3,686,400 pixels: a 1k 16:9 image comes at the 2K size.
     const r = await ark.submit(req(image('a bicycle')));
     expect(r.status?.state).toBe('succeeded');
     const png = PNG.sync.read(await download(r.status!));
-    expect([png.width, png.height]).toEqual([1280, 720]);
+    expect([png.width, png.height]).toEqual([2560, 1440]);
+  });
+
+  it.each([
+    ['1K on Seedream 4.5', { model: 'seedream-4-5-251128', size: '1K' }, /supports 2K, 4K/],
+    ['1280x720 on Seedream 4.5', { model: 'seedream-4-5-251128', size: '1280x720' }, /921600 pixels\) is outside \[3686400, 16777216\]/],
+    ['4096x4096 on Seedream 5.0 lite', { model: 'seedream-5-0-260128', size: '4096x4096' }, /outside \[3686400, 10404496\]/],
+    ['15 reference images on Seedream 4.0', { model: 'seedream-4-0-250828', size: '2K', image: Array.from({ length: 15 }, (_, i) => `https://f/${i}.png`) }, /at most 14 reference images/],
+  ])('refuses what Seedream refuses: %s (400 InvalidParameter)', async (_what, change, message) => {
+    const body = { prompt: `x ${tag()}`, response_format: 'url', ...change };
+    const res = await fetch(`${base}/modelark/api/v3/images/generations`, { method: 'POST', headers: { Authorization: 'Bearer ark-key', 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    expect(res.status).toBe(400);
+    const answer = (await res.json()) as { error: { code: string; message: string } };
+    expect(answer.error).toMatchObject({ code: 'InvalidParameter', message: expect.stringMatching(message) });
   });
 
   it('refuses in its own signals: input 400 at submit, output in the failed task or image entry', async () => {

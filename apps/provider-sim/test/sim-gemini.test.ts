@@ -14,9 +14,9 @@ const config = (sim: string) =>
   parseChannelConfig({
     channels: [
       { id: 'gem-a', protocol: 'gemini', baseUrl: `${sim}/gemini/v1beta`, apiKey: 'gem-key-a', costOrder: 10, reportsViolations: true,
-        models: { 'video-c-3.1-fast': 'veo-3.1-fast-generate-preview', 'video-c-3.1-components': 'veo-3.1-generate-preview', 'image-d-3-pro-image-preview': 'gemini-3-pro-image-preview' } },
+        models: { 'video-c-3.1-fast': 'veo-3.1-fast-generate-001', 'video-c-3.1-components': 'veo-3.1-generate-001', 'image-d-3-pro-image-preview': 'gemini-3-pro-image' } },
       { id: 'gem-quiet', protocol: 'gemini', baseUrl: `${sim}/gemini/v1beta`, apiKey: 'gem-key-b', costOrder: 20, reportsViolations: false,
-        models: { 'video-c-3.1-fast': 'veo-3.1-fast-generate-preview', 'image-d-3-pro-image-preview': 'gemini-3-pro-image-preview' } },
+        models: { 'video-c-3.1-fast': 'veo-3.1-fast-generate-001', 'image-d-3-pro-image-preview': 'gemini-3-pro-image' } },
     ],
   });
 
@@ -53,7 +53,7 @@ const kindOf = (s: RenderStatus) => (s.state === 'failed' ? s.error.kind : s.sta
 it('renders a Veo video, downloadable only with the key', async () => {
   const a = adapters.get('gem-a')!;
   const { upstreamId } = await a.submit(req(veo('a fox')));
-  expect(upstreamId).toMatch(/^models\/veo-3.1-fast-generate-preview\/operations\//);
+  expect(upstreamId).toMatch(/^models\/veo-3.1-fast-generate-001\/operations\//);
   const s = await untilDone(a, upstreamId);
   if (s.state !== 'succeeded' || s.outputs[0].kind !== 'url') throw new Error(`expected a URL result, got ${JSON.stringify(s)}`);
   const out = s.outputs[0];
@@ -98,7 +98,7 @@ it('fails only the first channel with #sim:fail-first; an unknown operation is l
   const first = await untilDone(adapters.get('gem-a')!, (await adapters.get('gem-a')!.submit(req(spec))).upstreamId);
   const second = await untilDone(adapters.get('gem-quiet')!, (await adapters.get('gem-quiet')!.submit(req(spec))).upstreamId);
   expect([kindOf(first), kindOf(second)]).toEqual(['failed', 'succeeded']);
-  await expect(adapters.get('gem-a')!.poll('models/veo-3.1-fast-generate-preview/operations/r_nope')).rejects.toMatchObject({ kind: 'lost' });
+  await expect(adapters.get('gem-a')!.poll('models/veo-3.1-fast-generate-001/operations/r_nope')).rejects.toMatchObject({ kind: 'lost' });
 });
 
 it('input refusals, lost operations and expired files in Gemini signals', async () => {
@@ -114,4 +114,27 @@ it('input refusals, lost operations and expired files in Gemini signals', async 
   const expired = await untilDone(a, (await a.submit(req(veo('#sim:expired')))).upstreamId);
   if (expired.state !== 'succeeded' || expired.outputs[0].kind !== 'url') throw new Error('expected a URL');
   expect((await fetch(expired.outputs[0].url, { headers: expired.outputs[0].headers })).status).toBe(404);
+});
+
+it.each([
+  ['gemini-3-pro-image-preview', 'generateContent', /is not found for API version v1beta, or is not supported for generateContent/],
+  ['gemini-3.1-flash-image-preview', 'generateContent', /is not found for API version v1beta/],
+  ['veo-3.1-generate-preview', 'predictLongRunning', /is no longer available/],
+  ['veo-3.1-fast-generate-preview', 'predictLongRunning', /is no longer available/],
+])('answers a model Google shut down (%s) with 404 NOT_FOUND, as the Gemini API does', async (model, method, message) => {
+  const res = await fetch(`${base}/gemini/v1beta/models/${model}:${method}`, {
+    method: 'POST', headers: { 'x-goog-api-key': 'gem-key-a', 'Content-Type': 'application/json' }, body: JSON.stringify({ contents: [] }),
+  });
+  expect(res.status).toBe(404);
+  expect(((await res.json()) as { error: unknown }).error).toMatchObject({ code: 404, status: 'NOT_FOUND', message: expect.stringMatching(message) });
+});
+
+it('a channel still mapping a shut-down model fails its renders there (failed: the next channel renders)', async () => {
+  const retired = createAdapters(parseChannelConfig({ channels: [{ id: 'gem-a', protocol: 'gemini', baseUrl: `${base}/gemini/v1beta`, apiKey: 'gem-key-a', costOrder: 1,
+    models: { 'image-d-3-pro-image-preview': 'gemini-3-pro-image-preview' } }] })).get('gem-a')!;
+  try {
+    await expect(retired.submit(req(image('a kite')))).rejects.toMatchObject({ kind: 'failed', httpStatus: 404 });
+  } finally {
+    retired.close();
+  }
 });

@@ -12,7 +12,11 @@ let adapters: Map<string, ChannelAdapter>;
 let stop: () => Promise<void>;
 let hooks: Awaited<ReturnType<typeof startCallbackReceiver>>;
 
-const models = { 'video-c-3.1-pro': 'google/veo-3.1', 'video-b-2.0': 'bytedance/seedance-2.0', 'image-b-2.5': 'google/nano-banana-pro' };
+const models = {
+  'video-c-3.1-pro': 'google/veo-3.1', 'video-b-2.0': 'bytedance/seedance-2.0', 'image-b-2.5': 'google/nano-banana-pro',
+  'image-c-2.1': 'black-forest-labs/flux-2-pro', 'image-b-2': 'black-forest-labs/flux-1.1-pro',
+};
+let simBase = '';
 const config = (sim: string) =>
   parseChannelConfig({
     channels: [
@@ -24,7 +28,8 @@ beforeAll(async () => {
   hooks = await startCallbackReceiver();
   const sim = createSimServer({ channels: config('http://127.0.0.1:1'), renderMs: 100, latencyMs: 0 });
   await new Promise<void>((r) => sim.server.listen(0, '127.0.0.1', r));
-  adapters = createAdapters(config(`http://127.0.0.1:${(sim.server.address() as AddressInfo).port}`));
+  simBase = `http://127.0.0.1:${(sim.server.address() as AddressInfo).port}`;
+  adapters = createAdapters(config(simBase));
   stop = () => new Promise((r) => { sim.server.closeAllConnections(); sim.server.close(() => r()); });
 });
 afterAll(async () => {
@@ -108,4 +113,20 @@ describe('prediction list (orphan search)', () => {
     await expect(rep().findOrphan!({ ...r, submitSentAt: sent })).resolves.toBe(upstreamId);
     await expect(rep().findOrphan!({ ...r, spec: { ...r.spec, prompt: 'something else' }, submitSentAt: sent })).resolves.toBeNull();
   });
+});
+
+it('image-c-2.1 on FLUX.2 pro: the reference images go as input_images and the image comes back', async () => {
+  const spec: ImageTaskSpec = { type: 'image', model: 'image-c-2.1', prompt: `a teapot #${++n}`, ratio: '3:4', resolution: null, images: [] };
+  const refs = ['https://m/1.png', 'https://m/2.png'].map((url) => ({ role: 'reference_image' as const, url, contentType: 'image/png', data: async () => Buffer.alloc(0) }));
+  const r = await adapters.get('rep-a')!.submit({ taskId: 't', attemptId: `a${n}`, spec, outputSeconds: null, references: refs });
+  expect(r.status?.state).toBe('succeeded');
+});
+
+it.each([
+  ['another model\'s name for its images (image_input on FLUX.2 pro)', 'black-forest-labs/flux-2-pro', { prompt: 'x', image_input: ['https://m/1.png'] }, /Additional property image_input is not allowed/],
+  ['more images than FLUX 1.1 pro takes', 'black-forest-labs/flux-1.1-pro', { prompt: 'x', image_prompt: ['https://m/1.png', 'https://m/2.png'] }, /at most 1 items/],
+])('refuses, as Replicate\'s validation does, %s (422)', async (_what, model, input, detail) => {
+  const res = await fetch(`${simBase}/replicate/v1/models/${model}/predictions`, { method: 'POST', headers: { Authorization: 'Bearer r8_a', 'Content-Type': 'application/json' }, body: JSON.stringify({ input: { ...input, prompt: `x #${++n}` } }) });
+  expect(res.status).toBe(422);
+  expect(await res.json()).toMatchObject({ status: 422, title: 'Input validation failed', detail: expect.stringMatching(detail) });
 });

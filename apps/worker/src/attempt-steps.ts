@@ -131,6 +131,12 @@ export async function pollStep({ run, attempt, adapter }: StepInput): Promise<St
     if (err.kind !== 'transient') return nextChannel(run, attempt, err);
     // The render keeps running upstream whatever our connection does; keep asking until the deadline.
     const n = run.transientErrors + 1;
+    if (err.unknownShape) {
+      // An answer no source describes is no outage: logged each time, and after the transient
+      // budget the render is given up here (nextChannel) rather than waited on until the deadline.
+      ctx.log.warn({ taskId: task.id, channel: attempt.channelId, attemptNo: attempt.attemptNo, upstreamId: attempt.upstreamId, err: err.message, times: n }, 'upstream answer of unknown shape');
+      if (n > ctx.config.WORKER_MAX_TRANSIENT_ERRORS) return nextChannel(run, attempt, new UpstreamError('failed', `${err.message} (${n} times in a row)`));
+    }
     return wait('poll', backoffMs(n, err.retryAfterMs), n);
   }
   return afterStatus({ run, attempt, adapter }, status);

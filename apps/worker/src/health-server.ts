@@ -1,8 +1,7 @@
 // The worker's small HTTP port: liveness and readiness for orchestrators, Prometheus metrics, and
 // counters for tests and operators.
 import http from 'node:http';
-import { createHash, timingSafeEqual } from 'node:crypto';
-import { renderMetrics } from '@mediagen/metrics';
+import { checkText, ENDPOINT_UNAUTHORIZED, endpointAccess, readinessAnswer, ReadinessChecks, renderMetrics } from '@mediagen/metrics';
 import type { WorkerContext } from './context';
 
 const json = (res: http.ServerResponse, status: number, body: unknown) =>
@@ -16,7 +15,7 @@ const within = <T>(p: Promise<T>, ms: number) =>
  * probe's `SELECT 1` may first open a pooled connection, which on a loaded machine takes more than
  * the round trip itself: the limit is generous for that, yet a cut database still reads 503.
  */
-async function readiness(ctx: WorkerContext): Promise<{ postgres: string; redis: string }> {
+async function readiness(ctx: WorkerContext): Promise<ReadinessChecks> {
   const limit = ctx.config.WORKER_READY_TIMEOUT_MS;
   const [pg, redis] = await Promise.allSettled([
     within(ctx.db.$queryRaw`SELECT 1`, limit),
@@ -24,26 +23,29 @@ async function readiness(ctx: WorkerContext): Promise<{ postgres: string; redis:
     // would wait for the reconnect: report the connection state instead of waiting for it.
     ctx.redis.status === 'ready' ? within(ctx.redis.ping(), limit) : Promise.reject(new Error(`connection ${ctx.redis.status}`)),
   ]);
-  const text = (r: PromiseSettledResult<unknown>) => (r.status === 'fulfilled' ? 'ok' : String((r.reason as Error)?.message ?? r.reason));
-  return { postgres: text(pg), redis: text(redis) };
+  return { postgres: checkText(pg), redis: checkText(redis) };
 }
 
 /**
- * In production /metrics and /stats (counters, memory) need `Authorization: Bearer <ADMIN_TOKEN>`
- * and /healthz says only whether the worker runs (issue 11.13): the port answers on the compose
- * network, where nothing but the operator's scraper has business reading them.
+ * The gateway's rules (packages/metrics endpoint-access.ts, readiness.ts): /metrics and /stats
+ * (counters, memory) need `Authorization: Bearer <METRICS_TOKEN or ADMIN_TOKEN>` in production, and
+ * /healthz then says only whether the worker runs (issue 11.13); /readyz names a failing dependency
+ * without the driver's text unless the caller shows one of those tokens, in every environment.
+ * Outside production /metrics and /stats stay open: the port is internal, and tests and the
+ * benchmark read the counters.
  */
-export function startHealthServer(ctx: WorkerContext, port: number, isRunning: () => boolean, auth?: { token: string; required: boolean }): http.Server {
-  const expected = auth ? createHash('sha256').update(auth.token).digest() : null;
-  const allowed = (req: http.IncomingMessage) => {
-    if (!auth?.required) return true;
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-    return !!m && !!expected && timingSafeEqual(createHash('sha256').update(m[1]).digest(), expected);
-  };
+export function startHealthServer(
+  ctx: WorkerContext,
+  port: number,
+  isRunning: () => boolean,
+  auth?: { token: string; metricsToken?: string; required: boolean },
+): http.Server {
+  const authenticated = auth ? endpointAccess({ ADMIN_TOKEN: auth.token, METRICS_TOKEN: auth.metricsToken }) : () => false;
+  const allowed = (req: http.IncomingMessage) => !auth?.required || authenticated(req.headers.authorization);
   const server = http.createServer((req, res) => {
     const route = req.method === 'GET' ? req.url : undefined;
     if ((route === '/metrics' || route === '/stats') && !allowed(req)) {
-      return json(res, 401, { error: 'Needs "Authorization: Bearer <ADMIN_TOKEN>"', code: 'unauthorized' });
+      return json(res, 401, ENDPOINT_UNAUTHORIZED);
     }
     if (route === '/healthz' && auth?.required) {
       const ok = isRunning();
@@ -56,10 +58,10 @@ export function startHealthServer(ctx: WorkerContext, port: number, isRunning: (
       if (!isRunning()) return json(res, 503, { status: 'not_ready', code: 'service_unavailable', error: 'Worker is shutting down' });
       readiness(ctx).then(
         (checks) => {
-          const ok = checks.postgres === 'ok' && checks.redis === 'ok';
-          json(res, ok ? 200 : 503, ok ? { status: 'ready' } : { status: 'not_ready', code: 'service_unavailable', error: 'Dependencies unavailable', ...checks });
+          const answer = readinessAnswer(checks, authenticated(req.headers.authorization));
+          json(res, answer.status, answer.body);
         },
-        (err: Error) => json(res, 503, { status: 'not_ready', code: 'service_unavailable', error: err.message }),
+        () => json(res, 503, { status: 'not_ready', code: 'service_unavailable', error: 'Readiness check failed' }),
       );
     } else if (route === '/metrics') {
       renderMetrics(ctx.metrics.registry).then(

@@ -94,7 +94,7 @@ export async function startWorkerApp(
   const webhookWorker = createWebhookWorker(ctx, webhookRedis);
   const maintenance = await startMaintenance(ctx, maintenanceRedis);
   let running = true;
-  const health = startHealthServer(ctx, config.WORKER_PORT, () => running, { token: config.ADMIN_TOKEN, required: config.NODE_ENV === 'production' });
+  const health = startHealthServer(ctx, config.WORKER_PORT, () => running, { token: config.ADMIN_TOKEN, metricsToken: config.METRICS_TOKEN, required: config.NODE_ENV === 'production' });
   log.info({ channels: channels.channels.map((c) => c.id), concurrency: config.WORKER_CONCURRENCY }, 'worker started');
 
   const stop = async () => {

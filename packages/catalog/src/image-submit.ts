@@ -10,7 +10,7 @@ import { parseMediaRef } from './media-items';
 import { parseCallbackUrl } from './callback-url';
 import { checkChoice, checkInlineCount, checkPrompt, fail, isSent, parseStructure, unsupported } from './param-checks';
 
-export function parseImageSubmit(body: unknown, opts: ValidateOptions): { spec: ImageTaskSpec; clientRequestId: string | null; callbackUrl: string | null } {
+export function parseImageSubmit(body: unknown, opts: ValidateOptions): { spec: ImageTaskSpec; clientRequestId: string | null; callbackUrl: string | null; maxCostCents: number | null } {
   const parsed = parseStructure(imageSubmitBodySchema, body);
   const { model } = resolveImageModel(parsed.model);
   checkSold(opts.sold, model, null, null);
@@ -28,5 +28,5 @@ export function parseImageSubmit(body: unknown, opts: ValidateOptions): { spec: 
   const images = sent.map((url, i) => parseMediaRef(url, `images[${i}]`, 'image', 'reference', opts));
   checkInlineCount(images);
 
-  return { spec: { type: 'image', model: model.id, prompt, ratio, resolution, images }, clientRequestId: parsed.client_request_id ?? null, callbackUrl: parseCallbackUrl(parsed.callback_url, opts) };
+  return { spec: { type: 'image', model: model.id, prompt, ratio, resolution, images }, clientRequestId: parsed.client_request_id ?? null, callbackUrl: parseCallbackUrl(parsed.callback_url, opts), maxCostCents: parsed.max_cost_cents ?? null };
 }

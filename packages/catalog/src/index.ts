@@ -18,3 +18,4 @@ export { checkMeasuredLimits, lipSyncOutputSeconds, ceilSeconds, overLimit, MEAS
 export { computeCost, microsToCents } from './cost';
 export * from './extension-schemas';
 export { storedTaskParamsSchema, parseStoredTaskParams, type StoredTaskParams } from './stored-params';
+export { quoteResponseSchema, quoteBody, type QuoteResponse } from './quote-schemas';

@@ -39,6 +39,15 @@ const callbackUrl = z.string().meta({
   example: 'https://example.com/hooks/mediagen',
 });
 
+const maxCostCents = z
+  .number()
+  .int()
+  .min(0)
+  .meta({
+    description: 'Extension: the most this task may cost, in cents. A dearer task is refused with 422 `cost_above_limit` (body with `costCents`) before anything is charged. POST .../quote tells the cost beforehand.',
+    example: 50,
+  });
+
 const promptDescription = `Text prompt, ${MAX_PROMPT_CHARS} characters at most, not blank.`;
 
 export const videoSubmitBodySchema = z
@@ -74,6 +83,7 @@ export const videoSubmitBodySchema = z
     }),
     client_request_id: opt(clientRequestId),
     callback_url: opt(callbackUrl),
+    max_cost_cents: opt(maxCostCents),
   })
   .meta({ id: 'VideoSubmitBody', description: 'POST /api/video/generate body (spec 4.1).' });
 
@@ -91,6 +101,7 @@ export const imageSubmitBodySchema = z
     }),
     client_request_id: opt(clientRequestId),
     callback_url: opt(callbackUrl),
+    max_cost_cents: opt(maxCostCents),
   })
   .meta({ id: 'ImageSubmitBody', description: 'POST /api/image/generate body (spec 4.3).' });
 

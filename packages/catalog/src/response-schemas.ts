@@ -14,6 +14,7 @@ export const submitResponseSchema = z
     }),
     resultUrls: z.array(z.string()).optional().meta({ description: 'Present when status is completed (image models that answer at once).' }),
     idempotentReplay: z.literal(true).optional().meta({ description: 'Present and true only when the response replays an earlier submit.' }),
+    costCents: z.number().int().min(0).meta({ description: 'Extension: what the task was charged, in cents (a failed task is refunded).', example: 4 }),
   })
   .meta({ id: 'SubmitResponse' });
 

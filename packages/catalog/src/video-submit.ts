@@ -13,7 +13,7 @@ import { videoCSpec } from './video-c-rules';
 
 const RULES = { 'video-a': videoASpec, 'video-b': videoBSpec, 'video-c': videoCSpec } as const;
 
-export function parseVideoSubmit(body: unknown, opts: ValidateOptions): { spec: VideoTaskSpec; clientRequestId: string | null; callbackUrl: string | null } {
+export function parseVideoSubmit(body: unknown, opts: ValidateOptions): { spec: VideoTaskSpec; clientRequestId: string | null; callbackUrl: string | null; maxCostCents: number | null } {
   const parsed = parseStructure(videoSubmitBodySchema, body);
   const { model, requestedModel } = resolveVideoModel(parsed.model);
   checkSold(opts.sold, model, null, null);
@@ -23,5 +23,5 @@ export function parseVideoSubmit(body: unknown, opts: ValidateOptions): { spec: 
   if (base.variant) checkSold(opts.sold, model, base.variant, 'variant');
   checkInlineCount([...base.media, ...(base.firstFrame ? [base.firstFrame] : []), ...(base.lastFrame ? [base.lastFrame] : [])]);
   const spec: VideoTaskSpec = requestedModel === undefined ? base : { ...base, requestedModel };
-  return { spec, clientRequestId: parsed.client_request_id ?? null, callbackUrl: parseCallbackUrl(parsed.callback_url, opts) };
+  return { spec, clientRequestId: parsed.client_request_id ?? null, callbackUrl: parseCallbackUrl(parsed.callback_url, opts), maxCostCents: parsed.max_cost_cents ?? null };
 }

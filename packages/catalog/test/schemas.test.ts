@@ -37,9 +37,9 @@ describe('OpenAPI generation', () => {
 
 describe('response schemas accept the documented bodies', () => {
   test.each([
-    ['submit, pending', submitResponseSchema, { taskId: 't1', generationId: 't1', status: 'pending' }],
-    ['submit, image completed at once', submitResponseSchema, { taskId: 't1', generationId: 't1', status: 'completed', resultUrls: ['https://x/y.png'] }],
-    ['submit, idempotent replay', submitResponseSchema, { taskId: 't1', generationId: 't1', status: 'processing', idempotentReplay: true }],
+    ['submit, pending', submitResponseSchema, { taskId: 't1', generationId: 't1', status: 'pending', costCents: 4 }],
+    ['submit, image completed at once', submitResponseSchema, { taskId: 't1', generationId: 't1', status: 'completed', resultUrls: ['https://x/y.png'], costCents: 3 }],
+    ['submit, idempotent replay', submitResponseSchema, { taskId: 't1', generationId: 't1', status: 'processing', idempotentReplay: true, costCents: 4 }],
     ['poll, processing', pollResponseSchema, { status: 'processing', progress: 40, type: 'video' }],
     ['poll, completed', pollResponseSchema, { status: 'completed', resultUrls: ['https://x/y.mp4'], type: 'video' }],
     ['poll, failed', pollResponseSchema, { status: 'failed', errorCode: 'timeout', retryable: true, errorMessage: 'No result within 6 hours', type: 'image' }],

@@ -38,8 +38,9 @@ export class ApiError extends MediaGenError {
     const args = [status, code, message, b, headers] as const;
     switch (status) {
       case 400:
-      case 422:
         return new BadRequestError(...args);
+      case 422:
+        return code === 'cost_above_limit' ? new CostAboveLimitError(...args) : new BadRequestError(...args);
       case 401:
         return new AuthenticationError(...args);
       case 402:
@@ -59,6 +60,16 @@ export class ApiError extends MediaGenError {
 }
 
 export class BadRequestError extends ApiError {}
+
+/** 422 `cost_above_limit`: the task would cost more than maxCostCents; nothing was created or charged. */
+export class CostAboveLimitError extends BadRequestError {
+  get costCents(): number {
+    return Number(this.body?.costCents);
+  }
+  get maxCostCents(): number {
+    return Number(this.body?.maxCostCents);
+  }
+}
 export class AuthenticationError extends ApiError {}
 export class NotFoundError extends ApiError {}
 /** 409: the same idempotency key is still in flight (retried by the SDK), or `not_cancellable`. */

@@ -1,6 +1,7 @@
 // Environment is parsed once, at process start, into a frozen object that is passed down.
 // A bad value stops the process with a message naming the variable (design.md section 5).
 import { createHash, randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 const bool = z
@@ -80,6 +81,11 @@ const envSchema = z.object({
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
   /** How long an "answers at once" image submit waits for its render before answering pending. */
   INSTANT_WAIT_MS: z.coerce.number().int().min(0).default(8_000),
+  /** GET /api/tasks/{id}/events: open streams per account on one gateway; heartbeat and state-refresh periods; unsent bytes before a stream is cut. */
+  SSE_MAX_STREAMS_PER_ACCOUNT: z.coerce.number().int().positive().default(100),
+  SSE_HEARTBEAT_MS: z.coerce.number().int().positive().default(15_000),
+  SSE_REFRESH_MS: z.coerce.number().int().positive().default(2_000),
+  SSE_BUFFER_BYTES: z.coerce.number().int().min(1024).default(64 * 1024),
   WORKER_CONCURRENCY: z.coerce.number().int().positive().default(50),
   WORKER_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
   /** How long the worker's /readyz waits for Postgres and Redis to answer before calling one unavailable. */
@@ -115,6 +121,19 @@ const envSchema = z.object({
   FILES_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(1_200),
   /** Failed authentications (API key or admin token) per minute per client address before 429. */
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().positive().default(30),
+  /**
+   * Express's `trust proxy`: which proxies' X-Forwarded-For to believe for the client address. Off
+   * (unset, `false`, `0`), a hop count (`1`: the load balancer in front), or a comma-separated list
+   * of addresses and CIDR ranges (and Express's names `loopback`, `linklocal`, `uniquelocal`).
+   */
+  TRUST_PROXY: optionalText(z.string()).transform((v, ctx) => {
+    const parsed = parseTrustProxy(v);
+    if (typeof parsed === 'object' && !Array.isArray(parsed)) {
+      ctx.addIssue({ code: 'custom', message: parsed.error });
+      return z.NEVER;
+    }
+    return parsed;
+  }),
   /** HMAC key of the signed URLs of private input files; unset: derived from ADMIN_TOKEN. */
   FILE_SIGNING_SECRET: optionalText(z.string().min(32)),
   /** Outbound webhooks (docs/api.md): steps running at once in one worker (each a single HTTP POST). */
@@ -176,6 +195,27 @@ export function parseClusterNodes(value: string): ClusterNode[] | string {
     });
   }
   return nodes.length ? nodes : 'no node given (host:port,host:port,...)';
+}
+
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** A TRUST_PROXY value: false (off), a hop count, or a list of addresses/CIDR ranges; or why it is none. */
+export function parseTrustProxy(value: string | undefined): false | number | string[] | { error: string } {
+  const v = (value ?? '').trim();
+  if (v === '' || v === 'false' || v === '0') return false;
+  if (/^[0-9]+$/.test(v)) return Number(v) <= 32 ? Number(v) : { error: 'a hop count is at most 32' };
+  // `true` would believe any X-Forwarded-For, so any client could name its own address.
+  if (v === 'true') return { error: '"true" trusts every proxy (any client could choose its address): give a hop count or the proxies\' addresses' };
+  const list = v.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const entry of list) {
+    if (PROXY_NAMES.has(entry)) continue;
+    const [ip, bits, ...rest] = entry.split('/');
+    const family = isIP(ip);
+    const max = family === 4 ? 32 : 128;
+    const okBits = bits === undefined || (/^[0-9]{1,3}$/.test(bits) && Number(bits) <= max);
+    if (family === 0 || !okBits || rest.length) return { error: `"${entry}" is not an address, a CIDR range or one of loopback, linklocal, uniquelocal` };
+  }
+  return list;
 }
 
 type Env = z.infer<typeof envSchema>;

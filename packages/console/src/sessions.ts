@@ -3,7 +3,7 @@
 // the session's CSRF token (synchronizer token), checked in constant time.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { createSession, deleteSession, Db, findSession, SessionRecord } from '@mediagen/db';
+import { AuditInput, createSession, deleteSession, Db, findSession, SessionRecord } from '@mediagen/db';
 
 export const SESSION_COOKIE = 'mg_console';
 /** Sessions last 8 hours (a working day); signing in again is cheap, a stolen laptop's session is not. */
@@ -30,9 +30,10 @@ export function readCookie(req: Pick<Request, 'headers'>, name: string): string 
   return undefined;
 }
 
-export async function startSession(db: Db, res: Response, operatorId: string, secure: boolean): Promise<void> {
+/** Opens a session; `audit` (the sign-in's audit event) commits with it. */
+export async function startSession(db: Db, res: Response, operatorId: string, secure: boolean, audit?: AuditInput): Promise<void> {
   const token = randomBytes(32).toString('base64url');
-  await createSession(db, { id: sha256(token), operatorId, csrfToken: randomBytes(32).toString('base64url'), expiresAt: new Date(Date.now() + SESSION_TTL_MS) });
+  await createSession(db, { id: sha256(token), operatorId, csrfToken: randomBytes(32).toString('base64url'), expiresAt: new Date(Date.now() + SESSION_TTL_MS) }, audit);
   res.cookie(SESSION_COOKIE, token, { httpOnly: true, sameSite: 'strict', secure, path: '/', maxAge: SESSION_TTL_MS });
 }
 

@@ -2,6 +2,7 @@
 // session ids are sha256 of the cookie's token, so a leaked table does not open sessions.
 import type { Db } from './client';
 import { sql } from './sql';
+import { AuditInput, recordAudit } from './audit';
 
 export type OperatorRole = 'viewer' | 'admin';
 
@@ -69,8 +70,16 @@ export interface SessionRecord {
   operator: { id: string; name: string; role: OperatorRole };
 }
 
-export async function createSession(db: Db, s: { id: string; operatorId: string; csrfToken: string; expiresAt: Date }): Promise<void> {
-  await db.operatorSession.create({ data: s });
+/** Creates a session; with `audit`, its audit event (the sign-in) is written in the same transaction. */
+export async function createSession(db: Db, s: { id: string; operatorId: string; csrfToken: string; expiresAt: Date }, audit?: AuditInput): Promise<void> {
+  if (!audit) {
+    await db.operatorSession.create({ data: s });
+    return;
+  }
+  await db.$transaction(async (tx) => {
+    await tx.operatorSession.create({ data: s });
+    await recordAudit(tx, audit);
+  });
 }
 
 /** The live session with this id (expired ones and those of disabled operators are not found). */

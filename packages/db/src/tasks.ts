@@ -25,6 +25,12 @@ export async function findTaskView(db: Db, taskId: string, accountId: string): P
   return rows.length ? view(rows[0]) : null;
 }
 
+/** The task's view and what it was charged (a submit's answer, replays included); null when not the account's. */
+export async function findSubmittedTask(db: Db, taskId: string, accountId: string): Promise<(TaskView & { costCents: number }) | null> {
+  const { rows } = await sql<TaskView & { costCents: number }>(db, `SELECT ${VIEW}, "costCents" FROM "Task" WHERE "id" = $1 AND "accountId" = $2`, [taskId, accountId]);
+  return rows.length ? { ...view(rows[0]), costCents: Number(rows[0].costCents) } : null;
+}
+
 /** The tasks of these ids that exist, with their owners, in one statement (polls that missed the cache). */
 export async function findTaskViews(db: Db, taskIds: readonly string[]): Promise<Map<string, TaskView & { accountId: string }>> {
   const { rows } = await sql<TaskView & { accountId: string }>(db, `SELECT "accountId", ${VIEW} FROM "Task" WHERE "id" = ANY($1::text[])`, [taskIds]);

@@ -26,8 +26,12 @@ export const ERROR_STATUS = {
   unsupported_media_type: 415,
   idempotency_key_reused: 422,
   balance_limit_exceeded: 422,
+  /** The task would cost more than the submit's max_cost_cents; nothing was charged. */
+  cost_above_limit: 422,
   too_many_tasks: 429,
   rate_limited: 429,
+  /** The account holds SSE_MAX_STREAMS_PER_ACCOUNT open task event streams on this gateway. */
+  too_many_streams: 429,
   internal_error: 500,
   service_unavailable: 503,
 } as const;

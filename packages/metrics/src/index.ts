@@ -1,5 +1,7 @@
 // Metric definitions shared by the gateway and the worker: every name is defined once, here.
 // Each app builds its own set on its own Registry (see registry.ts) and serves it at GET /metrics.
+// Both also take from here who may read /metrics, /stats and /readyz detail (endpoint-access.ts,
+// readiness.ts), so the two processes keep one rule.
 import type { Registry } from 'prom-client';
 import { createRegistry } from './registry';
 import { httpMetrics, HttpMetrics } from './http-metrics';
@@ -13,6 +15,8 @@ export * from './task-metrics';
 export * from './channel-metrics';
 export * from './cluster-gauges';
 export * from './upstream-metrics';
+export * from './endpoint-access';
+export * from './readiness';
 
 export interface GatewayMetrics {
   registry: Registry;

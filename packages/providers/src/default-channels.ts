@@ -44,19 +44,19 @@ export function defaultChannelConfig(simBaseUrl: string): ChannelConfig {
       ch('sim-video-b-official', 'modelark', ark, { tier: 'official', costOrder: 30, models: pick(SEEDANCE, ['video-b-2.5', 'video-b-2.0-mini']), ...videoSubmit }),
       ch('sim-video-c', 'gemini', gemini, {
         costOrder: 10, ...videoSubmit,
-        models: { 'video-c-3.1-fast': 'veo-3.1-fast-generate-preview', 'video-c-3.1-pro': 'veo-3.1-generate-preview', 'video-c-3.1-components': 'veo-3.1-generate-preview' },
+        models: { 'video-c-3.1-fast': 'veo-3.1-fast-generate-001', 'video-c-3.1-pro': 'veo-3.1-generate-001', 'video-c-3.1-components': 'veo-3.1-generate-001' },
       }),
       ch('sim-image-main', 'modelark', ark, { costOrder: 10, models: { 'image-a-5.0': 'seedream-5-0-260128' }, poll: imagePoll }),
       // Answers at once: Replicate's `Prefer: wait` holds the submit until the image is done.
-      ch('sim-image-c', 'replicate', `${sim}/replicate/v1`, { costOrder: 10, models: { 'image-c-2.1': 'black-forest-labs/flux-1.1-pro' }, preferWaitSeconds: 10, poll: imagePoll }),
+      ch('sim-image-c', 'replicate', `${sim}/replicate/v1`, { costOrder: 10, models: { 'image-c-2.1': 'black-forest-labs/flux-2-pro' }, preferWaitSeconds: 10, poll: imagePoll }),
       // Spec 7.2: "the image-b and image-d models on one image channel" report violations; they
       // are two vendors (Seedream, Gemini), so two channels here, both reporting.
       ch('sim-image-b', 'modelark', ark, { costOrder: 10, models: { 'image-b-2.5': 'seedream-4-5-251128', 'image-b-2': 'seedream-4-0-250828' }, reportsViolations: true, poll: imagePoll }),
       ch('sim-image-d', 'gemini', gemini, {
         costOrder: 10, reportsViolations: true, poll: imagePoll,
         models: {
-          'image-d-3-pro-image-preview': 'gemini-3-pro-image-preview',
-          'image-d-3.1-flash-image-preview': 'gemini-3.1-flash-image-preview',
+          'image-d-3-pro-image-preview': 'gemini-3-pro-image',
+          'image-d-3.1-flash-image-preview': 'gemini-3.1-flash-image',
           'image-d-2.5-flash-image': 'gemini-2.5-flash-image',
         },
       }),

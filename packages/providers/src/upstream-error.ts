@@ -22,6 +22,13 @@ export type UpstreamErrorKind =
   | 'unsent';
 
 export class UpstreamError extends Error {
+  /**
+   * The upstream answered with a shape no source describes (a field of the wrong type, an unknown
+   * status word): read again like a dropped connection, but logged, and after
+   * WORKER_MAX_TRANSIENT_ERRORS in a row the worker moves on instead of waiting for the deadline.
+   */
+  unknownShape = false;
+
   constructor(
     readonly kind: UpstreamErrorKind,
     message: string,
@@ -35,3 +42,10 @@ export class UpstreamError extends Error {
 }
 
 export const isUpstreamError = (e: unknown): e is UpstreamError => e instanceof UpstreamError;
+
+/** A `transient` error for an answer of a shape we do not know (see UpstreamError.unknownShape). */
+export function unknownAnswer(message: string): UpstreamError {
+  const err = new UpstreamError('transient', message);
+  err.unknownShape = true;
+  return err;
+}

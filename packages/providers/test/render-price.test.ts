@@ -90,7 +90,7 @@ describe('fal: priced by the app path the render ran on', () => {
 describe('gemini: image tokens from usageMetadata, Veo by the seconds rendered', () => {
   const channel = (prices: GeminiChannel['prices']): GeminiChannel =>
     ({ ...base, id: 'gem', protocol: 'gemini', veoReferenceType: 'asset', baseUrl: `${up.base}/v1beta`, prices,
-      models: { 'video-c-3.1-pro': 'veo-3.1-generate-preview', 'image-d-2.5-flash-image': 'gemini-2.5-flash-image' } }) as GeminiChannel;
+      models: { 'video-c-3.1-pro': 'veo-3.1-generate-001', 'image-d-2.5-flash-image': 'gemini-2.5-flash-image' } }) as GeminiChannel;
 
   it('an image: output tokens at their rate plus prompt tokens at theirs (the fixture: 1,290 out, 12 in)', async () => {
     up.on('POST', '/v1beta/models/gemini-2.5-flash-image:generateContent', { body: geminiFixture('gemini-image-png') });
@@ -113,9 +113,9 @@ describe('gemini: image tokens from usageMetadata, Veo by the seconds rendered',
   });
 
   it('Veo: the seconds of video the poll\'s render asked for, or the operation name\'s model without it', async () => {
-    const name = 'models/veo-3.1-generate-preview/operations/8m2k1x9q4ht7';
+    const name = 'models/veo-3.1-generate-001/operations/8m2k1x9q4ht7';
     up.on('GET', `/v1beta/${name}`, { body: geminiFixture('veo-done-video') });
-    const a = createGeminiAdapter(channel({ 'veo-3.1-generate-preview': { microUsdPerOutputSecond: 400_000 } }));
+    const a = createGeminiAdapter(channel({ 'veo-3.1-generate-001': { microUsdPerOutputSecond: 400_000 } }));
     try {
       expect(await a.poll(name, { spec: veo('video-c-3.1-pro'), outputSeconds: 8 })).toMatchObject({ state: 'succeeded', usage: { units: 'outputs', amount: 1, costMicroUsd: 3_200_000 } });
       // Without the render the length is unknown: a per-second price gives no cost.

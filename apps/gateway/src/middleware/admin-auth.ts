@@ -1,36 +1,37 @@
-import { timingSafeEqual, createHash } from 'node:crypto';
+// Bearer-token checks: the admin API's guard, and the constant-time comparison that /metrics and
+// Bull Board use too.
 import type { Request, RequestHandler } from 'express';
 import { AppError } from '@mediagen/errors';
+import { bearerTokenMatcher } from '@mediagen/metrics';
 import type { GatewayDeps } from '../deps';
 import { guardAuth } from './ip-limits';
 
-/** Does the request carry `Authorization: Bearer <one of tokens>`? Constant time (hashing first equalises the lengths). */
+/** Does the request carry `Authorization: Bearer <one of tokens>`? Constant time (packages/metrics endpoint-access.ts). */
 export function bearerMatches(...tokens: (string | undefined)[]): (req: Request) => boolean {
-  const expected = tokens.filter((t): t is string => !!t).map((t) => createHash('sha256').update(t).digest());
-  return (req) => {
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-    const given = createHash('sha256').update(m?.[1] ?? '').digest();
-    let ok = false;
-    for (const e of expected) ok = timingSafeEqual(given, e) || ok;
-    return !!m && ok;
-  };
+  const matches = bearerTokenMatcher(...tokens);
+  return (req) => matches(req.headers.authorization);
 }
 
 /**
  * Bearer ADMIN_TOKEN, compared in constant time (hashing first equalises the lengths). Failed
- * attempts count against the client address (ip-limits.ts): guessing the token is throttled.
+ * attempts count against the client address (ip-limits.ts): guessing the token is throttled, and the
+ * right token is served even from an address blocked for others' failures.
  */
 export function adminAuth(deps: GatewayDeps): RequestHandler {
-  const expected = createHash('sha256').update(deps.config.ADMIN_TOKEN).digest();
+  const isAdmin = bearerMatches(deps.config.ADMIN_TOKEN);
   return (req, res, next) => {
-    guardAuth(deps, req, () => {
-      const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-      const given = createHash('sha256').update(m?.[1] ?? '').digest();
-      if (!m || !timingSafeEqual(given, expected)) {
-        throw new AppError('unauthorized', 'Admin endpoints need "Authorization: Bearer <ADMIN_TOKEN>"', undefined, undefined, { 'WWW-Authenticate': 'Bearer realm="admin"' });
-      }
-      // Admin answers reveal keys and balances: never kept by a browser or a shared cache.
-      res.setHeader('Cache-Control', 'no-store');
-    }).then(() => next(), next);
+    const ok = isAdmin(req);
+    guardAuth(
+      deps,
+      req,
+      () => {
+        if (!ok) {
+          throw new AppError('unauthorized', 'Admin endpoints need "Authorization: Bearer <ADMIN_TOKEN>"', undefined, undefined, { 'WWW-Authenticate': 'Bearer realm="admin"' });
+        }
+        // Admin answers reveal keys and balances: never kept by a browser or a shared cache.
+        res.setHeader('Cache-Control', 'no-store');
+      },
+      () => ok,
+    ).then(() => next(), next);
   };
 }

@@ -3,7 +3,9 @@
 // Hostile callers (issue 11.5, 11.16, 11.17):
 // - keys the database does not know are remembered for NEGATIVE_CACHE_MS, so repeating a bogus key
 //   costs no lookup, and failures count against the client address (ip-limits.ts): past
-//   AUTH_FAILURES_PER_MINUTE the address gets 429 before any lookup;
+//   AUTH_FAILURES_PER_MINUTE the address gets 429 before any lookup for keys this gateway does not
+//   know, while keys it found valid within VOUCH_MS are still served (throttle failures, not the
+//   other clients behind a NAT or proxy);
 // - a revocation that arrives while a lookup is in flight wins: the lookup's answer is not cached
 //   (a per-process revocation counter is compared before and after it), and requests that arrive
 //   after the revocation do not share that lookup;
@@ -13,7 +15,7 @@ import { findApiKeyByHash } from '@mediagen/db';
 import { AppError } from '@mediagen/errors';
 import { GatewayDeps, onePerDeps } from '../deps';
 import { DEV_API_KEY_HASH, hashApiKey, looksLikeApiKey } from '../services/api-keys';
-import { authFailures, clientAddress, guardAuth } from './ip-limits';
+import { guardAuth } from './ip-limits';
 
 export interface AuthContext {
   apiKeyId: string;
@@ -31,6 +33,11 @@ const CACHE_MS = 5_000;
 const REFRESH_MS = 1_000;
 const CACHE_MAX = 10_000;
 const NEGATIVE_CACHE_MS = 30_000;
+/**
+ * How long a key found valid still counts as known to this gateway when its address is blocked for
+ * failed attempts: such a key is looked up (its cache entry lasts only CACHE_MS) instead of refused.
+ */
+const VOUCH_MS = 15 * 60_000;
 
 const unauthorized = (msg: string) =>
   new AppError('unauthorized', msg, undefined, undefined, { 'WWW-Authenticate': 'Bearer realm="api"' });
@@ -55,10 +62,13 @@ type Entry = { ctx: AuthContext; until: number };
 function createApiKeyAuth(deps: GatewayDeps): ApiKeyAuth {
   const cache = new Map<string, Entry>();
   const unknown = new Map<string, number>();
+  /** Keys found valid, with until when they count as known (VOUCH_MS). */
+  const vouchedUntil = new Map<string, number>();
   let revocations = 0;
   deps.events.onKeyRevoked((hash) => {
     revocations++;
     cache.delete(hash);
+    vouchedUntil.delete(hash);
   });
   const production = deps.config.NODE_ENV === 'production';
 
@@ -73,6 +83,7 @@ function createApiKeyAuth(deps: GatewayDeps): ApiKeyAuth {
     const done = findApiKeyByHash(deps.db, hash).then((key) => {
       if (!key || key.revoked) {
         cache.delete(hash);
+        vouchedUntil.delete(hash);
         if (unknown.size >= CACHE_MAX) unknown.clear();
         unknown.set(hash, now + NEGATIVE_CACHE_MS);
         return null;
@@ -80,6 +91,8 @@ function createApiKeyAuth(deps: GatewayDeps): ApiKeyAuth {
       const ctx: AuthContext = { apiKeyId: key.apiKeyId, accountId: key.accountId, rateLimitPerMinute: key.rateLimitPerMinute };
       // A revocation published while the lookup ran may concern this key: answer, but do not cache.
       if (revocations === seen) {
+        if (vouchedUntil.size >= CACHE_MAX) vouchedUntil.clear();
+        vouchedUntil.set(hash, now + VOUCH_MS);
         const entry = cache.get(hash);
         // A refreshed entry is updated in place, so the by-header entries that point at it stay valid.
         if (entry !== undefined) Object.assign(entry, { ctx, until: now + CACHE_MS });
@@ -99,11 +112,24 @@ function createApiKeyAuth(deps: GatewayDeps): ApiKeyAuth {
     return done;
   };
 
+  /** The key's hash when the header is a well-formed bearer key, else null. */
+  const keyHash = (header: string | undefined): string | null => {
+    const m = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+    return m && looksLikeApiKey(m[1]) ? hashApiKey(m[1]) : null;
+  };
+  /** Known valid from memory (a fresh cache entry, or found valid within VOUCH_MS): no lookup needed to trust it is not a guess. */
+  const vouched = (header: string | undefined): boolean => {
+    const hash = keyHash(header);
+    if (hash === null) return false;
+    const now = Date.now();
+    if ((cache.get(hash)?.until ?? 0) > now) return true;
+    return (vouchedUntil.get(hash) ?? 0) > now;
+  };
+
   const authenticate = async (header: string | undefined): Promise<{ ctx: AuthContext; hash: string }> => {
     if (!header) throw unauthorized('Missing Authorization header; send "Authorization: Bearer <API_KEY>"');
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!m || !looksLikeApiKey(m[1])) throw unauthorized('Malformed Authorization header; expected "Bearer <API_KEY>"');
-    const hash = hashApiKey(m[1]);
+    const hash = keyHash(header);
+    if (hash === null) throw unauthorized('Malformed Authorization header; expected "Bearer <API_KEY>"');
     if (production && hash === DEV_API_KEY_HASH) throw unauthorized('Invalid or revoked API key');
     const now = Date.now();
     const hit = cache.get(hash);
@@ -118,7 +144,6 @@ function createApiKeyAuth(deps: GatewayDeps): ApiKeyAuth {
   // The cache by the Authorization header as sent: a known key costs one Map look-up, no parsing,
   // no sha256 and no promise. Entries point at the hash-keyed entry, so a revocation (which evicts
   // that one) ends them too.
-  const failures = authFailures(deps);
   const byHeader = new Map<string, { hash: string; entry: Entry }>();
   const known = (req: Request): AuthContext | undefined => {
     const header = req.headers.authorization;
@@ -126,8 +151,8 @@ function createApiKeyAuth(deps: GatewayDeps): ApiKeyAuth {
     const k = byHeader.get(header);
     if (k === undefined) return undefined;
     const now = Date.now();
-    // An address blocked for failed attempts is refused whatever it sends (guardAuth's order).
-    if (k.entry.until <= now || cache.get(k.hash) !== k.entry || failures.blockedFor(clientAddress(req)) !== 0) return undefined;
+    // A known key is served whatever its address did (failures are throttled, not clients).
+    if (k.entry.until <= now || cache.get(k.hash) !== k.entry) return undefined;
     // A key in use is looked up again shortly before its entry expires, so its requests never
     // wait for the lookup; the entry still ends CACHE_MS after the lookup that made it.
     if (k.entry.until - now < REFRESH_MS && !inFlight.has(k.hash)) lookup(k.hash).catch(() => undefined);
@@ -140,7 +165,7 @@ function createApiKeyAuth(deps: GatewayDeps): ApiKeyAuth {
       return next();
     }
     const header = req.headers.authorization;
-    guardAuth(deps, req, () => authenticate(header)).then(({ ctx, hash }) => {
+    guardAuth(deps, req, () => authenticate(header), () => vouched(header)).then(({ ctx, hash }) => {
       req.auth = ctx;
       if (header !== undefined && header.length <= 300) {
         const entry = cache.get(hash);

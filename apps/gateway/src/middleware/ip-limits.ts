@@ -1,27 +1,31 @@
 // Limits per client address, for what has no account to count against (issue 11.5, 11.11):
 // - /files downloads (public URLs, no credential): FILES_RATE_LIMIT_PER_MINUTE per address;
-// - failed authentication (API keys and the admin token): AUTH_FAILURES_PER_MINUTE per address.
-//   Once an address is over, every gateway that saw it refuses its requests from memory with 429
-//   before any credential check or database lookup, so guessing keys or the admin token costs the
-//   guesser, not our database.
+// - failed authentication (API keys, the admin and metrics tokens): AUTH_FAILURES_PER_MINUTE per
+//   address. Once an address is over, every gateway that saw it refuses its unknown credentials from
+//   memory with 429 before any database lookup, so guessing keys costs the guesser, not our
+//   database. Failures are throttled, not the clients behind the address: a credential this gateway
+//   knows to be valid (a key in its key cache, the admin or metrics token) is still served, so one
+//   client guessing keys does not take down every other client behind the same NAT or proxy.
 // Counted in Redis (the same fixed-window script as the account rate limit), so all gateways share
-// one window. The address is the TCP peer (`trust proxy` is off): behind a reverse proxy every
-// client shares the proxy's address, which docs/security.md names as this defence's limit.
+// one window. The address is the TCP peer unless TRUST_PROXY names the proxies in front
+// (client-address.ts).
 import type { Request, RequestHandler } from 'express';
 import { AppError } from '@mediagen/errors';
-import type { GatewayDeps } from '../deps';
+import { GatewayDeps, onePerDeps } from '../deps';
 import { hitRedis } from './rate-limit';
+import { clientAddressWith, trustProxyFn } from './client-address';
 
 const WINDOW_MS = 60_000;
 const MAX_TRACKED = 10_000;
 
-export const clientAddress = (req: Request): string => req.socket.remoteAddress ?? 'unknown';
+/** The client address of a request under this gateway's TRUST_PROXY (also what Express's req.ip says). */
+export const clientAddress: (deps: GatewayDeps) => (req: Request) => string = onePerDeps((deps) => clientAddressWith(trustProxyFn(deps.config.TRUST_PROXY)));
 
 export class AddressLimiter {
   /** Addresses over the limit, with when their window ends; checked without a round trip. */
   private readonly blocked = new Map<string, number>();
 
-  constructor(private readonly deps: GatewayDeps, private readonly name: string, readonly perMinute: number) {}
+  constructor(readonly deps: GatewayDeps, private readonly name: string, readonly perMinute: number) {}
 
   /** Seconds until `ip` may try again, or 0 when it is not blocked. */
   blockedFor(ip: string): number {
@@ -58,8 +62,9 @@ export const tooMany = (what: string, retryAfterS: number) =>
 
 /** Every request counts (downloads of public files). */
 export function addressRateLimit(limiter: AddressLimiter, what: string): RequestHandler {
+  const addressOf = clientAddress(limiter.deps);
   return (req, _res, next) => {
-    const ip = clientAddress(req);
+    const ip = addressOf(req);
     const wait = limiter.blockedFor(ip);
     if (wait > 0) return next(tooMany(what, wait));
     limiter.hit(ip).then((w) => next(w > 0 ? tooMany(what, w) : undefined), next);
@@ -76,14 +81,16 @@ export function authFailures(deps: GatewayDeps): AddressLimiter {
 }
 
 /**
- * Runs `check` (which throws the 401) unless the address is already blocked; a failure is
- * counted and turns into 429 once the address is over the limit.
+ * Runs `check` (which throws the 401); a failure is counted and turns into 429 once the address is
+ * over the limit. While the address is blocked, a request is refused with 429 before `check` (no
+ * lookup) unless `vouched()` says, from memory, that its credential is one this gateway knows to be
+ * valid; a vouched credential that turns out not to be (revoked meanwhile) is counted as a failure.
  */
-export async function guardAuth<T>(deps: GatewayDeps, req: Request, check: () => Promise<T> | T): Promise<T> {
+export async function guardAuth<T>(deps: GatewayDeps, req: Request, check: () => Promise<T> | T, vouched?: () => boolean): Promise<T> {
   const limiter = authFailures(deps);
-  const ip = clientAddress(req);
+  const ip = clientAddress(deps)(req);
   const wait = limiter.blockedFor(ip);
-  if (wait > 0) throw tooMany('failed authentication attempts', wait);
+  if (wait > 0 && !vouched?.()) throw tooMany('failed authentication attempts', wait);
   try {
     return await check();
   } catch (e) {

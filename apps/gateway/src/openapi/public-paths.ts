@@ -25,7 +25,10 @@ const modelEnum = (ids: string[], description: string, example: string) =>
     ? z.enum(ids as [string, ...string[]]).meta({ description, example: ids.includes(example) ? example : ids[0] })
     : z.string().meta({ description: `${description} None is offered by this deployment.` });
 
-function documentedBodies(sold: SoldCatalog) {
+export type DocumentedBodies = ReturnType<typeof documentedBodies>;
+
+/** The submit bodies as documented for what is sold; the quote paths document the same bodies. */
+export function documentedBodies(sold: SoldCatalog) {
   const video = sold.models('video').map((m) => m.id);
   const aliases = Object.entries(LEGACY_MODEL_ALIASES).filter(([, to]) => video.includes(to));
   const aliasText = aliases.map(([from, to]) => ` The legacy alias ${from} maps to ${to}.`).join('');
@@ -64,7 +67,8 @@ export const apiCommonResponses = (): Record<number, ResponseConfig> => ({
   503: unavailable(),
 });
 
-export function registerPublicPaths(reg: OpenAPIRegistry, security: Record<string, string[]>[], sold: SoldCatalog = WHOLE_CATALOG): void {
+/** Returns the documented submit bodies, for the paths that take the same body (quote). */
+export function registerPublicPaths(reg: OpenAPIRegistry, security: Record<string, string[]>[], sold: SoldCatalog = WHOLE_CATALOG): DocumentedBodies {
   const documented = documentedBodies(sold);
   const idempotencyHeader = z.object({
     'Idempotency-Key': z.string().min(1).max(255).optional().meta({ description: 'Client-chosen unique id (1-255 chars); wins over client_request_id.', example: 'batch-7-item-42' }),
@@ -74,8 +78,8 @@ export function registerPublicPaths(reg: OpenAPIRegistry, security: Record<strin
       kind === 'image' ? 'Task accepted, or already completed (models that answer at once), or an idempotent replay.' : 'Task accepted, or an idempotent replay.',
       submitResponseSchema,
       kind === 'image'
-        ? { taskId: 'tsk_01J9Z3N6K4', generationId: 'tsk_01J9Z3N6K4', status: 'completed', resultUrls: ['https://api.example.com/files/results/tsk_01J9Z3N6K4/0.png'] }
-        : { taskId: 'tsk_01J9Z3N6K4', generationId: 'tsk_01J9Z3N6K4', status: 'pending' },
+        ? { taskId: 'tsk_01J9Z3N6K4', generationId: 'tsk_01J9Z3N6K4', status: 'completed', resultUrls: ['https://api.example.com/files/results/tsk_01J9Z3N6K4/0.png'], costCents: 3 }
+        : { taskId: 'tsk_01J9Z3N6K4', generationId: 'tsk_01J9Z3N6K4', status: 'pending', costCents: 4 },
       rl,
     ),
     400: errorResponse(400, 'Invalid input; `details` names the offending fields.', rl),
@@ -84,7 +88,7 @@ export function registerPublicPaths(reg: OpenAPIRegistry, security: Record<strin
     409: errorResponse(409, 'A request with the same idempotency id is still being processed; retry after Retry-After with the same id.', { ...rl, 'Retry-After': retryAfterHeader }),
     413: errorResponse(413, 'Request body over 40 MB.', rl),
     415: errorResponse(415, 'Content-Encoding not accepted (send the JSON body uncompressed).', rl),
-    422: errorResponse(422, 'Idempotency id reused with a different request.', rl),
+    422: errorResponse(422, 'Idempotency id reused with a different request (`idempotency_key_reused`), or the task costs more than `max_cost_cents` (`cost_above_limit`, with `costCents`; nothing was charged).', rl),
     429: errorResponse(
       429,
       'Too many tasks in progress (`too_many_tasks`, policy "in-progress") or request rate exceeded (`rate_limited`, policy "per-key"); wait for Retry-After.',
@@ -130,6 +134,8 @@ export function registerPublicPaths(reg: OpenAPIRegistry, security: Record<strin
       request: { params: z.object({ taskId: z.string().meta({ description: 'The taskId from the submit response.', example: 'tsk_01J9Z3N6K4' }) }) },
       responses: {
         200: ok('Task status.', pollResponseSchema, { status: 'processing', progress: 40, type: kind }, rl),
+        // A task id that is not valid percent-encoding (e.g. `%E0%A4%A`) cannot name a task.
+        400: errorResponse(400, 'The task id is not valid percent-encoding (`validation_error`).', rateLimitHeaders(true), 'validation_error'),
         ...apiCommonResponses(),
         404: errorResponse(404, 'No task with this id belongs to the account.', rl),
       },
@@ -150,4 +156,5 @@ export function registerPublicPaths(reg: OpenAPIRegistry, security: Record<strin
       ...apiCommonResponses(),
     },
   });
+  return documented;
 }

@@ -54,7 +54,12 @@ export function errorSchemaFor(status: number): z.ZodType {
             maxConcurrentTasks: z.number().int().optional().meta({ description: 'too_many_tasks: the account\'s limit of tasks in progress.', example: 20 }),
             tasksInProgress: z.number().int().optional().meta({ description: 'too_many_tasks: tasks in progress now.', example: 20 }),
           }
-        : {};
+        : status === 422
+          ? {
+              costCents: z.number().int().optional().meta({ description: 'cost_above_limit: what the task costs, in cents.', example: 65 }),
+              maxCostCents: z.number().int().optional().meta({ description: 'cost_above_limit: the max_cost_cents sent.', example: 50 }),
+            }
+          : {};
     s = errorResponseSchema.extend({ code: z.enum(codes).meta({ description: 'Stable machine code.', example: codes[0] }), ...extra }).meta({ id: `Error${status}` });
     errorSchemas.set(status, s);
   }

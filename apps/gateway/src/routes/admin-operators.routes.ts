@@ -1,11 +1,12 @@
 // Console operators through the admin API (behind ADMIN_TOKEN): create (or reset the password and
-// role of) a named operator, list them, disable one (their sessions end at once). The password is
-// hashed with scrypt before it is stored, and never returned.
+// role of) a named operator, list them, disable one. A reset, a role change and a disable end the
+// operator's sessions in the same transaction (packages/db operators.ts). The password is hashed
+// with scrypt before it is stored, and never returned.
 import express, { Router } from 'express';
 import { z } from 'zod';
 import { AppError } from '@mediagen/errors';
 import { disableOperator, listOperators, newId, upsertOperator } from '@mediagen/db';
-import { hashPassword, MIN_PASSWORD_LENGTH } from '@mediagen/console';
+import { hashPassword, MIN_PASSWORD_LENGTH, PasswordHashingBusy } from '@mediagen/console';
 import type { GatewayDeps } from '../deps';
 import { parseAdminBody } from '../services/admin-validation';
 
@@ -20,7 +21,12 @@ export function adminOperatorsRouter(deps: GatewayDeps): Router {
   r.use('/operators', express.json({ limit: '10kb' }));
   r.post('/operators', async (req, res) => {
     const b = parseAdminBody(operatorSchema, req.body);
-    await upsertOperator(deps.db, { id: newId('op'), name: b.name, role: b.role, passwordHash: await hashPassword(b.password) });
+    // Hashing waits its turn at the process's gate with the sign-ins (packages/console passwords.ts).
+    const passwordHash = await hashPassword(b.password).catch((e: unknown) => {
+      if (e instanceof PasswordHashingBusy) throw new AppError('rate_limited', e.message, undefined, undefined, { 'Retry-After': String(e.retryAfterS) });
+      throw e;
+    });
+    await upsertOperator(deps.db, { id: newId('op'), name: b.name, role: b.role, passwordHash });
     res.status(201).json({ name: b.name, role: b.role });
   });
   r.get('/operators', async (_req, res) => {

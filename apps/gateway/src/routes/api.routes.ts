@@ -10,10 +10,13 @@ import { apiKeyAuth } from '../middleware/auth';
 import { requestRateLimit } from '../middleware/rate-limit';
 import { jsonBody } from '../middleware/json-body';
 import { submitTask, Endpoint } from '../services/submit.service';
+import { quoteTask } from '../services/quote.service';
 import { entryEtag, pollCache, pollLocal, pollTask } from '../services/poll.service';
 import type { PollEntry } from '../services/poll-cache';
 import { cancelTask } from '../services/cancel.service';
 import { listTaskItems } from '../services/task-list.service';
+import { parseLastEventId, taskStreams } from '../services/task-streams';
+import { taskReads } from '../services/task-reads';
 
 export function apiRouter(deps: GatewayDeps): Router {
   const r = Router();
@@ -22,25 +25,34 @@ export function apiRouter(deps: GatewayDeps): Router {
     next(req.is('application/json') ? undefined : new AppError('invalid_json', 'Content-Type must be application/json'));
   const json = [requireJson, ...jsonBody(MAX_BODY_BYTES)];
 
+  // A client that hangs up mid-submit (or mid-quote) stops its reference fetches (and frees its
+  // account's inspection slot) instead of holding them to the media deadline.
+  const untilClientGone = <T>(res: express.Response, work: (signal: AbortSignal) => Promise<T>): Promise<T> => {
+    const gone = new AbortController();
+    const onClose = () => {
+      if (!res.writableFinished) gone.abort();
+    };
+    res.once('close', onClose);
+    return work(gone.signal).finally(() => res.off('close', onClose));
+  };
   const submit = (endpoint: Endpoint) =>
     async (req: express.Request, res: express.Response) => {
-      // A client that hangs up mid-submit stops its reference fetches (and frees its account's
-      // inspection slot) instead of holding them to the media deadline (issue 11.3).
-      const gone = new AbortController();
-      const onClose = () => {
-        if (!res.writableFinished) gone.abort();
-      };
-      res.once('close', onClose);
-      const body = await submitTask(deps, {
-        accountId: req.auth!.accountId,
-        endpoint,
-        body: req.body,
-        idempotencyHeader: req.get('Idempotency-Key'),
-        requestId: res.getHeader('X-Request-Id') as string | undefined,
-        signal: gone.signal,
-      }).finally(() => res.off('close', onClose));
+      const body = await untilClientGone(res, (signal) =>
+        submitTask(deps, {
+          accountId: req.auth!.accountId,
+          endpoint,
+          body: req.body,
+          idempotencyHeader: req.get('Idempotency-Key'),
+          requestId: res.getHeader('X-Request-Id') as string | undefined,
+          signal,
+        }),
+      );
       res.status(200).json(body);
     };
+  // Extension: the price of a generate body, validated and inspected as generate does; nothing is created.
+  const quote = (endpoint: Endpoint) => async (req: express.Request, res: express.Response) => {
+    res.status(200).json(await untilClientGone(res, (signal) => quoteTask(deps, { accountId: req.auth!.accountId, endpoint, body: req.body, signal })));
+  };
   // A poll answered from this gateway's copy of the shared cache entry stays synchronous, and sends
   // the body serialised when the entry was copied, with its ETag computed once per entry.
   const cache = pollCache(deps);
@@ -58,11 +70,27 @@ export function apiRouter(deps: GatewayDeps): Router {
 
   r.post('/video/generate', ...json, submit('video'));
   r.post('/image/generate', ...json, submit('image'));
+  r.post('/video/quote', ...json, quote('video'));
+  r.post('/image/quote', ...json, quote('image'));
   r.get('/video/tasks/:taskId', poll('video'));
   r.get('/image/tasks/:taskId', poll('image'));
   // Extensions (docs/api.md): listing and cancel.
   r.get('/tasks', async (req, res) => {
     res.json(await listTaskItems(deps, req.auth!.accountId, req.query));
+  });
+  // Extension: Server-Sent Events of one task until its terminal event (services/task-streams.ts).
+  // The request-rate limit above counts the stream once, as the one request it is.
+  r.get('/tasks/:taskId/events', async (req: express.Request<{ taskId: string }>, res) => {
+    const accountId = req.auth!.accountId;
+    const task = await taskReads(deps).get(req.params.taskId);
+    if (!task || task.accountId !== accountId) throw new AppError('not_found', `Task ${req.params.taskId} not found`);
+    const streams = taskStreams(deps);
+    if (!streams.hasRoom(accountId)) {
+      throw new AppError('too_many_streams', `This account already has ${deps.config.SSE_MAX_STREAMS_PER_ACCOUNT} task event streams open; close one or poll`, undefined, undefined, {
+        'Retry-After': '5',
+      });
+    }
+    streams.start(res, task, parseLastEventId(req.get('Last-Event-ID')));
   });
   const cancel = (type: 'video' | 'image') => async (req: express.Request<{ taskId: string }>, res: express.Response) => {
     const out = await cancelTask(deps, req.auth!.accountId, type, req.params.taskId);

@@ -5,6 +5,7 @@ import { AppError, invalid } from '@mediagen/errors';
 import {
   computeCost,
   checkMeasuredLimits,
+  Cost,
   getModel,
   parseImageSubmit,
   parseVideoSubmit,
@@ -12,10 +13,11 @@ import {
   idempotencyKeyLength,
   MediaRef,
   TaskSpec,
+  type SoldCatalog,
 } from '@mediagen/catalog';
 import { inspectReferences, Inspection, mediaPolicyFromConfig, MediaPolicy } from '@mediagen/media';
 import type { Config } from '@mediagen/config';
-import { claimIdempotencyKey, ClaimLost, createTaskWithCharge, findTaskView, releaseIdempotencyKey, SubmitRefused } from '@mediagen/db';
+import { claimIdempotencyKey, ClaimLost, createTaskWithCharge, findSubmittedTask, releaseIdempotencyKey, SubmitRefused } from '@mediagen/db';
 import { enqueueTask, SettledPollEntry } from '@mediagen/queue';
 import { settleFailed } from '@mediagen/settle';
 import { randomUUID } from 'node:crypto';
@@ -76,11 +78,42 @@ const noMedia = (): Inspection => ({ measured: { videoSeconds: [], audioSeconds:
 export const referencesOf = (spec: TaskSpec): MediaRef[] =>
   spec.type === 'image' ? spec.images : [...spec.media, ...(spec.firstFrame ? [spec.firstFrame] : []), ...(spec.lastFrame ? [spec.lastFrame] : [])];
 
+/** The generate body validated (structure and model rules), as both generate and quote read it. */
+/** `sold`: what this deployment sells (SOLD_MODELS); a model not sold is refused with model_not_offered. */
+export function parseSubmit(config: Config, endpoint: Endpoint, body: unknown, sold?: SoldCatalog) {
+  const opts = { allowPrivateMediaUrls: config.ALLOW_PRIVATE_MEDIA_URLS, allowLocalWebhooks: config.ALLOW_LOCAL_WEBHOOKS, sold };
+  return endpoint === 'video' ? parseVideoSubmit(body, opts) : parseImageSubmit(body, opts);
+}
+
+/**
+ * Fetches and measures the references (under the account's inspection slot), checks the measured
+ * limits and prices the task: the one path by which generate charges and quote answers, so a
+ * quote and the charge of the same body cannot differ.
+ */
+export async function inspectAndPrice(deps: GatewayDeps, accountId: string, spec: TaskSpec, signal?: AbortSignal): Promise<{ inspection: Inspection; cost: Cost }> {
+  const refs = referencesOf(spec);
+  // Most submits have no reference media: nothing to fetch or measure, and no deadline to arm.
+  let inspection = noMedia();
+  if (refs.length > 0) {
+    await precheckBeforeFetch(deps, accountId, spec, refs);
+    inspection = await withInspectionSlot(accountId, () => inspectReferences(refs, mediaPolicy(deps.config), signal));
+  }
+  checkMeasuredLimits(spec, inspection.measured);
+  return { inspection, cost: computeCost(spec, inspection.measured) };
+}
+
+/** 422 before anything is charged: the task costs more than the submit's max_cost_cents allows. */
+export function checkCostCeiling(cost: Cost, maxCostCents: number | null): void {
+  if (maxCostCents === null || cost.costCents <= maxCostCents) return;
+  throw new AppError('cost_above_limit', `This task costs ${cost.costCents} cents, more than max_cost_cents (${maxCostCents}); nothing was charged`, undefined, {
+    costCents: cost.costCents,
+    maxCostCents,
+  });
+}
+
 export async function submitTask(deps: GatewayDeps, input: SubmitInput): Promise<Record<string, unknown>> {
   const { config, db } = deps;
-  const opts = { allowPrivateMediaUrls: config.ALLOW_PRIVATE_MEDIA_URLS, allowLocalWebhooks: config.ALLOW_LOCAL_WEBHOOKS, sold: deps.sold };
-  const { spec, clientRequestId, callbackUrl } =
-    input.endpoint === 'video' ? parseVideoSubmit(input.body, opts) : parseImageSubmit(input.body, opts);
+  const { spec, clientRequestId, callbackUrl, maxCostCents } = parseSubmit(config, input.endpoint, input.body, deps.sold);
   const key = idempotencyKeyOf(input.idempotencyHeader, clientRequestId);
 
   // Without Redis the task could not be queued; refuse before anything is claimed or charged.
@@ -96,16 +129,11 @@ export async function submitTask(deps: GatewayDeps, input: SubmitInput): Promise
 
   const taskId = randomUUID();
   let created = false;
+  let costCents = 0;
   try {
-    const refs = referencesOf(spec);
-    // Most submits have no reference media: nothing to fetch or measure, and no deadline to arm.
-    let inspection = noMedia();
-    if (refs.length > 0) {
-      await precheckBeforeFetch(deps, input.accountId, spec, refs);
-      inspection = await withInspectionSlot(input.accountId, () => inspectReferences(refs, mediaPolicy(config), input.signal));
-    }
-    checkMeasuredLimits(spec, inspection.measured);
-    const cost = computeCost(spec, inspection.measured);
+    const { inspection, cost } = await inspectAndPrice(deps, input.accountId, spec, input.signal);
+    checkCostCeiling(cost, maxCostCents);
+    costCents = cost.costCents;
     const deadlineAt = new Date(Date.now() + config.TASK_TIMEOUT_MS);
     const inline = planInlineFiles(deps, taskId, inspection.inline, deadlineAt);
     await createTaskWithCharge(db, {
@@ -150,13 +178,13 @@ export async function submitTask(deps: GatewayDeps, input: SubmitInput): Promise
     // Committed and charged: the worker's reconciler enqueues pending tasks that have no job.
     deps.log.warn({ err, taskId }, 'enqueue failed; left for the reconciler');
     wait?.cancel();
-    return submitBody(pendingRow(taskId, spec.type), false);
+    return submitBody(pendingRow(taskId, spec.type), false, costCents);
   }
-  if (!wait) return submitBody(pendingRow(taskId, spec.type), false);
+  if (!wait) return submitBody(pendingRow(taskId, spec.type), false, costCents);
   // The settlement's event carries the settled task's poll entry: the answer needs no read then.
   const entry = await wait.done;
-  const row = entry && entry.a === input.accountId ? settledRow(taskId, entry) : await findTaskView(db, taskId, input.accountId);
-  return submitBody(row ?? pendingRow(taskId, spec.type), false);
+  const row = entry && entry.a === input.accountId ? settledRow(taskId, entry) : await findSubmittedTask(db, taskId, input.accountId);
+  return submitBody(row ?? pendingRow(taskId, spec.type), false, costCents);
 }
 
 /** A settled task's row as submitBody reads it, from its poll entry (catalog pollBody's fields). */
@@ -195,7 +223,7 @@ async function replay(
   if (claim.taskId === null) throw claimLostError();
   if (claim.fingerprint !== fingerprint)
     throw new AppError('idempotency_key_reused', `Idempotency id "${key}" was already used for a different request; use a new id`);
-  const task = await findTaskView(deps.db, claim.taskId, accountId);
+  const task = await findSubmittedTask(deps.db, claim.taskId, accountId);
   if (!task) throw new AppError('internal_error', 'Idempotency record points at a missing task');
-  return submitBody(task, true);
+  return submitBody(task, true, task.costCents);
 }

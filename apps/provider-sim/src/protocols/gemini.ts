@@ -9,6 +9,10 @@
 // operation error INTERNAL (Veo) / text-only STOP answer (images), no-file = done with zero samples /
 // STOP without parts, lost = 404 on the task's first operation, expired = the video file is gone
 // (Veo keeps files two days) so its download answers 404.
+// Models Google has shut down answer as the real API does (ai.google.dev/gemini-api/docs/deprecations,
+// 2026-11-27), even when the channel maps them: the image previews 404 NOT_FOUND "... is not found
+// for API version v1beta, or is not supported for generateContent" (js-genai's recorded 404), the
+// Veo 3.1 previews 404 NOT_FOUND "... is no longer available", so a config naming them fails our tests.
 import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Channel } from '@mediagen/providers';
@@ -17,6 +21,11 @@ import { mediaFile, sendMedia } from '../media-route';
 import { registerProtocol, SimContext } from '../protocol-registry';
 import type { Render } from '../render-store';
 import { readJson, requestKey, send, sleep } from '../sim-http';
+
+/** Shut down on 2026-06-25 (replacements gemini-3-pro-image, gemini-3.1-flash-image). */
+const SHUT_DOWN_IMAGE_MODELS = new Set(['gemini-3-pro-image-preview', 'gemini-3.1-flash-image-preview']);
+/** Shut down on 2026-10-22. */
+const SHUT_DOWN_VEO_MODELS = new Set(['veo-3.1-generate-preview', 'veo-3.1-fast-generate-preview', 'veo-3.1-lite-generate-preview']);
 
 /** #sim:lost: only the task's first render is forgotten. */
 export const isLost = (ctx: SimContext, render: Render) => render.directives.lost && ctx.store.refSummary(render.ref).renders[0]?.id === render.id;
@@ -104,6 +113,10 @@ registerProtocol({
     // POST /v1beta/models/{model}:{method}
     if (req.method === 'POST' && kind === 'models' && tail.length === 1) {
       const [model, method] = tail[0].split(':');
+      if (SHUT_DOWN_IMAGE_MODELS.has(model))
+        return googleError(res, 404, 'NOT_FOUND', `models/${model} is not found for API version v1beta, or is not supported for ${method}. Call ListModels to see the list of available models and their supported methods.`);
+      if (SHUT_DOWN_VEO_MODELS.has(model))
+        return googleError(res, 404, 'NOT_FOUND', `models/${model} is no longer available. Please migrate to a supported model (ai.google.dev/gemini-api/docs/deprecations).`);
       if (!Object.values(channel.models).includes(model)) return googleError(res, 404, 'NOT_FOUND', `models/${model} is not found for API version v1beta.`);
       const body = await readJson(req);
       if (!body) return googleError(res, 400, 'INVALID_ARGUMENT', 'Invalid JSON payload received.');

@@ -5,8 +5,9 @@
 //   DELETE /v2/video_generation/{id}          {task_id, action:"delete", status:"deleted"}
 // Directives fail in MiniMax's own signals: 422 `unprocessable_entity_error` "... (1026)"
 // (#sim:violation-input), HTTP 200 with `base_resp.status_code` 1026 (#sim:violation-legacy), a
-// failed task with error code 1027 (#sim:violation), 429 "(1002)" with Retry-After (#sim:rate-limit),
-// 503 (#sim:flaky), 404 (#sim:lost), status `expired` (#sim:expired).
+// failed task with error code "1027" (a string, #sim:violation), 429 "(1002)" with Retry-After (#sim:rate-limit),
+// 503 (#sim:flaky), 404 (#sim:lost), status `expired` (#sim:expired), a task answer of a shape no
+// client describes (#sim:unknown-shape).
 // It refuses what MiniMax-H3 refuses (MiniMax-AI/cli src/video/v2.ts validateVideoV2Request,
 // 2026-11-27), with a 400 `invalid_request_error` "... (2013)", so a wrong request fails our tests:
 // no non-empty text part, a resolution other than 2K, a duration outside 4-15, a ratio outside its
@@ -38,7 +39,8 @@ function task(ctx: SimContext, req: IncomingMessage, render: Render): Record<str
   if (view.status === 'running') return { ...base, status: isQueued(render) ? 'queued' : 'running' };
   if (render.directives.expired) return { ...base, status: 'expired' };
   if (view.status === 'failed')
-    return { ...base, status: 'failed', error: view.code === 'content_policy' ? { code: 1027, message: 'output new_sensitive' } : { code: 1000, message: 'unknown error' } };
+    // `error.code` is a string, as MiniMax's own CLI types it (src/types/api.ts VideoV2Task).
+    return { ...base, status: 'failed', error: view.code === 'content_policy' ? { code: '1027', message: 'output new_sensitive' } : { code: '1000', message: 'unknown error' } };
   const usage = { total_seconds: seconds, input_seconds: 0, output_seconds: seconds };
   if (view.outputs === 0) return { ...base, status: 'succeeded', content: {}, usage };
   return { ...base, status: 'succeeded', content: { url: `${ctx.mediaUrl(req, render, 0)}?Expires=3600&Signature=sim` }, usage };
@@ -110,7 +112,11 @@ registerProtocol({
     if (answer === 503) return mmError(res, 503, 'service unavailable, please retry (1000)');
     if (isLost(ctx, render)) return mmError(res, 404, 'task not found');
 
-    if (req.method === 'GET' && path[1] === 'query') return send(res, 200, { task: task(ctx, req, render), base_resp: OK });
+    if (req.method === 'GET' && path[1] === 'query') {
+      // #sim:unknown-shape: a status no MiniMax client describes (content as a string, not {url}).
+      if (render.directives.unknownShape) return send(res, 200, { task: { id: render.id, status: 'succeeded', content: 'https://example.invalid/video.mp4' }, base_resp: OK });
+      return send(res, 200, { task: task(ctx, req, render), base_resp: OK });
+    }
     if (req.method === 'DELETE' && path[1] === 'video_generation') {
       const t = task(ctx, req, render);
       if (t.status === 'queued' || t.status === 'running') ctx.store.cancel(channel.id, render.id);

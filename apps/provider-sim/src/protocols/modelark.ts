@@ -11,6 +11,10 @@
 // (#sim:violation), 429 `RateLimitExceeded.EndpointRPMExceeded` with Retry-After (#sim:rate-limit),
 // 503 (#sim:flaky), 404 `ResourceNotFound` (#sim:lost), status `expired` (#sim:expired).
 // The real protocol carries no client reference, so calls are grouped into tasks by their prompt.
+// Seedream sizes and reference counts are checked as the real service does (BytePlus ModelArk image
+// generation, 2026-11-27): a named size the version lacks (1K on 4.5 / 5.0 lite, 4K on 5.0 lite), an
+// explicit size outside its pixel range, or more reference images than it takes is a 400
+// `InvalidParameter`, so a wrong request fails our own tests.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Channel } from '@mediagen/providers';
 import { parseDirectives } from '../directives';
@@ -114,7 +118,35 @@ async function createSeedance(ctx: SimContext, req: IncomingMessage, res: Server
   return send(res, 200, { id: render.id });
 }
 
+/** Per Seedream version: named sizes, pixel range, reference images (independent of the adapter's table). */
+const SEEDREAM_RULES: readonly [RegExp, { named: string[]; min: number; max: number; refs: number }][] = [
+  [/seedream-5-0-pro/i, { named: ['1K', '2K'], min: 0, max: 4_194_304, refs: 10 }],
+  [/seedream-5-0/i, { named: ['2K', '3K'], min: 3_686_400, max: 10_404_496, refs: 14 }],
+  [/seedream-4-5/i, { named: ['2K', '4K'], min: 3_686_400, max: 16_777_216, refs: 14 }],
+  [/seedream-4-0/i, { named: ['1K', '2K', '4K'], min: 921_600, max: 16_777_216, refs: 14 }],
+];
+
+/** Why this Seedream model refuses the body's size or images, or null. */
+export function seedreamRefusal(body: Record<string, unknown>): string | null {
+  const rules = SEEDREAM_RULES.find(([re]) => re.test(String(body.model)))?.[1];
+  if (!rules) return null;
+  const size = String(body.size ?? '2K');
+  const exact = /^(\d+)x(\d+)$/.exec(size);
+  if (!exact && !rules.named.includes(size.toUpperCase()))
+    return `The parameter \`size\` specified in the request is not valid: ${body.model} supports ${rules.named.join(', ')} or WxH.`;
+  if (exact) {
+    const px = Number(exact[1]) * Number(exact[2]);
+    if (px < rules.min || px > rules.max)
+      return `The parameter \`size\` specified in the request is not valid: ${size} (${px} pixels) is outside [${rules.min}, ${rules.max}] for ${body.model}.`;
+  }
+  const images = Array.isArray(body.image) ? body.image.length : body.image ? 1 : 0;
+  if (images > rules.refs) return `The parameter \`image\` specified in the request is not valid: ${body.model} takes at most ${rules.refs} reference images.`;
+  return null;
+}
+
 async function seedream(ctx: SimContext, req: IncomingMessage, res: ServerResponse, channel: Channel, body: Record<string, unknown>) {
+  const refused = seedreamRefusal(body);
+  if (refused) return arkError(res, 400, 'InvalidParameter', refused);
   const prompt = typeof body.prompt === 'string' ? body.prompt : '';
   const directives = parseDirectives(prompt);
   const ref = taskRef(prompt);
@@ -123,7 +155,7 @@ async function seedream(ctx: SimContext, req: IncomingMessage, res: ServerRespon
   if (answer === 503) return arkError(res, 503, 'ServiceUnavailable', 'The service is temporarily unavailable.');
   if (directives.violationInput || directives.violationLegacy)
     return arkError(res, 400, 'InputTextSensitiveContentDetected', 'The request failed because the input text may contain sensitive information.');
-  const size = /^\d+x\d+$/.test(String(body.size)) ? String(body.size) : ({ '1K': '1024x1024', '2K': '2048x2048', '4K': '4096x4096' } as Record<string, string>)[String(body.size).toUpperCase()] ?? '2048x2048';
+  const size = /^\d+x\d+$/.test(String(body.size)) ? String(body.size) : ({ '1K': '1024x1024', '2K': '2048x2048', '3K': '3072x3072', '4K': '4096x4096' } as Record<string, string>)[String(body.size).toUpperCase()] ?? '2048x2048';
   const { render } = ctx.store.submit(channel.id, undefined, {
     ref, type: 'image', ratio: null, resolution: size, model: String(body.model), renderMs: directives.delayMs ?? ctx.opts.renderMs, directives,
   });

@@ -9,6 +9,10 @@
 // no-file = succeeded with output null, violation-input = the prediction is created already failed
 // with E005, lost = 404 for the task's first prediction, expired = the output was deleted (Replicate
 // deletes API outputs after an hour): `data_removed` and a download that answers 404.
+// The input of the models whose schema it knows (replicate.com API pages, 2026-11-27) is checked
+// like Replicate's own validation, 422 "Input validation failed": an input the model does not name
+// (another model's name for its reference images) or more images than it takes. Replicate may drop
+// an unknown input silently instead; either way the images would not be used, so it fails here.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Channel } from '@mediagen/providers';
@@ -25,6 +29,29 @@ export const SIM_REPLICATE_SECRET = process.env.SIM_REPLICATE_WEBHOOK_SECRET ?? 
 const signer = new Webhook(SIM_REPLICATE_SECRET);
 
 const problem = (res: ServerResponse, status: number, detail: string) => send(res, status, { detail, status, title: detail.split('.')[0] });
+
+/** Input names and reference-image limits per model (a table of its own, not the adapter's). */
+const SCHEMAS: Readonly<Record<string, { inputs: string[]; images?: [string, number] }>> = {
+  'black-forest-labs/flux-1.1-pro': { inputs: ['prompt', 'image_prompt', 'aspect_ratio', 'width', 'height', 'safety_tolerance', 'seed', 'prompt_upsampling', 'output_format', 'output_quality'], images: ['image_prompt', 1] },
+  'black-forest-labs/flux-2-pro': { inputs: ['prompt', 'input_images', 'aspect_ratio', 'resolution', 'width', 'height', 'safety_tolerance', 'seed', 'output_format', 'output_quality'], images: ['input_images', 8] },
+  'google/nano-banana-pro': { inputs: ['prompt', 'image_input', 'aspect_ratio', 'resolution', 'output_format', 'safety_filter_level'], images: ['image_input', 14] },
+  'bytedance/seedance-2.0': { inputs: ['prompt', 'image', 'last_frame_image', 'reference_images', 'reference_videos', 'reference_audios', 'duration', 'resolution', 'aspect_ratio', 'generate_audio', 'seed'], images: ['reference_images', 9] },
+};
+
+/** Replicate's 422 for an input its schema refuses, or null. */
+export function replicateInputRefusal(model: string, input: Record<string, unknown>): { detail: string; field: string; type: string; description: string } | null {
+  const schema = SCHEMAS[model.split(':')[0]];
+  if (!schema) return null;
+  const extra = Object.keys(input).find((k) => !schema.inputs.includes(k));
+  if (extra) return { detail: `- input: Additional property ${extra} is not allowed\n`, field: 'input', type: 'additional_property_not_allowed', description: `Additional property ${extra} is not allowed` };
+  if (schema.images) {
+    const [name, max] = schema.images;
+    const v = input[name];
+    const n = Array.isArray(v) ? v.length : v ? 1 : 0;
+    if (n > max) return { detail: `- input.${name}: Array must have at most ${max} items\n`, field: `input.${name}`, type: 'array_max_items', description: `Array must have at most ${max} items` };
+  }
+  return null;
+}
 
 /** The model name a route names, if this channel serves it. */
 function servedModel(channel: Channel, name: string): [string, string] | undefined {
@@ -134,6 +161,9 @@ registerProtocol({
       const served = path.length === 4 ? servedModel(channel, name) : Object.entries(channel.models).find(([, m]) => m.split(':')[1] === name);
       if (!served) return problem(res, 404, 'The requested model could not be found.');
       const input = (body.input ?? {}) as Record<string, unknown>;
+      const invalid = replicateInputRefusal(served[1], input);
+      if (invalid)
+        return send(res, 422, { detail: invalid.detail, status: 422, title: 'Input validation failed', invalid_fields: [{ type: invalid.type, field: invalid.field, description: invalid.description }] });
       const directives = parseDirectives(input.prompt);
       const ref = promptRef(input.prompt);
       const refusal = ctx.store.countCall(ref, directives);

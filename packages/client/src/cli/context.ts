@@ -30,6 +30,13 @@ export function createContext(io: Io, env: NodeJS.ProcessEnv, interrupt: AbortSi
   };
 }
 
+/** A whole number of cents, 0 or more (--max-cost), or a usage error naming the option. */
+export function cents(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value.trim())) throw new UsageError(`--${name} must be a whole number of cents (0 or more), got "${value}"`);
+  return Number(value.trim());
+}
+
 /** A positive number option, or a usage error naming it. */
 export function positive(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;

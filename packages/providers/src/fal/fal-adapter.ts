@@ -7,7 +7,7 @@
 // only the request id, so the app travels in the callback URL's query (`fal_app`) to rebuild it.
 import type { ChannelAdapter, RenderContext, RenderRequest, RenderStatus, SubmitResult } from '../channel-adapter';
 import { upstreamModelFor } from '../channel-config';
-import { UpstreamError } from '../upstream-error';
+import { UpstreamError, unknownAnswer } from '../upstream-error';
 import { createUpstreamHttp } from '../upstream-http';
 import { DEFAULT_FAL_JWKS_URL, type FalChannel } from './fal-config';
 import { classifyFalError } from './fal-errors';
@@ -89,7 +89,7 @@ export function createFalAdapter(channel: FalChannel, opts: FalAdapterOptions = 
       try {
         const res = await request<unknown>({ method: 'GET', url: `/${upstreamId}/status` }, channel.timeouts.pollMs);
         const parsed = falStatusSchema.safeParse(res.data);
-        if (!parsed.success) throw new UpstreamError('transient', 'status: unreadable fal status');
+        if (!parsed.success) throw unknownAnswer('status: unexpected answer from the upstream (unreadable fal status)');
         const state = falQueueState(parsed.data);
         if (state !== 'completed') return state;
         const result = await request<unknown>({ method: 'GET', url: `/${upstreamId}`, validateStatus: () => true }, channel.timeouts.pollMs);

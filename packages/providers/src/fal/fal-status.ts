@@ -2,7 +2,7 @@
 // result must be fetched, and it may be an error body, an `error` field, or an output without a file.
 import type { RenderStatus, ResultRef, UpstreamUsage } from '../channel-adapter';
 import { pricedUsage } from '../render-price';
-import { UpstreamError } from '../upstream-error';
+import { UpstreamError, unknownAnswer } from '../upstream-error';
 import type { FalPrice } from './fal-config';
 import { classifyFalAnswer, falDetail, STILL_IN_PROGRESS } from './fal-errors';
 import { falOutputSchema, FalStatus } from './fal-schemas';
@@ -25,7 +25,7 @@ export function falQueueState(s: FalStatus): RenderStatus | 'completed' {
       return { state: 'failed', error: new UpstreamError('failed', 'fal request was cancelled') };
     default:
       // An unknown word is read again later rather than guessed.
-      throw new UpstreamError('transient', `status: unexpected fal status ${JSON.stringify(s.status)}`);
+      throw unknownAnswer(`status: unexpected fal status ${JSON.stringify(s.status)}`);
   }
 }
 

@@ -7,7 +7,7 @@
 import { sniffMime } from '@mediagen/media';
 import type { ChannelAdapter, RenderContext, RenderRequest, RenderStatus, SubmitResult } from '../channel-adapter';
 import { upstreamModelFor } from '../channel-config';
-import { UpstreamError } from '../upstream-error';
+import { UpstreamError, unknownAnswer } from '../upstream-error';
 import { createUpstreamHttp } from '../upstream-http';
 import { geminiUnsupported } from './gemini-capabilities';
 import type { GeminiChannel } from './gemini-config';
@@ -82,7 +82,7 @@ export function createGeminiAdapter(channel: GeminiChannel): ChannelAdapter {
       try {
         const res = await client.get<unknown>(`/${upstreamId}`, { timeout: channel.timeouts.pollMs });
         const op = veoOperationSchema.safeParse(res.data);
-        if (!op.success) throw new UpstreamError('transient', 'status: unreadable operation');
+        if (!op.success) throw unknownAnswer('status: unexpected answer from the upstream (unreadable operation)');
         // The operation's name carries its model (`models/{model}/operations/{id}`) when the poll has no render.
         const model = (render && upstreamModel(render.spec)) ?? /^models\/([^/]+)\/operations\//.exec(upstreamId)?.[1] ?? null;
         return veoStatus(op.data, statusContext, priceOf(model, render));

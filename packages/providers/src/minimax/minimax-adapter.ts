@@ -8,7 +8,7 @@
 import { isAxiosError } from 'axios';
 import type { AdapterCapabilities, ChannelAdapter, RenderRequest, RenderStatus, SubmitResult } from '../channel-adapter';
 import { createUpstreamHttp } from '../upstream-http';
-import { UpstreamError } from '../upstream-error';
+import { UpstreamError, unknownAnswer } from '../upstream-error';
 import type { MinimaxChannel } from './minimax-config';
 import { classifyMinimaxError, classifyMinimaxSignal, type MinimaxAction } from './minimax-errors';
 import { minimaxBody, minimaxModel, minimaxUnsupported } from './minimax-request';
@@ -33,7 +33,7 @@ export function createMinimaxAdapter(channel: MinimaxChannel): ChannelAdapter {
       throw classifyError(err, action);
     }
   };
-  const unreadable = (what: string) => new UpstreamError('transient', `${what}: unexpected answer from the upstream`);
+  const unreadable = (what: string) => unknownAnswer(`${what}: unexpected answer from the upstream`);
 
   const adapter: ChannelAdapter = {
     channel,

@@ -46,7 +46,7 @@ export const minimaxChannelSchema = channelBaseSchema.extend({
   cancel: z.boolean().default(true),
   /**
    * What the upstream charges per output second, by upstream model and upstream resolution
-   * (`{"MiniMax-H3": {"768P": 20000}}`), so each attempt's cost (and the margin per model) is known
+   * (`{"MiniMax-H3": {"2K": 20000}}`), so each attempt's cost (and the margin per model) is known
    * from `usage.output_seconds`. MiniMax answers seconds, never money.
    */
   prices: z.record(z.string().min(1), z.record(z.string().min(1), z.number().int().nonnegative())).default({}),

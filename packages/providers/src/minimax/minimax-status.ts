@@ -2,7 +2,7 @@
 // succeeded, failed, cancelled, expired; the v1 names (Preparing, Queueing, Processing, Success,
 // Fail) are read too, case-insensitively.
 import type { RenderStatus, UpstreamUsage } from '../channel-adapter';
-import { UpstreamError } from '../upstream-error';
+import { UpstreamError, unknownAnswer } from '../upstream-error';
 import { classifyMinimaxSignal } from './minimax-errors';
 import type { MinimaxTask } from './minimax-schemas';
 
@@ -52,6 +52,6 @@ export function minimaxStatus(task: MinimaxTask, reportsViolations: boolean): Re
     case 'deleted':
       return { state: 'failed', error: new UpstreamError('lost', 'the upstream deleted this task') };
     default:
-      throw new UpstreamError('transient', `status: unexpected task status ${JSON.stringify(task.status)}`);
+      throw unknownAnswer(`status: unexpected task status ${JSON.stringify(task.status)}`);
   }
 }

@@ -10,7 +10,7 @@
 import { isAxiosError } from 'axios';
 import type { AdapterCapabilities, ChannelAdapter, RenderRequest, RenderStatus, SubmitResult } from '../channel-adapter';
 import { createUpstreamHttp } from '../upstream-http';
-import { UpstreamError } from '../upstream-error';
+import { UpstreamError, unknownAnswer } from '../upstream-error';
 import type { ModelarkChannel } from './modelark-config';
 import { classifyModelarkError, type ModelarkAction } from './modelark-errors';
 import { ORPHAN_MAX_PAGES, ORPHAN_PAGE_SIZE, orphanSince } from '../orphan-search';
@@ -43,7 +43,7 @@ export function createModelarkAdapter(channel: ModelarkChannel): ChannelAdapter 
   const parse = <T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { message: string } } }, data: unknown, what: string): T => {
     const r = schema.safeParse(data);
     // An answer we cannot read: like a dropped connection, the next call may read fine.
-    if (!r.success) throw new UpstreamError('transient', `${what}: unexpected answer from the upstream`);
+    if (!r.success) throw unknownAnswer(`${what}: unexpected answer from the upstream`);
     return r.data;
   };
 
@@ -60,7 +60,11 @@ export function createModelarkAdapter(channel: ModelarkChannel): ChannelAdapter 
         if (req.spec.type === 'image') {
           // Seedream renders inside the call: the submit deadline is the render's deadline.
           const res = await client.post('/images/generations', seedreamBody(req, req.spec, model, channel), { timeout: channel.timeouts.submitMs, signal: req.signal });
-          const status = seedreamStatus(parse(seedreamAnswerSchema, res.data, 'submit'), channel.reportsViolations, channel.prices, model);
+          // An answer we cannot read after a synchronous render: the render happened (and is billed),
+          // so asking this channel again would pay it twice; the next channel renders it instead.
+          const answer = seedreamAnswerSchema.safeParse(res.data);
+          if (!answer.success) throw new UpstreamError('failed', 'submit: unexpected answer from the upstream (Seedream images)');
+          const status = seedreamStatus(answer.data, channel.reportsViolations, channel.prices, model);
           return { upstreamId: `${SEEDREAM_ID_PREFIX}${req.attemptId}`, status };
         }
         const res = await client.post('/contents/generations/tasks', seedanceBody(req, req.spec, model, channel), { timeout: channel.timeouts.submitMs, signal: req.signal });

@@ -6,6 +6,7 @@ import type { RenderReference, RenderRequest } from '../channel-adapter';
 import { attemptSeed } from '../orphan-search';
 import type { ModelarkChannel } from './modelark-config';
 import { seedanceShortfall } from './seedance-limits';
+import { SCALE, SIZES_2K, seedreamSize, seedreamVersion } from './seedream-sizes';
 
 export type ContentPart =
   | { type: 'text'; text: string }
@@ -60,30 +61,14 @@ export function seedanceBody(req: RenderRequest, spec: VideoTaskSpec, upstreamMo
   return body;
 }
 
-/**
- * Seedream's recommended 2K sizes per ratio (BytePlus Seedream 4.0 API: "recommended width x height");
- * 1k is half and 4k twice each side. Every size stays inside the 4.x pixel range
- * [1280x720, 4096x4096] (1k 16:9 = 1280x720 exactly). An explicit size keeps the requested ratio,
- * which the named sizes ("2K") leave to the model.
- */
-const SIZES_2K: Readonly<Record<string, readonly [number, number]>> = {
-  '1:1': [2048, 2048], '4:3': [2304, 1728], '3:4': [1728, 2304], '16:9': [2560, 1440], '9:16': [1440, 2560],
-  '3:2': [2496, 1664], '2:3': [1664, 2496], '21:9': [3024, 1296],
-};
-const SCALE: Readonly<Record<string, number>> = { '1k': 0.5, '2k': 1, '4k': 2 };
-
-/** `"WxH"` for our ratio and resolution; models without a resolution get the upstream's default, 2K. */
-export function seedreamSize(ratio: string, resolution: string | null): string {
-  const base = SIZES_2K[ratio] ?? SIZES_2K['1:1'];
-  const k = SCALE[resolution ?? '2k'] ?? 1;
-  return `${base[0] * k}x${base[1] * k}`;
-}
+export { seedreamSize } from './seedream-sizes';
 
 export function seedreamBody(req: RenderRequest, spec: ImageTaskSpec, upstreamModel: string, channel: ModelarkChannel): Record<string, unknown> {
   const body: Record<string, unknown> = {
     model: upstreamModel,
     prompt: spec.prompt,
-    size: seedreamSize(spec.ratio, spec.resolution),
+    // The nearest size this Seedream version takes (seedream-sizes.ts): it refuses the others.
+    size: seedreamSize(spec.ratio, spec.resolution, upstreamModel),
     response_format: channel.imageResponseFormat,
     watermark: channel.watermark,
   };
@@ -92,9 +77,6 @@ export function seedreamBody(req: RenderRequest, spec: ImageTaskSpec, upstreamMo
   if (images.length) body.image = images;
   return body;
 }
-
-/** Reference images each Seedream version takes (providers.md 4); 3.0 t2i is text-to-image only. */
-const SEEDREAM_MAX_REFS: readonly [RegExp, number][] = [[/seedream-3-0-t2i/i, 0], [/seedream-5-0-(?!pro)\d/i, 14], [/seedream-/i, 10]];
 
 /**
  * Why Seedream (as `upstreamModel`) cannot serve every mode the catalog sells for an image model,
@@ -109,7 +91,7 @@ export function seedreamShortfall(info: ImageModelInfo, upstreamModel: string | 
   if (ratios.length) return `${info.id} offers ratio ${ratios.join(', ')}, for which this adapter knows no Seedream size`;
   const resolutions = info.resolutions.filter((r) => SCALE[r] === undefined);
   if (resolutions.length) return `${info.id} offers resolution ${resolutions.join(', ')}, which Seedream sizes do not cover (1k, 2k, 4k)`;
-  const cap = upstreamModel ? SEEDREAM_MAX_REFS.find(([re]) => re.test(upstreamModel))?.[1] : undefined;
+  const cap = seedreamVersion(upstreamModel)?.maxRefs;
   if (cap !== undefined && info.maxImages > cap)
     return `${info.id} takes up to ${info.maxImages} reference images; ${upstreamModel} takes ${cap === 0 ? 'none (text-to-image only)' : cap}`;
   return null;

@@ -2,7 +2,7 @@
 // running, succeeded, failed, cancelled, expired; `deleted` (LiteLLM's map) means the record is gone.
 // Seedream answers synchronously with one entry per image, each a file or its own error (§4).
 import type { RenderStatus, ResultRef, UpstreamUsage } from '../channel-adapter';
-import { UpstreamError } from '../upstream-error';
+import { UpstreamError, unknownAnswer } from '../upstream-error';
 import { classifyModelarkCode } from './modelark-errors';
 import type { ModelarkChannel } from './modelark-config';
 import type { SeedanceTask, SeedreamAnswer } from './modelark-schemas';
@@ -55,7 +55,7 @@ export function seedanceStatus(task: SeedanceTask, reportsViolations: boolean, p
       return { state: 'failed', error: new UpstreamError('lost', 'the upstream deleted this task') };
     default:
       // An answer we cannot read is treated like a dropped connection: ask again later.
-      throw new UpstreamError('transient', `status: unexpected task status ${JSON.stringify(task.status)}`);
+      throw unknownAnswer(`status: unexpected task status ${JSON.stringify(task.status)}`);
   }
 }
 

@@ -7,7 +7,7 @@
 // the worker downloads as soon as a poll or a callback reports success.
 import type { ChannelAdapter, RenderRequest, RenderStatus, SubmitResult } from '../channel-adapter';
 import { upstreamModelFor } from '../channel-config';
-import { UpstreamError } from '../upstream-error';
+import { UpstreamError, unknownAnswer } from '../upstream-error';
 import { createUpstreamHttp } from '../upstream-http';
 import type { ReplicateChannel } from './replicate-config';
 import { classifyReplicateError } from './replicate-errors';
@@ -90,7 +90,7 @@ export function createReplicateAdapter(channel: ReplicateChannel): ChannelAdapte
       try {
         const res = await request<unknown>({ method: 'GET', url: `/predictions/${upstreamId}` }, channel.timeouts.pollMs);
         const p = predictionSchema.safeParse(res.data);
-        if (!p.success) throw new UpstreamError('transient', 'status: unreadable prediction');
+        if (!p.success) throw unknownAnswer('status: unexpected answer from the upstream (unreadable prediction)');
         return predictionStatus(p.data, channel.reportsViolations, modelPrice(p.data.model, p.data.version));
       } catch (err) {
         throw classify(err, 'status');

@@ -4,7 +4,9 @@
 // know are refused when the config loads (replicateUnsupported), never guessed at render time.
 import { getModel, type TaskSpec } from '@mediagen/catalog';
 import type { RenderReference } from '../channel-adapter';
+import { UpstreamError } from '../upstream-error';
 import { seedanceShortfall } from './hosted-seedance';
+import { KNOWN_IMAGE_MODELS, replicateImageModel } from './replicate-image-models';
 
 export type ReplicateFamily = 'veo' | 'seedance' | 'image';
 
@@ -34,6 +36,17 @@ export function replicateUnsupported(model: string, value: string | undefined, v
   const target = parseReplicateModel(value);
   if (!target) return `the channel maps ${model} to "${value ?? ''}", not a Replicate model (owner/name[:version])`;
   const family = replicateFamily(model, target);
+  if (family === 'image' && info.type === 'image') {
+    const inputs = replicateImageModel(target.owner, target.name);
+    if (!inputs) return `${model} on Replicate model ${target.owner}/${target.name}: this adapter knows the image inputs of ${KNOWN_IMAGE_MODELS.join(', ')} only (each names its reference images differently)`;
+    if (info.maxImages > inputs.images.max)
+      return `${model} takes up to ${info.maxImages} reference images; ${target.owner}/${target.name} takes ${inputs.images.max} (${inputs.images.input})`;
+    const ratio = info.ratios.find((r) => !inputs.ratios.includes(r));
+    if (ratio) return `${model} offers ratio ${ratio}, which ${target.owner}/${target.name} does not take`;
+    const size = info.resolutions.find((r) => !inputs.resolution?.values[r]);
+    if (size) return `${model} offers resolution ${size}, which ${target.owner}/${target.name} has no input for`;
+    return null;
+  }
   if (family === 'seedance') return seedanceShortfall(model, target.name);
   // google/veo-3.1 takes reference images only at 16:9 (and 8 s): Components cannot render 9:16 there.
   if (family === 'veo' && variant === 'video-c-3.1-components' && info.ratios.some((r) => r !== '16:9'))
@@ -48,10 +61,16 @@ export function replicateInput(spec: TaskSpec, refs: RenderReference[], target: 
   const input: Record<string, unknown> = { aspect_ratio: spec.ratio };
   if (spec.prompt) input.prompt = spec.prompt;
   if (spec.type === 'image') {
+    // Each model names its inputs (replicate-image-models.ts); an unknown one was refused at startup.
+    const inputs = replicateImageModel(target.owner, target.name);
+    if (!inputs) throw new UpstreamError('failed', `submit: not sent, ${target.owner}/${target.name} is not a Replicate image model this adapter knows`);
     const images = refs.map((r) => r.url);
-    if (images.length) input.image_input = images;
-    if (spec.resolution) input[/seedream/.test(target.name) ? 'size' : 'resolution'] = spec.resolution.toUpperCase();
-    input.output_format = 'png';
+    if (images.length > inputs.images.max)
+      throw new UpstreamError('failed', `submit: not sent, ${target.owner}/${target.name} takes at most ${inputs.images.max} reference images`);
+    if (images.length) input[inputs.images.input] = inputs.images.list ? images : images[0];
+    const size = spec.resolution ? inputs.resolution?.values[spec.resolution] : undefined;
+    if (size) input[inputs.resolution!.input] = size;
+    if (inputs.outputFormat) input.output_format = inputs.outputFormat;
     return input;
   }
   const family = replicateFamily(spec.model, target);

@@ -1,7 +1,7 @@
 // A Replicate prediction as our RenderStatus (pure): `canceled` and `aborted` (Cancel-After passed
 // before it started) are over without a result; `succeeded` needs at least one URL in `output`.
 import type { RenderStatus, ResultRef, UpstreamUsage } from '../channel-adapter';
-import { UpstreamError } from '../upstream-error';
+import { UpstreamError, unknownAnswer } from '../upstream-error';
 import { isSensitiveFlag } from './replicate-errors';
 import type { Prediction } from './replicate-schemas';
 
@@ -52,6 +52,6 @@ export function predictionStatus(p: Prediction, reportsViolations: boolean, pric
     case 'aborted':
       return { state: 'failed', error: new UpstreamError('failed', 'Replicate prediction was aborted before it started (Cancel-After)') };
     default:
-      throw new UpstreamError('transient', `status: unexpected Replicate status ${JSON.stringify(p.status)}`);
+      throw unknownAnswer(`status: unexpected Replicate status ${JSON.stringify(p.status)}`);
   }
 }

@@ -234,3 +234,32 @@ describe('webhook signatures (ED25519 over the JWKS keys)', () => {
     expect(fetches).toBe(2);
   });
 });
+
+describe('answers of unknown shape and unknown apps (2026-11-27)', () => {
+  const path = `/fal-ai/veo3.1/requests/${ID}`;
+  it.each([
+    ['a status word fal-js does not list (IN_QUEUE, IN_PROGRESS, COMPLETED only)', { status: 'RENDERING' }],
+    ['a status that is not an object', ['COMPLETED']],
+  ])('%s is a classified failure, never a success', async (_what, body) => {
+    up.on('GET', `${path}/status`, { body });
+    const a = createFalAdapter(channel());
+    await expect(a.poll(`fal-ai/veo3.1/requests/${ID}`)).rejects.toMatchObject({ name: 'UpstreamError', kind: 'transient' });
+    a.close();
+  });
+
+  it('a COMPLETED result of a shape no client describes is no file (no_result), never a success with a file', async () => {
+    up.on('GET', `${path}/status`, { body: fixture('fal-status-completed') });
+    up.on('GET', path, { status: 200, body: { video: 'not-an-object', images: 'nope' } });
+    const a = createFalAdapter(channel());
+    // A success without outputs: the worker settles it as no_result (refunded), the task never gets a file.
+    expect(await a.poll(`fal-ai/veo3.1/requests/${ID}`)).toEqual({ state: 'succeeded', outputs: [] });
+    a.close();
+  });
+
+  it('an app fal does not host (404 on submit) fails this channel', async () => {
+    up.on('POST', /.*/, { status: 404, body: { detail: 'Application "veo3.0" not found' } });
+    const a = createFalAdapter(channel());
+    await expect(a.submit(req(veo('video-c-3.1-fast')))).rejects.toMatchObject({ kind: 'failed', httpStatus: 404 });
+    a.close();
+  });
+});

@@ -20,9 +20,9 @@ const channel = (extra: Partial<GeminiChannel> = {}): GeminiChannel =>
   ({
     id: 'gemini-test', protocol: 'gemini', veoReferenceType: 'asset', baseUrl: `${up.base}/v1beta`, apiKey: 'g-key', tier: null, costOrder: 10,
     models: {
-      'video-c-3.1-fast': 'veo-3.1-fast-generate-preview', 'video-c-3.1-pro': 'veo-3.1-generate-preview',
-      'video-c-3.1-components': 'veo-3.1-generate-preview', 'image-d-2.5-flash-image': 'gemini-2.5-flash-image',
-      'image-d-3-pro-image-preview': 'gemini-3-pro-image-preview',
+      'video-c-3.1-fast': 'veo-3.1-fast-generate-001', 'video-c-3.1-pro': 'veo-3.1-generate-001',
+      'video-c-3.1-components': 'veo-3.1-generate-001', 'image-d-2.5-flash-image': 'gemini-2.5-flash-image',
+      'image-d-3-pro-image-preview': 'gemini-3-pro-image',
     },
     reportsViolations: true, maxInFlight: 10, enabled: true, maxResponseBytes: 64 << 20,
     timeouts: { submitMs: 5_000, pollMs: 5_000, downloadMs: 5_000 }, poll: { firstMs: 0, minMs: 100, maxMs: 1000 },
@@ -41,10 +41,10 @@ const req = (spec: VideoTaskSpec | ImageTaskSpec, references: ReturnType<typeof 
 
 describe('Veo request mapping', () => {
   it('sends Fast/Pro images as first and last frame, base64 only, no seed, duration or resolution', async () => {
-    up.on('POST', '/v1beta/models/veo-3.1-fast-generate-preview:predictLongRunning', { body: fixture('veo-submit-operation') });
+    up.on('POST', '/v1beta/models/veo-3.1-fast-generate-001:predictLongRunning', { body: fixture('veo-submit-operation') });
     const a = createGeminiAdapter(channel());
     const res = await a.submit(req(veoSpec('video-c-3.1-fast'), [reference('reference_image', 'u1'), reference('reference_image', 'u2')]));
-    expect(res.upstreamId).toBe('models/veo-3.1-generate-preview/operations/8m2k1x9q4ht7');
+    expect(res.upstreamId).toBe('models/veo-3.1-generate-001/operations/8m2k1x9q4ht7');
     const sent = up.requests[0];
     expect(sent.headers['x-goog-api-key']).toBe('g-key');
     expect(sent.body).toEqual({
@@ -59,7 +59,7 @@ describe('Veo request mapping', () => {
   });
 
   it('sends Components images as asset reference images in <Picture N> order, spelled as the channel says', async () => {
-    up.on('POST', '/v1beta/models/veo-3.1-generate-preview:predictLongRunning', { body: fixture('veo-submit-operation') });
+    up.on('POST', '/v1beta/models/veo-3.1-generate-001:predictLongRunning', { body: fixture('veo-submit-operation') });
     const a = createGeminiAdapter(channel({ veoReferenceType: 'ASSET' }));
     await a.submit(req(veoSpec('video-c-3.1-components'), ['p1', 'p2', 'p3'].map((u) => reference('reference_image', u))));
     const inst = up.requests[0].body.instances[0];
@@ -125,19 +125,19 @@ describe('Veo errors over HTTP', () => {
   });
   it('polls the operation by name; an operation the API no longer knows is lost; 403 is a failure', async () => {
     const a = createGeminiAdapter(channel());
-    up.on('GET', '/v1beta/models/veo-3.1-generate-preview/operations/8m2k1x9q4ht7', { body: fixture('veo-done-error-internal') });
-    expect(await a.poll('models/veo-3.1-generate-preview/operations/8m2k1x9q4ht7')).toMatchObject({ state: 'failed' });
+    up.on('GET', '/v1beta/models/veo-3.1-generate-001/operations/8m2k1x9q4ht7', { body: fixture('veo-done-error-internal') });
+    expect(await a.poll('models/veo-3.1-generate-001/operations/8m2k1x9q4ht7')).toMatchObject({ state: 'failed' });
     up.on('GET', /operations\/gone$/, { status: 404, body: fixture('google-404-operation') });
-    await expect(a.poll('models/veo-3.1-generate-preview/operations/gone')).rejects.toMatchObject({ kind: 'lost' });
+    await expect(a.poll('models/veo-3.1-generate-001/operations/gone')).rejects.toMatchObject({ kind: 'lost' });
     up.on('GET', /operations\/other$/, { status: 403, body: fixture('google-403-permission-denied') });
-    await expect(a.poll('models/veo-3.1-generate-preview/operations/other')).rejects.toMatchObject({ kind: 'failed', httpStatus: 403 });
+    await expect(a.poll('models/veo-3.1-generate-001/operations/other')).rejects.toMatchObject({ kind: 'failed', httpStatus: 403 });
     a.close();
   });
 });
 
 describe('Gemini images (synchronous)', () => {
   it('answers the submit with the inline PNG, the usage and no poll needed', async () => {
-    up.on('POST', '/v1beta/models/gemini-3-pro-image-preview:generateContent', { body: fixture('gemini-image-png') });
+    up.on('POST', '/v1beta/models/gemini-3-pro-image:generateContent', { body: fixture('gemini-image-png') });
     const a = createGeminiAdapter(channel());
     // A reference known only as 'image/*' is sent with the type its bytes show.
     const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]);
@@ -177,11 +177,38 @@ describe('Gemini images (synchronous)', () => {
 
 describe('config-load check', () => {
   it('serves video-c and image-d models, refuses video-a/video-b and sizes on 2.5 flash image', () => {
-    const a = createGeminiAdapter(channel({ models: { 'video-c-3.1-fast': 'veo-3.1-fast-generate-preview', 'video-a-h3': 'veo-3.1-generate-preview', 'image-a-5.0': 'gemini-2.5-flash-image', 'image-d-2.5-flash-image': 'gemini-2.5-flash-image' } }));
+    const a = createGeminiAdapter(channel({ models: { 'video-c-3.1-fast': 'veo-3.1-fast-generate-001', 'video-a-h3': 'veo-3.1-generate-001', 'image-a-5.0': 'gemini-2.5-flash-image', 'image-d-2.5-flash-image': 'gemini-2.5-flash-image' } }));
     expect(a.unsupported!('video-c-3.1', 'video-c-3.1-fast')).toBeNull();
     expect(a.unsupported!('image-d-2.5-flash-image', null)).toBeNull();
     expect(a.unsupported!('video-a-h3', null)).toMatch(/video-a-h3.*Veo/);
     expect(a.unsupported!('image-a-5.0', null)).toMatch(/gemini-2.5-flash-image has no size choice/);
     a.close();
   });
+});
+
+describe('shut-down models and answers of unknown shape (2026-11-27)', () => {
+  it.each([
+    ['google-404-model-not-found', /generateContent$/, () => req(imageSpec())],
+    ['google-404-model-no-longer-available', /predictLongRunning$/, () => req(veoSpec('video-c-3.1-pro'))],
+  ])('a model Google shut down (%s) fails this channel at submit, 404 kept for the worker', async (name, path, request) => {
+    const a = createGeminiAdapter(channel());
+    up.on('POST', path, { status: 404, body: fixture(name) });
+    await expect(a.submit(request())).rejects.toMatchObject({ name: 'UpstreamError', kind: 'failed', httpStatus: 404 });
+    a.close();
+  });
+
+  it('an operation of a shape no client describes is a classified failure, never a success', async () => {
+    const a = createGeminiAdapter(channel());
+    up.on('GET', /operations\/8m2k1x9q4ht7$/, { body: fixture('veo-operation-unknown-shape') });
+    await expect(a.poll('models/veo-3.1-generate-001/operations/8m2k1x9q4ht7')).rejects.toMatchObject({ name: 'UpstreamError', kind: 'transient' });
+    a.close();
+  });
+});
+
+it('refuses at startup a channel mapping a model Google shut down, naming the replacement', () => {
+  const a = createGeminiAdapter(channel({ models: { 'image-d-3-pro-image-preview': 'gemini-3-pro-image-preview', 'video-c-3.1-pro': 'veo-3.1-generate-preview', 'image-d-2.5-flash-image': 'gemini-2.5-flash-image' } }));
+  expect(a.unsupported!('image-d-3-pro-image-preview', null)).toBe('gemini-3-pro-image-preview was shut down by Google on 2026-06-25; its replacement is gemini-3-pro-image');
+  expect(a.unsupported!('video-c-3.1', 'video-c-3.1-pro')).toMatch(/veo-3.1-generate-preview was shut down by Google on 2026-10-22; no replacement/);
+  expect(a.unsupported!('image-d-2.5-flash-image', null)).toBeNull();
+  a.close();
 });

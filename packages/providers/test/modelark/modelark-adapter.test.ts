@@ -5,6 +5,7 @@ import type { ChannelAdapter, RenderReference, RenderRequest } from '../../src/c
 import { createModelarkAdapter } from '../../src/modelark/modelark-adapter';
 import { modelarkChannelSchema } from '../../src/modelark/modelark-config';
 import { modelarkUnsupported, seedanceBody, seedreamBody, seedreamShortfall, seedreamSize } from '../../src/modelark/modelark-request';
+import { seedreamSizeFor, seedreamVersion } from '../../src/modelark/seedream-sizes';
 import { FixtureServer, loadFixture, startFixtureServer } from './fixture-server';
 
 const fx = (name: string) => loadFixture('modelark', name);
@@ -71,8 +72,46 @@ describe('request mapping', () => {
     expect(seedreamSize('16:9', '1k')).toBe('1280x720');
     expect(seedreamSize('21:9', '4k')).toBe('6048x2592');
     expect(seedreamSize('3:4', null)).toBe('1728x2304');
+    expect(seedreamSize('16:9', '1k', 'seedream-4-0-250828')).toBe('1280x720');
     const body = seedreamBody(req(image(), [ref('reference_image', 'https://f/1.png'), ref('reference_image', 'https://f/2.png')]), image(), 'seedream-5-0-260128', channel());
     expect(body).toEqual({ model: 'seedream-5-0-260128', prompt: 'a red bicycle', size: '2560x1440', response_format: 'url', watermark: false, image: ['https://f/1.png', 'https://f/2.png'] });
+  });
+
+  // BytePlus ModelArk image generation (2026-11-27): 4.0 takes 921,600-16,777,216 pixels, 4.5
+  // 3,686,400-16,777,216, 5.0 lite 3,686,400-10,404,496, 5.0 pro up to 4,194,304.
+  it.each([
+    ['seedream-4-5-251128', '16:9', '1k', '2560x1440', 'larger'],
+    ['seedream-4-5-251128', '1:1', '1k', '2048x2048', 'larger'],
+    ['seedream-4-5-251128', '1:1', '4k', '4096x4096', 'as-sold'],
+    ['seedream-5-0-260128', '9:16', '1k', '1440x2560', 'larger'],
+    ['seedream-5-0-260128', '1:1', '2k', '2048x2048', 'as-sold'],
+    ['seedream-5-0-260128', '1:1', '4k', '3216x3216', 'smaller'],
+    ['seedream-5-0-260128', '21:9', '4k', '4912x2096', 'smaller'],
+    ['dola-seedream-5-0-pro-260628', '1:1', '4k', '2048x2048', 'smaller'],
+    ['seedream-4-0-250828', '16:9', '1k', '1280x720', 'as-sold'],
+  ])('sends %s at %s %s as %s (%s than sold or as sold), a size it accepts', (model, ratio, resolution, size, delivered) => {
+    expect(seedreamSize(ratio, resolution, model)).toBe(size);
+    const version = seedreamVersion(model)!;
+    const sent = seedreamSizeFor(ratio, resolution, version);
+    expect(sent.delivered).toBe(delivered);
+    expect(sent.width * sent.height).toBeGreaterThanOrEqual(version.minPixels);
+    expect(sent.width * sent.height).toBeLessThanOrEqual(version.maxPixels);
+    const [rw, rh] = ratio.split(':').map(Number);
+    // Within 1 %: sides are multiples of 16.
+    expect(Math.abs(sent.width / sent.height / (rw / rh) - 1)).toBeLessThan(0.01);
+  });
+
+  it('sends every size the catalog sells within the range of the Seedream the example config names', () => {
+    for (const [model, up] of [['image-a-5.0', 'seedream-5-0-260128'], ['image-b-2.5', 'seedream-4-5-251128'], ['image-b-2', 'seedream-4-0-250828']]) {
+      const info = getModel(model) as ImageModelInfo;
+      const version = seedreamVersion(up)!;
+      for (const ratio of info.ratios)
+        for (const resolution of info.resolutions.length ? info.resolutions : [null]) {
+          const { width, height } = seedreamSizeFor(ratio, resolution, version);
+          expect(width * height).toBeGreaterThanOrEqual(version.minPixels);
+          expect(width * height).toBeLessThanOrEqual(version.maxPixels);
+        }
+    }
   });
 
   it('refuses at config load the models whose modes Seedance cannot express', () => {
@@ -88,7 +127,11 @@ describe('request mapping', () => {
     expect(seedreamShortfall(image({}), 'seedream-5-0-260128')).toBeNull();
     expect(seedreamShortfall(image({ id: 'image-x', ratios: ['1:1', '5:4'] }), 'seedream-5-0-260128')).toBe('image-x offers ratio 5:4, for which this adapter knows no Seedream size');
     expect(seedreamShortfall(image({ id: 'image-x', resolutions: ['1k', '8k'] }), 'seedream-4-5-251128')).toMatch(/image-x offers resolution 8k/);
-    expect(seedreamShortfall(image({ id: 'image-x', maxImages: 12 }), 'seedream-4-0-250828')).toBe('image-x takes up to 12 reference images; seedream-4-0-250828 takes 10');
+    // Up to 14 reference images on 4.0, 4.5 and 5.0 lite (BytePlus, 2026-11-27); 10 on 5.0 pro.
+    expect(seedreamShortfall(image({ id: 'image-x', maxImages: 14 }), 'seedream-4-0-250828')).toBeNull();
+    expect(seedreamShortfall(image({ id: 'image-x', maxImages: 14 }), 'seedream-4-5-251128')).toBeNull();
+    expect(seedreamShortfall(image({ id: 'image-x', maxImages: 15 }), 'seedream-4-5-251128')).toBe('image-x takes up to 15 reference images; seedream-4-5-251128 takes 14');
+    expect(seedreamShortfall(image({ id: 'image-x', maxImages: 12 }), 'dola-seedream-5-0-pro-260628')).toBe('image-x takes up to 12 reference images; dola-seedream-5-0-pro-260628 takes 10');
     expect(seedreamShortfall(image({ id: 'image-x', maxImages: 12 }), 'doubao-seedream-5-0-260128')).toBeNull();
     // The legacy text-to-image model takes no reference image; every catalog image model takes some.
     const a = adapter({ models: { 'image-a-5.0': 'seedream-3-0-t2i-250415', 'image-b-2.5': 'dreamina-seedance-2-0-260128', 'video-b-2.0': 'seedream-4-5-251128' } });
@@ -332,5 +375,30 @@ describe('Seedream images (synchronous)', () => {
   it('has nothing to poll after a lost synchronous answer', async () => {
     await expect(adapter().poll('seedream:att-1')).rejects.toMatchObject({ kind: 'lost' });
     expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('answers of unknown shape and unknown models (2026-11-27)', () => {
+  it('a Seedream answer of a shape no client describes fails this channel (not re-rendered here, never a success)', async () => {
+    server.on('POST', '/images/generations', loadFixture('modelark', 'seedream-answer-unknown-shape'));
+    await expect(adapter().submit(req(image()))).rejects.toMatchObject({ name: 'UpstreamError', kind: 'failed', message: expect.stringMatching(/unexpected answer/) });
+  });
+
+  it('a Seedance task of a shape no client describes is read again later (transient), never a success', async () => {
+    server.on('GET', '/contents/generations/tasks/cgt-1', { status: 200, body: { id: 'cgt-1', status: 42 } });
+    await expect(adapter().poll('cgt-1')).rejects.toMatchObject({ name: 'UpstreamError', kind: 'transient' });
+    server.on('GET', '/contents/generations/tasks/cgt-2', { status: 200, body: { id: 'cgt-2', status: 'rendering-somehow' } });
+    await expect(adapter().poll('cgt-2')).rejects.toMatchObject({ kind: 'transient', message: expect.stringMatching(/unexpected task status/) });
+  });
+
+  it.each(['error-404-invalid-endpoint-or-model', 'error-404-model-not-open'])('a model the account cannot reach (%s) fails this channel at submit', async (name) => {
+    server.on('POST', '/images/generations', loadFixture('modelark', name));
+    await expect(adapter().submit(req(image()))).rejects.toMatchObject({ kind: 'failed', httpStatus: 404 });
+  });
+
+  it('sends a 1k image to Seedream 4.5 at the 2K size of its ratio (4.5 refuses fewer than 3,686,400 pixels)', async () => {
+    server.on('POST', '/images/generations', loadFixture('modelark', 'seedream-answer-url'));
+    await adapter({ models: { 'image-b-2.5': 'seedream-4-5-251128' } }).submit(req(image({ model: 'image-b-2.5', resolution: '1k', ratio: '9:16' })));
+    expect(server.requests[0].body).toMatchObject({ model: 'seedream-4-5-251128', size: '1440x2560' });
   });
 });

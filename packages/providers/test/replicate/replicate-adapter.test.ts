@@ -65,11 +65,44 @@ describe('request mapping', () => {
   it('a pinned version goes to /predictions; images get Prefer: wait and Cancel-After when the channel sets them', async () => {
     const { r } = await submitted(image('image-a-5.0'), [reference('reference_image', 'https://m/x')], { preferWaitSeconds: 30, cancelAfterSeconds: 3600 });
     expect(r.path).toBe('/v1/predictions');
-    expect(r.body).toEqual({ version: '5f2d8b7c9a1e3f4d', input: { prompt: 'p', aspect_ratio: '3:2', image_input: ['https://m/x'], size: '2K', output_format: 'png' } });
+    expect(r.body).toEqual({ version: '5f2d8b7c9a1e3f4d', input: { prompt: 'p', aspect_ratio: '3:2', image_input: ['https://m/x'], size: '2K' } });
     expect([r.headers.prefer, r.headers['cancel-after']]).toEqual(['wait=30', '3600s']);
     const v = await submitted(seedance(), [], { preferWaitSeconds: 30 });
     expect(v.r.headers.prefer).toBeUndefined();
   });
+  // Each Replicate image model names its reference images differently (replicate.com API pages, 2026-11-27).
+  it.each([
+    ['black-forest-labs/flux-2-pro', 'image-c-2.1', { input_images: ['https://m/1', 'https://m/2'], output_format: 'png' }],
+    ['google/nano-banana-pro', 'image-b-2.5', { image_input: ['https://m/1', 'https://m/2'], resolution: '2K', output_format: 'png' }],
+  ])('sends %s its own input names', async (model, ours, expected) => {
+    const spec = { ...image(ours), resolution: ours === 'image-c-2.1' ? null : '2k' };
+    const { r } = await submitted(spec, [reference('reference_image', 'https://m/1'), reference('reference_image', 'https://m/2')], { models: { [ours]: model } });
+    expect(r.body.input).toEqual({ prompt: 'p', aspect_ratio: '3:2', ...expected });
+  });
+
+  it('sends FLUX 1.1 pro its single image_prompt, and never more images than a model takes', async () => {
+    const { r } = await submitted({ ...image('image-c-2.1'), resolution: null }, [reference('reference_image', 'https://m/1')], { models: { 'image-c-2.1': 'black-forest-labs/flux-1.1-pro' } });
+    expect(r.body.input).toEqual({ prompt: 'p', aspect_ratio: '3:2', image_prompt: 'https://m/1', output_format: 'png' });
+    up.reset();
+    const a = createReplicateAdapter(channel({ models: { 'image-c-2.1': 'black-forest-labs/flux-1.1-pro' } }));
+    await expect(a.submit(req({ ...image('image-c-2.1'), resolution: null }, [reference('reference_image', 'https://m/1'), reference('reference_image', 'https://m/2')])))
+      .rejects.toMatchObject({ kind: 'failed', message: expect.stringMatching(/takes at most 1 reference images/) });
+    expect(up.requests).toHaveLength(0);
+    a.close();
+  });
+
+  it('refuses at config load an image model whose inputs it does not know, or that takes fewer images than sold', () => {
+    const a = createReplicateAdapter(channel({ models: { 'image-c-2.1': 'black-forest-labs/flux-1.1-pro', 'image-b-2': 'stability-ai/sdxl', 'image-b-2.5': 'black-forest-labs/flux-2-pro' } }));
+    expect(a.unsupported!('image-c-2.1', null)).toBe('image-c-2.1 takes up to 6 reference images; black-forest-labs/flux-1.1-pro takes 1 (image_prompt)');
+    expect(a.unsupported!('image-b-2', null)).toMatch(/stability-ai\/sdxl: this adapter knows the image inputs of .*black-forest-labs\/flux-2-pro/);
+    expect(a.unsupported!('image-b-2.5', null)).toMatch(/image-b-2.5 offers resolution 1k, which black-forest-labs\/flux-2-pro has no input for/);
+    a.close();
+    const ok = createReplicateAdapter(channel({ models: { 'image-c-2.1': 'black-forest-labs/flux-2-pro', 'image-b-2.5': 'google/nano-banana-pro' } }));
+    expect(ok.unsupported!('image-c-2.1', null)).toBeNull();
+    expect(ok.unsupported!('image-b-2.5', null)).toBeNull();
+    ok.close();
+  });
+
   it('a prediction finished within Prefer: wait answers in the submit', async () => {
     up.on('POST', /predictions$/, { status: 201, body: fixture('replicate-prediction-succeeded-images') });
     const a = createReplicateAdapter(channel({ preferWaitSeconds: 20 }));
@@ -251,5 +284,31 @@ describe('upstream cost', () => {
     await expect(price({ 'google/veo-3.1': { microUsdPerPredictSecond: 1_400 } })).resolves.toEqual({ units: 'predict_seconds', amount: 87.9, costMicroUsd: 123_060 });
     await expect(price({ 'google/veo-3.1': { microUsdPerOutput: 3_200_000 } })).resolves.toEqual({ units: 'predict_seconds', amount: 87.9, costMicroUsd: 3_200_000 });
     await expect(price({})).resolves.toEqual({ units: 'predict_seconds', amount: 87.9 });
+  });
+});
+
+describe('answers of unknown shape and unknown models (2026-11-27)', () => {
+  it.each([
+    ['a status replicate-javascript does not list', { ...fixture('replicate-prediction-processing'), status: 'warming' }],
+    ['a prediction that is not an object', 'succeeded'],
+  ])('%s is a classified failure, never a success', async (_what, body) => {
+    up.on('GET', `/v1/predictions/${ID}`, { body });
+    const a = createReplicateAdapter(channel());
+    await expect(a.poll(ID)).rejects.toMatchObject({ name: 'UpstreamError', kind: 'transient' });
+    a.close();
+  });
+
+  it('a model Replicate does not know (404 on create) fails this channel', async () => {
+    up.on('POST', /predictions$/, { status: 404, body: fixture('replicate-404-not-found') });
+    const a = createReplicateAdapter(channel());
+    await expect(a.submit(req(seedance()))).rejects.toMatchObject({ kind: 'failed', httpStatus: 404 });
+    a.close();
+  });
+
+  it('an input the model refuses (422) fails this channel', async () => {
+    up.on('POST', /predictions$/, { status: 422, body: fixture('replicate-422-additional-property') });
+    const a = createReplicateAdapter(channel());
+    await expect(a.submit(req(image()))).rejects.toMatchObject({ kind: 'failed', httpStatus: 422 });
+    a.close();
   });
 });

@@ -35,12 +35,12 @@ export function channels() {
     { id: 'ark-seedream-b', protocol: 'modelark', baseUrl: o('modelark', '/api/v3'), apiKey: '${FAKE_ARK_KEY}', costOrder: 10, reportsViolations: true, poll,
       models: { 'image-b-2': 'seedream-4-0-250828' } },
     { id: 'gemini-veo', protocol: 'gemini', baseUrl: o('gemini', '/v1beta'), apiKey: '${FAKE_GEMINI_KEY}', costOrder: 10, poll,
-      models: { 'video-c-3.1-fast': 'veo-3.1-fast-generate-preview', 'video-c-3.1-components': 'veo-3.1-generate-preview' } },
+      models: { 'video-c-3.1-fast': 'veo-3.1-fast-generate-001', 'video-c-3.1-components': 'veo-3.1-generate-001' } },
     // Veo's second channel: fal's queue, `fal-ai/veo3.1/fast` (an app path with a sub-path of its own).
     { id: 'fal-veo', protocol: 'fal', baseUrl: o('fal'), apiKey: '${FAKE_FAL_KEY}', costOrder: 20, poll,
       models: { 'video-c-3.1-fast': 'fal-ai/veo3.1/fast' }, webhookJwksUrl: o('fal', '/.well-known/jwks.json') },
     { id: 'gemini-veo-pro', protocol: 'gemini', baseUrl: o('gemini', '/v1beta'), apiKey: '${FAKE_GEMINI_KEY}', costOrder: 10, reportsViolations: true, poll,
-      models: { 'video-c-3.1-pro': 'veo-3.1-generate-preview' } },
+      models: { 'video-c-3.1-pro': 'veo-3.1-generate-001' } },
     { id: 'gemini-image', protocol: 'gemini', baseUrl: o('gemini', '/v1beta'), apiKey: '${FAKE_GEMINI_KEY}', costOrder: 10, reportsViolations: true, poll,
       models: { 'image-d-2.5-flash-image': 'gemini-2.5-flash-image' } },
     { id: 'fal-seedance', protocol: 'fal', baseUrl: o('fal'), apiKey: '${FAKE_FAL_KEY}', tier: 'third-party', costOrder: 10, poll,
@@ -123,7 +123,7 @@ export const CASES: Case[] = [
     body: (prompt) => ({ model: 'video-c-3.1', variant: 'video-c-3.1-fast', prompt, ratio: '9:16' }),
     submitOf: findSubmit(fakes.gemini, 'POST', /:predictLongRunning$/, (s) => String(bodyOf(s).instances?.[0]?.prompt ?? '')),
     expectSubmit: (s, prompt) => {
-      expect(s.path).toBe('/v1beta/models/veo-3.1-fast-generate-preview:predictLongRunning');
+      expect(s.path).toBe('/v1beta/models/veo-3.1-fast-generate-001:predictLongRunning');
       expect(s.headers['x-goog-api-key']).toBe(KEYS.FAKE_GEMINI_KEY);
       expect(bodyOf(s).instances[0].prompt).toContain(prompt);
       expect(bodyOf(s).parameters).toMatchObject({ aspectRatio: '9:16' });

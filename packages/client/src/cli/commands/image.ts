@@ -1,24 +1,41 @@
 // mediagen image "<prompt>" [--model image-b-2.5] [--ratio 16:9] [--resolution 1k] [--image URL]...
-//   [-o fox.png] [--no-wait] [--timeout S] [--idempotency-key K] [--json]
+//   [--max-cost CENTS] [-o fox.png] [--no-wait] [--timeout S] [--idempotency-key K] [--json]
 // Waits for the image by default (most take seconds); -o saves it.
 import { parseArgs } from 'node:util';
 import type { ImageGenerateParams } from '../../types';
 import type { Context } from '../context';
-import { positive } from '../context';
+import { cents, positive } from '../context';
 import { UsageError } from '../exit-codes';
 import { finishTask } from '../finish-task';
 
-export const usage = 'mediagen image "<prompt>" [--model image-b-2.5] [--ratio 16:9] [--resolution 1k] [--image <url>]... [-o file.png] [--no-wait] [--timeout <s>] [--json]';
+export const usage =
+  'mediagen image "<prompt>" [--model image-b-2.5] [--ratio 16:9] [--resolution 1k] [--image <url>]... [--max-cost <cents>] [-o file.png] [--no-wait] [--timeout <s>] [--json]';
+
+/** The options that make the generate body (shared with `mediagen quote image`). */
+export const bodyOptions = {
+  model: { type: 'string', default: 'image-b-2.5' },
+  ratio: { type: 'string' },
+  resolution: { type: 'string' },
+  image: { type: 'string', multiple: true },
+  'max-cost': { type: 'string' },
+} as const;
+
+export function imageParams(values: { model?: string; ratio?: string; resolution?: string; image?: string[] }, prompt: string): ImageGenerateParams {
+  return {
+    model: values.model,
+    prompt,
+    ...(values.ratio ? { ratio: values.ratio } : {}),
+    ...(values.resolution ? { resolution: values.resolution } : {}),
+    ...(values.image?.length ? { images: values.image } : {}),
+  } as ImageGenerateParams;
+}
 
 export async function run(ctx: Context, args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
     options: {
-      model: { type: 'string', default: 'image-b-2.5' },
-      ratio: { type: 'string' },
-      resolution: { type: 'string' },
-      image: { type: 'string', multiple: true },
+      ...bodyOptions,
       output: { type: 'string', short: 'o' },
       'no-wait': { type: 'boolean', default: false },
       timeout: { type: 'string' },
@@ -27,15 +44,9 @@ export async function run(ctx: Context, args: string[]): Promise<number> {
     },
   });
   if (positionals.length !== 1) throw new UsageError(`Give the prompt as one quoted argument: ${usage}`);
+  const params = imageParams(values, positionals[0]);
   const mg = ctx.client();
-  const params = {
-    model: values.model,
-    prompt: positionals[0],
-    ...(values.ratio ? { ratio: values.ratio } : {}),
-    ...(values.resolution ? { resolution: values.resolution } : {}),
-    ...(values.image?.length ? { images: values.image } : {}),
-  } as ImageGenerateParams;
-  const sub = await mg.images.generate(params, { idempotencyKey: values['idempotency-key'], signal: ctx.signal() });
+  const sub = await mg.images.generate(params, { idempotencyKey: values['idempotency-key'], maxCostCents: cents('max-cost', values['max-cost']), signal: ctx.signal() });
   return finishTask(ctx, mg, {
     taskId: sub.taskId,
     type: 'image',
@@ -44,6 +55,6 @@ export async function run(ctx: Context, args: string[]): Promise<number> {
     output: values.output,
     json: values.json,
     timeoutSeconds: positive('timeout', values.timeout),
-    extra: sub.idempotentReplay ? { idempotentReplay: true } : undefined,
+    extra: { costCents: sub.costCents, ...(sub.idempotentReplay ? { idempotentReplay: true } : {}) },
   });
 }
