@@ -6,7 +6,7 @@
 // (~/my-project -> a temporary one). The printed development key is made valid in the stack's
 // database the way `npm start` makes it (scripts/dev-bootstrap.ts).
 // A new README block fails the test until it is run here or listed as not run, with the reason.
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -107,7 +107,18 @@ const RUN: { section: string; starts: string }[] = [
   { section: 'SDK and command line', starts: 'import' },
   { section: 'SDK and command line', starts: 'export MEDIAGEN_API_KEY' },
   { section: 'Install from a tarball', starts: 'mkdir -p ~/my-project' },
+  { section: 'Python', starts: 'from mediagen import MediaGen' },
 ];
+
+/** A Python 3.10+ that imports httpx (Debian's python3-httpx; .ci/run installs it), else undefined. */
+const python = ['/usr/bin/python3', 'python3'].find((p) => {
+  try {
+    execFileSync(p, ['-c', 'import sys, httpx; assert sys.version_info >= (3, 10)'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+});
 
 it('every README block is either run below or listed as not run', () => {
   const known = [...NOT_RUN, ...RUN];
@@ -160,6 +171,15 @@ describe('README, in the order a new user meets it', () => {
     expect(fs.statSync(path.join(project, 'fox.mp4')).size).toBeGreaterThan(0);
     expect(out).toMatch(/image-b-2\.5\s+image/);
     expect(out).toMatch(/USD/);
+  });
+});
+
+describe('README, Python', () => {
+  (python ? it : it.skip)(`the Python block runs with ${python ?? 'no Python with httpx here'} (the SDK from clients/python; "mg_..." is the key)`, async () => {
+    const code = localise(find('Python', (b) => b.code.startsWith('from mediagen')).code, { 'mg_...': DEV_API_KEY });
+    fs.writeFileSync(path.join(work, 'first.py'), code);
+    const out = await runBlock(`${python} first.py`, work, { PYTHONPATH: path.join(ROOT, 'clients/python') });
+    expect(out).toContain(`${stack.gatewayUrl}/files/results/`);
   });
 });
 
