@@ -16,6 +16,7 @@ COPY apps/gateway/package.json apps/gateway/
 COPY apps/worker/package.json apps/worker/
 COPY apps/provider-sim/package.json apps/provider-sim/
 COPY packages/catalog/package.json packages/catalog/
+COPY packages/channel-check/package.json packages/channel-check/
 COPY packages/channel-health/package.json packages/channel-health/
 COPY packages/client/package.json packages/client/
 COPY packages/config/package.json packages/config/

@@ -11,7 +11,7 @@ import { clusterSnapshotReader } from './services/cluster-snapshot';
 import { createLogger } from '@mediagen/logging';
 import { revokeDevelopmentKey } from './services/dev-key';
 import type { Logger } from 'pino';
-import { assertServesCatalog, ChannelAdapter, createAdapters, loadChannelConfig } from '@mediagen/providers';
+import { assertServesCatalog, ChannelAdapter, ChannelConfig, createAdapters, loadChannelConfig } from '@mediagen/providers';
 import { parseSoldModels, type SoldCatalog } from '@mediagen/catalog';
 
 export interface GatewayDeps {
@@ -34,6 +34,8 @@ export interface GatewayDeps {
   adapters: Map<string, ChannelAdapter>;
   /** What this deployment sells (SOLD_MODELS): submits, the OpenAPI document and the front page follow it. */
   sold: SoldCatalog;
+  /** The same channel config: the console's channel check probes its channels with their keys. */
+  channels: ChannelConfig;
 }
 
 export async function createDeps(config: Config): Promise<GatewayDeps> {
@@ -71,7 +73,7 @@ export async function createDeps(config: Config): Promise<GatewayDeps> {
   clusterGauges(metrics.registry, clusterSnapshotReader(redis, config.REDIS_PREFIX, queue), (err) =>
     log.warn({ err: err.message }, 'metrics: cluster gauges unavailable'),
   );
-  return { config, db, redis, queue, webhookQueue, storage, events, log, metrics, adapters, sold };
+  return { config, db, redis, queue, webhookQueue, storage, events, log, metrics, adapters, channels, sold };
 }
 
 /** Start-up waits briefly for Redis, but a gateway may also start while Redis is down. */

@@ -12,6 +12,13 @@ import { fail, send } from './sim-http';
 
 export type { SimOptions } from './protocol-registry';
 
+/** Every upstream model a channel sends to: its `models` values (a Replicate version's name too) and a MiniMax channel's effort models. */
+function upstreamModels(channel: Channel): string[] {
+  const values = Object.values(channel.models);
+  const effort = channel.protocol === 'minimax' ? Object.values(channel.effortModels).filter((v): v is string => !!v) : [];
+  return [...values, ...values.map((v) => v.split(':')[0]), ...effort];
+}
+
 export function createSimServer(opts: SimOptions): { server: http.Server; store: RenderStore } {
   loadProtocols();
   const store = new RenderStore();
@@ -19,17 +26,31 @@ export function createSimServer(opts: SimOptions): { server: http.Server; store:
   sweeper.unref();
   const origin = (req: IncomingMessage) => `http://${req.headers.host ?? '127.0.0.1'}`;
   const contexts = new Map<string, SimContext>();
+  const retired = new Set(opts.retiredModels ?? []);
   const contextFor = (protocol: string): SimContext => {
     let ctx = contexts.get(protocol);
     if (!ctx) {
       const channels: Channel[] = opts.channels.channels.filter((c) => c.protocol === protocol);
+      // Channels sharing a key are one upstream account (the example config's ARK_API_KEY serves
+      // four channels): the first answers, and the account has every model any of them maps.
+      const byKey = new Map<string, Channel>();
+      for (const c of channels) {
+        const first = byKey.get(c.apiKey);
+        if (!first) byKey.set(c.apiKey, c);
+        else
+          byKey.set(c.apiKey, {
+            ...first,
+            models: { ...c.models, ...first.models, ...Object.fromEntries(Object.entries(c.models).filter(([k]) => k in first.models).map(([k, v]) => [`${k}@${c.id}`, v])) },
+          } as Channel);
+      }
       ctx = {
         store,
         opts,
         channels,
-        channelByKey: (key) => (key === undefined ? undefined : channels.find((c) => c.apiKey === key)),
+        channelByKey: (key) => (key === undefined ? undefined : byKey.get(key)),
         mediaUrl: (req, render, n) => `${origin(req)}${mediaUrlPath(render.id, n)}`,
         origin,
+        hasModel: (channel, model) => !retired.has(model) && upstreamModels(channel).includes(model),
       };
       contexts.set(protocol, ctx);
     }

@@ -9,7 +9,7 @@ import type { Config } from '@mediagen/config';
 import { createDb, dbTimeoutsFrom } from '@mediagen/db';
 import { createLogger } from '@mediagen/logging';
 import { createWorkerMetrics } from '@mediagen/metrics';
-import { assertServesCatalog, ChannelAdapter, ChannelConfig, createAdapters, downloadPolicyFromConfig, loadChannelConfig } from '@mediagen/providers';
+import { assertServesCatalog, ChannelAdapter, ChannelConfig, channelCoverage, createAdapters, describeCoverage, downloadPolicyFromConfig, loadChannelConfig, upstreamModelFor } from '@mediagen/providers';
 import { createRedis, createTaskEventPublisher, createTaskQueue, createWebhookQueue, redisErrorText } from '@mediagen/queue';
 import { createStorage } from '@mediagen/storage';
 import { createChannelSlots } from './channel-slots';
@@ -20,6 +20,7 @@ import { Maintenance, startMaintenance } from './maintenance';
 import { createTaskWorker } from './task-worker';
 import { createWebhookWorker } from './webhook-worker';
 import { upstreamCancel } from './upstream-cancel';
+import { checkChannelsAtStart } from './start-check';
 
 export interface WorkerApp {
   ctx: WorkerContext;
@@ -68,6 +69,15 @@ export async function startWorkerApp(
   const channelInfos = channels.channels.map((c) => ({
     id: c.id, models: Object.keys(c.models), tier: c.tier, costOrder: c.costOrder, enabled: c.enabled, maxInFlight: c.maxInFlight,
     cancel: upstreamCancel(adapters.get(c.id)) !== null,
+    // What the channel renders of each model it maps, for the console and GET /admin/channels.
+    coverage: Object.fromEntries(
+      Object.keys(c.models).map((key) => {
+        const variant = key.startsWith('video-c-3.1-') ? key : null;
+        const limits = channelCoverage(adapters.get(c.id), variant ? 'video-c-3.1' : key, variant);
+        return [key, { renders: describeCoverage(limits), limits: { ...limits } }];
+      }),
+    ),
+    upstreamModels: Object.fromEntries(Object.keys(c.models).map((key) => [key, upstreamModelFor(c, key) ?? ''])),
   }));
   const publishChannels = () => channelHealth.register(channelInfos).catch((err: Error) => log.warn({ err: err.message }, 'channel list not published'));
   await publishChannels();
@@ -96,6 +106,7 @@ export async function startWorkerApp(
   let running = true;
   const health = startHealthServer(ctx, config.WORKER_PORT, () => running, { token: config.ADMIN_TOKEN, metricsToken: config.METRICS_TOKEN, required: config.NODE_ENV === 'production' });
   log.info({ channels: channels.channels.map((c) => c.id), concurrency: config.WORKER_CONCURRENCY }, 'worker started');
+  if (config.CHANNEL_CHECK_AT_START) void checkChannelsAtStart(ctx).catch((err: Error) => log.warn({ err: err.message }, 'channel check at start failed'));
 
   const stop = async () => {
     running = false;

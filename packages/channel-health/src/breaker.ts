@@ -20,7 +20,8 @@
 import { disabledChannels } from './operator-disable';
 import { healthKey, minuteOf, outcomesKey, RECENT_MINUTES, RedisClient, registryKey, registrySeenKey, REGISTRY_TTL_MS, streakAccountsKey } from './keys';
 
-export type Outcome = 'succeeded' | 'failed' | 'transient' | 'violation' | 'unusable';
+/** unknown_model: the upstream does not know the model; shown as the last error, never counted by the breaker (other models work). */
+export type Outcome = 'succeeded' | 'failed' | 'transient' | 'violation' | 'unusable' | 'unknown_model';
 export type BreakerState = 'closed' | 'open' | 'half-open';
 /** closed: use it; probe: use it as the half-open probe; open: skip it. */
 export type Admission = 'closed' | 'probe' | 'open';
@@ -41,6 +42,13 @@ export interface ChannelInfo {
   maxInFlight: number;
   /** The channel's adapter can cancel a running render upstream (the gateway's cancel reads it). */
   cancel?: boolean;
+  /**
+   * What the channel renders of each model it maps (packages/providers coverage.ts): `renders` in
+   * words ("everything sold", or "480p/768p · 5-15 s · effort 1x"), `limits` the restrictions.
+   */
+  coverage?: Record<string, { renders: string; limits: Record<string, unknown> }>;
+  /** Our model (or variant) -> the upstream model it is sent to on this channel. */
+  upstreamModels?: Record<string, string>;
 }
 
 // KEYS: health hash, outcome bucket, accounts of the current streak (set).
@@ -61,6 +69,10 @@ if outcome == 'succeeded' then
     redis.call('HDEL', KEYS[1], 'probeTask', 'probeUntil', 'openedAt', 'openUntil')
     return 'closed'
   end
+  return ''
+end
+if outcome == 'unknown_model' then
+  redis.call('HSET', KEYS[1], 'lastFailureAt', now, 'lastError', ARGV[6], 'lastErrorKind', outcome)
   return ''
 end
 if outcome ~= 'failed' and outcome ~= 'transient' then return '' end

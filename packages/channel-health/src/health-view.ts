@@ -2,8 +2,10 @@
 // list the workers registered, each with its breaker state, recent outcomes and renders in flight.
 import type { BreakerState, ChannelInfo, Outcome } from './breaker';
 import { disabledChannelsKey, channelSlotsKey, healthKey, minuteOf, outcomesKey, RECENT_MINUTES, RedisClient, registryKey, registrySeenKey, REGISTRY_TTL_MS } from './keys';
+import { type UnavailableModel, unavailableModels } from './model-unavailable';
+import { readCheckResults, type StoredCheck } from './check-results';
 
-const OUTCOMES: Outcome[] = ['succeeded', 'failed', 'transient', 'violation', 'unusable'];
+const OUTCOMES: Outcome[] = ['succeeded', 'failed', 'transient', 'violation', 'unusable', 'unknown_model'];
 
 export interface ChannelView extends ChannelInfo {
   state: BreakerState;
@@ -20,6 +22,10 @@ export interface ChannelView extends ChannelInfo {
   rendersInFlight: number;
   /** An operator disabled it in the console: no new attempt starts on it. */
   disabledByOperator: boolean;
+  /** Upstream models this channel's upstream said it does not know: not tried for them (model-unavailable.ts). */
+  unavailableModels: UnavailableModel[];
+  /** The last channel check of each upstream model (check-results.ts), newest run. */
+  checks: StoredCheck[];
 }
 
 const iso = (ms: string | undefined) => (ms && Number(ms) > 0 ? new Date(Number(ms)).toISOString() : null);
@@ -44,7 +50,11 @@ export async function readChannelViews(redis: RedisClient, prefix: string, now =
     for (let m = 0; m < RECENT_MINUTES; m++) reads.push(redis.hgetall(outcomesKey(prefix, c.id, minute - m)));
   }
   reads.push(redis.smembers(disabledChannelsKey(prefix)));
-  const res = await Promise.all(reads);
+  const [res, unavailable, checks] = await Promise.all([
+    Promise.all(reads),
+    Promise.all(channels.map((c) => unavailableModels(redis, prefix, c.id))),
+    Promise.all(channels.map((c) => readCheckResults(redis, prefix, c.id))),
+  ]);
   const disabled = new Set((res[res.length - 1] as string[] | undefined) ?? []);
   const per = 2 + RECENT_MINUTES;
   return channels.map((c, i) => {
@@ -71,6 +81,8 @@ export async function readChannelViews(redis: RedisClient, prefix: string, now =
       recent: { ...recent, windowMinutes: RECENT_MINUTES },
       rendersInFlight: Number(at<number>(1) ?? 0),
       disabledByOperator: disabled.has(c.id),
+      unavailableModels: unavailable[i],
+      checks: checks[i],
     };
   });
 }

@@ -41,5 +41,11 @@ export const channelSlotsKey = (prefix: string, channelId: string) => `${prefix}
 export const RECENT_MINUTES = 5;
 export const minuteOf = (ms: number) => Math.floor(ms / 60_000);
 
+/** Hash: upstream model -> JSON, models the channel's upstream does not know (model-unavailable.ts). */
+export const unavailableModelsKey = (prefix: string, channelId: string) => `${prefix}:channel-models-unavailable:${channelId}`;
+
+/** Hash: upstream model -> JSON, the channel's last check results (check-results.ts). */
+export const checkResultsKey = (prefix: string, channelId: string) => `${prefix}:channel-checks:${channelId}`;
+
 /** Set: channels an operator disabled in the console; workers pick no new attempt on them. */
 export const disabledChannelsKey = (prefix: string) => `${prefix}:channels-disabled`;

@@ -27,7 +27,8 @@ async function refusedPort(): Promise<number> {
 
 const PROTOCOLS = ['modelark', 'minimax', 'gemini', 'fal', 'replicate', 'http-jobs'] as const;
 const upstreamModel: Record<(typeof PROTOCOLS)[number], string> = {
-  modelark: 'seedream-4-0-250828', minimax: 'MiniMax-Hailuo-02', gemini: 'gemini-2.5-flash-image', fal: 'fal-ai/flux', replicate: 'black-forest-labs/flux-1.1-pro', 'http-jobs': 'sim/image-b-2.5',
+  // Replicate: an image model whose inputs the adapter knows (replicate-image-models.ts); others are refused before sending.
+  modelark: 'seedream-4-0-250828', minimax: 'MiniMax-Hailuo-02', gemini: 'gemini-2.5-flash-image', fal: 'fal-ai/flux', replicate: 'google/nano-banana-pro', 'http-jobs': 'sim/image-b-2.5',
 };
 
 function adaptersAt(baseUrl: string): Map<string, ChannelAdapter> {

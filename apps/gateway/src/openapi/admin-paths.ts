@@ -126,7 +126,19 @@ export function registerAdminPaths(reg: OpenAPIRegistry, security: Record<string
   op({
     method: 'get', path: '/admin/channels', operationId: 'adminListChannels', summary: 'Provider channels with their circuit breaker state',
     responses: {
-      200: ok('Channels the workers registered.', z.object({ channels: z.array(z.looseObject({ id: z.string() })) }), { channels: [{ id: 'sim-video', state: 'closed' }] }),
+      200: ok(
+        'Channels the workers registered: breaker state, recent outcomes, what each renders of each model it maps (`coverage`), upstream models its upstream no longer knows (`unavailableModels`) and the last channel check (`checks`).',
+        z.object({ channels: z.array(z.looseObject({ id: z.string() })) }),
+        {
+          channels: [{
+            id: 'sim-video', state: 'closed',
+            coverage: { 'video-a-h3': { renders: '480p/768p · 1-10 s · effort 1x', limits: { resolutions: ['480p', '768p'], seconds: { min: 1, max: 10 }, efforts: ['1x'] } } },
+            upstreamModels: { 'video-a-h3': 'MiniMax-H3' },
+            unavailableModels: [{ upstreamModel: 'MiniMax-H2', model: 'video-a-h3', message: "submit: HTTP 400 2013 invalid params, unknown model 'MiniMax-H2' (2013)", at: '2026-11-27T08:00:00.000Z' }],
+            checks: [{ upstreamModel: 'MiniMax-H3', verdict: 'ok', detail: 'MiniMax-H3 exists', ms: 212, at: '2026-11-27T08:00:00.000Z' }],
+          }],
+        },
+      ),
       ...common(),
       503: unavailable('Redis unavailable; channel health is kept there.'),
     },

@@ -11,8 +11,9 @@ import * as balance from './commands/balance';
 import * as models from './commands/models';
 import * as cancel from './commands/cancel';
 import * as quote from './commands/quote';
+import * as batch from './commands/batch';
 
-const COMMANDS = { image, video, quote, task, tasks, cancel, balance, models } as const;
+const COMMANDS = { image, video, quote, batch, task, tasks, cancel, balance, models } as const;
 
 const help = [
   'mediagen: generate videos and images with the media generation task service',
