@@ -46,8 +46,8 @@ export function createApp(deps: GatewayDeps): Express {
   app.use(metricsRouter(deps));
   app.use(mountStripeWebhook(deps)); // its own raw-body parser: the signature covers the exact bytes
   app.use(topUpPageRouter());
-  app.use(frontPageRouter(deps.config.PUBLIC_BASE_URL));
-  const openapi = buildOpenApiDocument(deps.config.PUBLIC_BASE_URL);
+  app.use(frontPageRouter(deps.config.PUBLIC_BASE_URL, deps.sold));
+  const openapi = buildOpenApiDocument(deps.config.PUBLIC_BASE_URL, deps.sold);
   app.get('/openapi.json', (_req, res) => res.json(openapi));
   app.use('/docs', docsRouter());
   app.use(

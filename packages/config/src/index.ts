@@ -59,7 +59,18 @@ const envSchema = z.object({
   PROVIDER_CONFIG: z.string().optional(),
   /** optimize_prompt's language model: a JSON file, `sim`, or `off` (docs/prompt-format.md); unset: the simulator in development. */
   PROMPT_OPTIMIZER: optionalText(z.string().min(1)),
+  /**
+   * What this deployment sells: comma-separated model ids, `<model>:<tier>` or `<model>:<variant>`
+   * (packages/catalog sold.ts). Unset: the whole catalog. Checked against the catalog at start.
+   */
+  SOLD_MODELS: optionalText(z.string()),
   ALLOW_PRIVATE_MEDIA_URLS: bool.default(false),
+  /**
+   * Webhook endpoints and callback_url on http:// and local (loopback, private) addresses, for a
+   * receiver on the developer's machine. Default: on when NODE_ENV=development (as `npm start`
+   * sets), off otherwise; refused in production. Reference media are not affected.
+   */
+  ALLOW_LOCAL_WEBHOOKS: bool.optional(),
   /** Deadline for reading all reference files of one submit (fetch + measure). */
   MEDIA_TIMEOUT_MS: z.coerce.number().int().positive().default(8_000),
   TOP_UP_URL: z.string().url().optional(),
@@ -244,8 +255,9 @@ export function parseTrustProxy(value: string | undefined): false | number | str
 
 type Env = z.infer<typeof envSchema>;
 export type Config = Readonly<
-  Omit<Env, 'PUBLIC_BASE_URL' | 'ADMIN_TOKEN' | 'TOP_UP_URL' | 'FILE_SIGNING_SECRET' | 'SIGNUP_MODE'> & {
+  Omit<Env, 'PUBLIC_BASE_URL' | 'ADMIN_TOKEN' | 'TOP_UP_URL' | 'FILE_SIGNING_SECRET' | 'SIGNUP_MODE' | 'ALLOW_LOCAL_WEBHOOKS'> & {
     SIGNUP_MODE: 'open' | 'invite' | 'closed';
+    ALLOW_LOCAL_WEBHOOKS: boolean;
     PUBLIC_BASE_URL: string;
     ADMIN_TOKEN: string;
     FILE_SIGNING_SECRET: string;
@@ -273,6 +285,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     problems.push('PUBLIC_BASE_URL must be https in production (result URLs are https per spec 2.1)');
   if (prod && e.ALLOW_PRIVATE_MEDIA_URLS)
     problems.push('ALLOW_PRIVATE_MEDIA_URLS is for development and tests only; refused in production');
+  if (prod && e.ALLOW_LOCAL_WEBHOOKS) problems.push('ALLOW_LOCAL_WEBHOOKS is for development and tests only; refused in production');
   if (e.STORAGE_DRIVER === 's3' && !e.S3_BUCKET) problems.push('S3_BUCKET is required when STORAGE_DRIVER=s3');
   if (!e.S3_ACCESS_KEY_ID !== !e.S3_SECRET_ACCESS_KEY)
     problems.push('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together (set both, or neither for the default credential chain)');
@@ -298,6 +311,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     PUBLIC_BASE_URL: publicBaseUrl,
     ADMIN_TOKEN: effectiveAdmin,
     ADMIN_DISABLED: adminToken === undefined,
+    // Private media URLs imply local webhooks (they always did); development allows them by default.
+    ALLOW_LOCAL_WEBHOOKS: e.ALLOW_LOCAL_WEBHOOKS ?? (e.ALLOW_PRIVATE_MEDIA_URLS || env.NODE_ENV === 'development'),
     FILE_SIGNING_SECRET: e.FILE_SIGNING_SECRET ?? createHash('sha256').update(`file-signing\n${effectiveAdmin}`).digest('hex'),
     TOP_UP_URL: e.TOP_UP_URL ?? `${publicBaseUrl}/account/top-up`,
     SIGNUP_MODE: e.SIGNUP_MODE ?? (prod ? 'closed' : 'open'),

@@ -17,6 +17,11 @@ export interface ConsoleDeps {
   issueApiKey(accountId: string, audit?: AuditContext): Promise<{ id: string; key: string; prefix: string }>;
   /** false when there is no such key. */
   revokeApiKey(keyId: string, audit?: AuditContext): Promise<boolean>;
+  /**
+   * Creates a webhook endpoint exactly as POST /admin/accounts/{id}/webhooks does (same URL rules);
+   * a refused URL is `{ refused: message }`. The secret is in this answer only.
+   */
+  createWebhook(accountId: string, url: string, events: string[]): Promise<{ id: string; url: string; secret: string } | { refused: string }>;
   /** Re-sends a webhook delivery exactly as the admin API does; false when there is no such delivery. */
   resendDelivery(deliveryId: string): Promise<boolean>;
   /**

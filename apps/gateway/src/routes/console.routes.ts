@@ -7,6 +7,7 @@ import type { GatewayDeps } from '../deps';
 import { newLinkToken } from '@mediagen/account';
 import { issueApiKey, revokeKeyEverywhere, setAccountDisabledEverywhere } from '../services/key-admin';
 import { resendDelivery } from '../services/webhook-resend';
+import { createWebhookEndpoint } from '../services/webhook-create';
 
 export function mountConsole(deps: GatewayDeps): Router {
   const production = deps.config.NODE_ENV === 'production';
@@ -21,6 +22,7 @@ export function mountConsole(deps: GatewayDeps): Router {
     issueApiKey: (accountId, audit) => issueApiKey(deps, accountId, audit),
     revokeApiKey: (keyId, audit) => revokeKeyEverywhere(deps, keyId, audit),
     resendDelivery: (deliveryId) => resendDelivery(deps, deliveryId),
+    createWebhook: (accountId, url, events) => createWebhookEndpoint(deps, accountId, url, events),
     // The same check as `npm run channels:check`, for one channel; the results are stored for the
     // channel page, and a model found again is re-enabled.
     checkChannel: async (channelId) => {
