@@ -16,10 +16,12 @@ COPY apps/gateway/package.json apps/gateway/
 COPY apps/worker/package.json apps/worker/
 COPY apps/provider-sim/package.json apps/provider-sim/
 COPY packages/catalog/package.json packages/catalog/
+COPY packages/channel-check/package.json packages/channel-check/
 COPY packages/channel-health/package.json packages/channel-health/
 COPY packages/client/package.json packages/client/
 COPY packages/config/package.json packages/config/
 COPY packages/console/package.json packages/console/
+COPY packages/account/package.json packages/account/
 COPY packages/db/package.json packages/db/
 COPY packages/errors/package.json packages/errors/
 COPY packages/logging/package.json packages/logging/

@@ -28,7 +28,7 @@ describe('tasks.wait', () => {
     const sub = await mg.videos.generate(video('a lighthouse at dusk'));
     const seen: Task[] = [];
     const started = Date.now();
-    const done = await mg.tasks.wait(sub.taskId, { onProgress: (t) => seen.push(t) });
+    const done = await mg.tasks.wait(sub.taskId, { stream: false, onProgress: (t) => seen.push(t) });
     expect(done).toMatchObject({ status: 'completed', type: 'video', resultUrls: [expect.stringMatching(/^http/)] });
     expect(seen.at(-1)).toEqual(done);
     expect(seen.length).toBeGreaterThanOrEqual(2); // a first poll before completion, then the end

@@ -9,6 +9,7 @@ const { server } = createSimServer({
   channels: loadChannelConfig(config),
   renderMs: config.SIM_RENDER_MS,
   latencyMs: config.SIM_LATENCY_MS,
+  retiredModels: config.SIM_RETIRED_MODELS,
 });
 server.listen(config.SIM_PORT, () => {
   const addr = server.address();

@@ -15,6 +15,12 @@ export interface SimOptions {
   renderMs: number;
   /** Added to every provider answer. */
   latencyMs: number;
+  /**
+   * Upstream model ids answered as retired, the way each real upstream answers a model it no longer
+   * has (SIM_RETIRED_MODELS): renders and model lookups of them fail, so a test or a trial can map
+   * one of our models to a retired id and watch the product notice.
+   */
+  retiredModels?: readonly string[];
 }
 
 /** What a protocol handler gets besides the request. */
@@ -32,6 +38,8 @@ export interface SimContext {
   mediaUrl(req: IncomingMessage, render: Render, n: number): string;
   /** `http://host:port` as the client reached us, for URLs in answers. */
   origin(req: IncomingMessage): string;
+  /** Whether this channel has the upstream model: it maps it (in any field) and it is not retired. */
+  hasModel(channel: Channel, model: string): boolean;
 }
 
 export interface SimRequest {

@@ -207,3 +207,10 @@ describe('ModelArk task list (orphan search)', () => {
     await expect(arkBackup.findOrphan!({ ...r, submitSentAt: sent })).resolves.toBeNull();
   });
 });
+
+it('refuses Seedance 2.x reference audio without a reference image or video (400 InvalidParameter)', async () => {
+  const body = { model: 'dreamina-seedance-2-5-260628', content: [{ type: 'text', text: `x ${tag()}` }, { type: 'audio_url', audio_url: { url: 'https://f/a.mp3' }, role: 'reference_audio' }], ratio: '16:9', duration: 5 };
+  const res = await fetch(`${base}/modelark/api/v3/contents/generations/tasks`, { method: 'POST', headers: { Authorization: 'Bearer ark-key', 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  expect(res.status).toBe(400);
+  expect(((await res.json()) as { error: { code: string } }).error.code).toBe('InvalidParameter');
+});

@@ -129,11 +129,12 @@ it.each([
   expect(((await res.json()) as { error: unknown }).error).toMatchObject({ code: 404, status: 'NOT_FOUND', message: expect.stringMatching(message) });
 });
 
-it('a channel still mapping a shut-down model fails its renders there (failed: the next channel renders)', async () => {
+it('a channel still mapping a shut-down model fails its renders there (unknown_model: the next channel renders, this one is skipped for it)', async () => {
   const retired = createAdapters(parseChannelConfig({ channels: [{ id: 'gem-a', protocol: 'gemini', baseUrl: `${base}/gemini/v1beta`, apiKey: 'gem-key-a', costOrder: 1,
     models: { 'image-d-3-pro-image-preview': 'gemini-3-pro-image-preview' } }] })).get('gem-a')!;
   try {
-    await expect(retired.submit(req(image('a kite')))).rejects.toMatchObject({ kind: 'failed', httpStatus: 404 });
+    const err = await retired.submit(req(image('a kite'))).then(() => null, (e: unknown) => e);
+    expect(retired.classifyError(err, 'submit')).toMatchObject({ kind: 'unknown_model', httpStatus: 404 });
   } finally {
     retired.close();
   }

@@ -11,6 +11,7 @@ import { settleCompleted, settleFailed } from './settle';
 import { settled, StepInput, StepOutcome, TaskRun, wait } from './task-run';
 import { recordRender } from './render-ids';
 import { beforeSubmit, countMargin, recordRenderUsage, renderRequest, submitEnded, type SubmitReadiness } from './upstream-calls';
+import { noteUnknownModel } from './unknown-model';
 
 /** Ends an attempt and gives its channel slot back. */
 export async function closeAttempt(ctx: WorkerContext, attempt: Attempt, status: AttemptStatus, err?: UpstreamError): Promise<Attempt> {
@@ -20,6 +21,9 @@ export async function closeAttempt(ctx: WorkerContext, attempt: Attempt, status:
 }
 
 const nextChannel = async (run: TaskRun, attempt: Attempt, err: UpstreamError): Promise<StepOutcome> => {
+  // The upstream does not know the model: this channel is skipped for it from now on (unknown-model.ts).
+  const adapter = err.kind === 'unknown_model' ? run.ctx.adapters.get(attempt.channelId) : undefined;
+  if (adapter) await noteUnknownModel(run.ctx, run.task.id, adapter, run.spec, err);
   run.ctx.log.info(
     { taskId: run.task.id, accountId: run.task.accountId, channel: attempt.channelId, attemptNo: attempt.attemptNo, errorKind: err.kind, err: err.message },
     'attempt failed',
@@ -86,6 +90,7 @@ export async function submitStep({ run, attempt, adapter }: StepInput): Promise<
     return wait('poll', 0);
   }
   if (ready && 'openMs' in ready) return wait('submit', ready.openMs, run.transientErrors);
+  if (ready && 'stopped' in ready) return wait('submit', 0, run.transientErrors); // a cancel came first: the next step settles
   if (!submitted) {
     // Our request is over, unanswered: a retry need not wait for its deadline.
     if (sent) await submitEnded(ctx, sent);

@@ -9,7 +9,9 @@ import { currentStepScope } from './step-scope';
 
 /**
  * A lost render counts against the channel like a failed one (the breaker knows no 'lost'); an
- * unreachable upstream (a submit not sent) like a transient failure.
+ * unreachable upstream (a submit not sent) like a transient failure. An unknown model is about one
+ * model, not the channel: counted in the metrics only; the worker records it with the upstream
+ * model named (unknown-model.ts).
  */
 const asOutcome = (kind: UpstreamErrorKind): Outcome => (kind === 'lost' ? 'failed' : kind === 'unsent' ? 'transient' : kind);
 
@@ -34,6 +36,7 @@ export function observeChannel(inner: ChannelAdapter, deps: ObserverDeps): Chann
 
   const outcome = async (o: Outcome, message?: string) => {
     metrics.channels.outcomes.inc({ channel, outcome: o });
+    if (o === 'unknown_model') return;
     try {
       // Whose task met it: the breaker counts one account's failed renders once (breaker.ts).
       const scope = currentStepScope();
@@ -74,6 +77,9 @@ export function observeChannel(inner: ChannelAdapter, deps: ObserverDeps): Chann
     channel: inner.channel,
     capabilities: inner.capabilities,
     unsupported: inner.unsupported?.bind(inner),
+    coverage: inner.coverage?.bind(inner),
+    upstreamModel: inner.upstreamModel?.bind(inner),
+    probeModel: inner.probeModel?.bind(inner),
     async submit(req) {
       const res = await timed('submit', 'submit', () => inner.submit(req));
       // Synchronous upstreams finish inside the submit: count the render's outcome there.

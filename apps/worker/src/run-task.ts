@@ -5,7 +5,7 @@
 import { DelayedError, Job, UnrecoverableError } from 'bullmq';
 import { parseStoredTaskParams } from '@mediagen/catalog';
 import { pickChannel } from '@mediagen/channel-health';
-import { channelsFor, UpstreamError } from '@mediagen/providers';
+import { ableToRender, channelsFor, UpstreamError } from '@mediagen/providers';
 import { RunTaskPayload, runTaskPayloadSchema, takeWake } from '@mediagen/queue';
 import { Attempt, loadTask, lostAttemptsOn, setAttemptStatus, startAttempt, triedChannels } from '@mediagen/db';
 import { closeAttempt, collectStep, newAttemptId, pollStep, submitStep } from './attempt-steps';
@@ -18,6 +18,8 @@ import { currentStepScope, runInStepScope } from './step-scope';
 import { Next, StepOutcome, TaskRun } from './task-run';
 import { UnrecordedRender, writeKeptRender } from './render-ids';
 import { abandonAttempt } from './upstream-calls';
+import { needsPromptRewrite, rewritePrompt } from './prompt-rewrite';
+import { withoutUnavailableModels } from './unknown-model';
 
 const ACTIVE_ATTEMPT: ReadonlySet<string> = new Set(['submitting', 'running', 'succeeded']);
 
@@ -89,6 +91,14 @@ export async function advanceTask(ctx: WorkerContext, payload: RunTaskPayload): 
     return null;
   }
   if (task.cancelRequested) return runCancel(ctx, task, payload.transientErrors);
+  // optimize_prompt: decided once, before the first submit; every attempt sends the decided prompt.
+  if (needsPromptRewrite(task, params)) {
+    await rewritePrompt(ctx, task, params);
+    // The rewrite took a while: the task may have been cancelled or timed out meanwhile. Start over
+    // from the rows, which now hold the decision (so this branch is not taken again).
+    return advanceTask(ctx, payload);
+  }
+  if (task.effectivePrompt !== null && run.spec.type === 'video') run.spec = { ...run.spec, prompt: task.effectivePrompt };
   const next = await advanceAttempts(run, attempt);
   // Wake up at the deadline at the latest, so a task times out even without the sweep.
   return next && { ...next, at: Math.min(next.at, task.deadlineAt.getTime() + 50) };
@@ -118,8 +128,17 @@ async function advanceAttempts(run: TaskRun, current: Attempt | null): Promise<N
       // Each channel once per task, cheapest first, skipping channels whose breaker is open
       // (packages/channel-health).
       const tried = attempt ? await triedChannels(ctx.db, task.id) : new Set<string>();
-      const pick = await pickChannel(order, tried, ctx.health, task.id);
+      // Only channels able to render this task's options (a channel may serve part of a model),
+      // and not those whose upstream said it does not know the model (unknown-model.ts).
+      const { able, unable } = ableToRender(order, ctx.adapters, spec, run.outputSeconds);
+      const usable = await withoutUnavailableModels(ctx, able, spec);
+      const pick = await pickChannel(usable, tried, ctx.health, task.id);
       if (!pick) {
+        if (usable.length === 0)
+          ctx.log.warn(
+            { taskId: task.id, model: task.model, unable, unavailable: able.filter((c) => !usable.includes(c)).map((c) => c.id) },
+            'no channel can render this task\'s options',
+          );
         // Spec 3: generation_failed only after every available channel was tried.
         await settleFailed(ctx, task.id, 'generation_failed', { channelsTried: attempt?.attemptNo ?? 0 });
         return null;

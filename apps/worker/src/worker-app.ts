@@ -1,16 +1,19 @@
 // Builds a worker process's parts from the config and shuts them down in order. main.ts adds the
 // signals; tests start the same thing in-process.
+import { parseSoldModels } from '@mediagen/catalog';
 import http from 'node:http';
 import type { Logger } from 'pino';
 import type { Worker } from 'bullmq';
-import { createChannelHealth } from '@mediagen/channel-health';
+import { createChannelHealth, REGISTRY_REFRESH_MS } from '@mediagen/channel-health';
 import type { Config } from '@mediagen/config';
 import { createDb, dbTimeoutsFrom } from '@mediagen/db';
 import { createLogger } from '@mediagen/logging';
 import { createWorkerMetrics } from '@mediagen/metrics';
-import { assertServesCatalog, ChannelAdapter, ChannelConfig, createAdapters, downloadPolicyFromConfig, loadChannelConfig } from '@mediagen/providers';
+import { assertServesCatalog, ChannelAdapter, ChannelConfig, channelCoverage, createAdapters, describeCoverage, downloadPolicyFromConfig, loadChannelConfig, upstreamModelFor } from '@mediagen/providers';
 import { createRedis, createTaskEventPublisher, createTaskQueue, createWebhookQueue, redisErrorText } from '@mediagen/queue';
 import { createStorage } from '@mediagen/storage';
+import { createPromptOptimizer, describeOptimizer, loadOptimizerConfig } from '@mediagen/prompt-optimizer';
+import { optimizerBytes } from './prompt-rewrite';
 import { createChannelSlots } from './channel-slots';
 import { observeChannel } from './channel-observer';
 import { newStats, WorkerContext } from './context';
@@ -19,6 +22,7 @@ import { Maintenance, startMaintenance } from './maintenance';
 import { createTaskWorker } from './task-worker';
 import { createWebhookWorker } from './webhook-worker';
 import { upstreamCancel } from './upstream-cancel';
+import { checkChannelsAtStart } from './start-check';
 
 export interface WorkerApp {
   ctx: WorkerContext;
@@ -45,7 +49,10 @@ export async function startWorkerApp(
   // Before any connection: a channel that cannot serve a model it maps (or, in production, a model
   // no channel serves) stops the worker with the model and the channel named.
   const rawAdapters = (opts.adapters ?? createAdapters)(channels);
-  const unserved = assertServesCatalog(channels, rawAdapters, { production: config.NODE_ENV === 'production' });
+  // A bad PROMPT_OPTIMIZER file stops the worker at start, like a bad channel file.
+  const optimizerConfig = loadOptimizerConfig(config);
+  // Only what is sold (SOLD_MODELS) must be served: a deployment offering two models starts.
+  const unserved = assertServesCatalog(channels, rawAdapters, { production: config.NODE_ENV === 'production', sold: parseSoldModels(config.SOLD_MODELS) });
   if (unserved.length) log.warn({ models: unserved }, 'no channel serves these models; their tasks will fail');
   const db = createDb(config.DATABASE_URL, { poolSize: Math.min(20, config.WORKER_CONCURRENCY + 5), timeouts: dbTimeoutsFrom(config) });
   // BullMQ wants its own connections for blocking commands; plain commands share one.
@@ -61,15 +68,25 @@ export async function startWorkerApp(
     cooldownMs: config.CHANNEL_BREAKER_COOLDOWN_MS,
   });
   const adapters = new Map([...rawAdapters].map(([id, a]) => [id, observeChannel(a, { metrics, health: channelHealth, log })]));
-  // The gateway has no channel file: it learns the channels (for /admin/channels) from the workers.
-  await channelHealth
-    .register(
-      channels.channels.map((c) => ({
-        id: c.id, models: Object.keys(c.models), tier: c.tier, costOrder: c.costOrder, enabled: c.enabled, maxInFlight: c.maxInFlight,
-        cancel: upstreamCancel(adapters.get(c.id)) !== null,
-      })),
-    )
-    .catch((err: Error) => log.warn({ err: err.message }, 'channel list not published'));
+  // The gateway has no channel file: it learns the channels (for /admin/channels) from the workers,
+  // which report them at start and every REGISTRY_REFRESH_MS (a channel nobody reports expires).
+  const channelInfos = channels.channels.map((c) => ({
+    id: c.id, models: Object.keys(c.models), tier: c.tier, costOrder: c.costOrder, enabled: c.enabled, maxInFlight: c.maxInFlight,
+    cancel: upstreamCancel(adapters.get(c.id)) !== null,
+    // What the channel renders of each model it maps, for the console and GET /admin/channels.
+    coverage: Object.fromEntries(
+      Object.keys(c.models).map((key) => {
+        const variant = key.startsWith('video-c-3.1-') ? key : null;
+        const limits = channelCoverage(adapters.get(c.id), variant ? 'video-c-3.1' : key, variant);
+        return [key, { renders: describeCoverage(limits), limits: { ...limits } }];
+      }),
+    ),
+    upstreamModels: Object.fromEntries(Object.keys(c.models).map((key) => [key, upstreamModelFor(c, key) ?? ''])),
+  }));
+  const publishChannels = () => channelHealth.register(channelInfos).catch((err: Error) => log.warn({ err: err.message }, 'channel list not published'));
+  await publishChannels();
+  const channelRefresh = setInterval(() => void publishChannels(), REGISTRY_REFRESH_MS);
+  channelRefresh.unref();
   const ctx: WorkerContext = {
     config,
     db,
@@ -87,15 +104,19 @@ export async function startWorkerApp(
     health: channelHealth,
     download: downloadPolicyFromConfig(config),
   };
+  ctx.optimizer = createPromptOptimizer(optimizerConfig, { loadBytes: optimizerBytes(ctx) });
+  log.info(describeOptimizer(optimizerConfig));
   const taskWorker = createTaskWorker(ctx, workerRedis);
   const webhookWorker = createWebhookWorker(ctx, webhookRedis);
   const maintenance = await startMaintenance(ctx, maintenanceRedis);
   let running = true;
   const health = startHealthServer(ctx, config.WORKER_PORT, () => running, { token: config.ADMIN_TOKEN, metricsToken: config.METRICS_TOKEN, required: config.NODE_ENV === 'production' });
   log.info({ channels: channels.channels.map((c) => c.id), concurrency: config.WORKER_CONCURRENCY }, 'worker started');
+  if (config.CHANNEL_CHECK_AT_START) void checkChannelsAtStart(ctx).catch((err: Error) => log.warn({ err: err.message }, 'channel check at start failed'));
 
   const stop = async () => {
     running = false;
+    clearInterval(channelRefresh);
     maintenance.keeper.stop();
     const drain = Promise.all([taskWorker.close(), maintenance.worker.close(), webhookWorker.close()]);
     const deadline = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), config.SHUTDOWN_TIMEOUT_MS).unref());

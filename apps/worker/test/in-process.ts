@@ -19,11 +19,14 @@ export interface InProcess {
   db: Db;
   app: WorkerApp;
   sim: RenderStore;
+  /** The simulator's optimize_prompt model: calls answered per protocol. */
+  optimizerCalls: { openai: number; gemini: number };
   queue: TaskQueue;
   accountId: string;
   /** The worker's DATA_DIR (file storage root). */
   dataDir: string;
-  submit(prompt: string, model?: string): Promise<string>;
+  /** A video task (480p, 2 s unless `spec` says otherwise: resolution, duration, effort, ...). */
+  submit(prompt: string, model?: string, spec?: Record<string, unknown>): Promise<string>;
   settled(taskId: string, timeoutMs?: number): Promise<{ status: string; errorCode: string | null }>;
   /** The task's attempts once none is open: a task settles just before its last attempt closes. */
   closedAttempts(taskId: string, timeoutMs?: number): Promise<Awaited<ReturnType<Db['taskAttempt']['findMany']>>>;
@@ -35,18 +38,18 @@ export async function startInProcess(
   channels: (simBase: string) => unknown,
   env: Record<string, string> = {},
   /** `databaseUrl`: rewrites the URL the worker uses (e.g. through a proxy a test can cut); the test's own client connects directly. */
-  opts: { adapters?: (channels: ChannelConfig) => Map<string, ChannelAdapter>; databaseUrl?: (schemaUrl: string) => string } = {},
+  opts: { adapters?: (channels: ChannelConfig) => Map<string, ChannelAdapter>; databaseUrl?: (schemaUrl: string) => string; simRetiredModels?: string[] } = {},
 ): Promise<InProcess> {
   const schema = await createTestSchema('worker');
   const prefix = `wt-${randomBytes(3).toString('hex')}`;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mg-worker-'));
   const simChannels = parseChannelConfig(channels('http://127.0.0.1:1'));
-  const sim = createSimServer({ channels: simChannels, renderMs: 200, latencyMs: 0 });
+  const sim = createSimServer({ channels: simChannels, renderMs: 200, latencyMs: 0, retiredModels: opts.simRetiredModels });
   await new Promise<void>((r) => sim.server.listen(0, '127.0.0.1', r));
   const simBase = `http://127.0.0.1:${(sim.server.address() as AddressInfo).port}`;
   const config = loadConfig({
     NODE_ENV: 'test', DATABASE_URL: opts.databaseUrl ? opts.databaseUrl(schema.url) : schema.url, REDIS_PREFIX: prefix, DATA_DIR: path.join(dataDir, 'data'), WORKER_PORT: '0',
-    PUBLIC_BASE_URL: 'http://files.test', SWEEP_INTERVAL_MS: '500', RECONCILE_INTERVAL_MS: '1000', RECONCILE_GRACE_MS: '1000', ...env,
+    PUBLIC_BASE_URL: 'http://files.test', SIM_BASE_URL: simBase, SWEEP_INTERVAL_MS: '500', RECONCILE_INTERVAL_MS: '1000', RECONCILE_GRACE_MS: '1000', ...env,
   });
   const channelConfig: ChannelConfig = parseChannelConfig(channels(simBase));
   const app = await startWorkerApp(config, { channels: channelConfig, log: pino({ level: 'warn' }), adapters: opts.adapters });
@@ -58,11 +61,11 @@ export async function startInProcess(
   await creditAccount(db, accountId, 100_000, 'test');
 
   return {
-    db, app, sim: sim.store, queue, accountId, dataDir: path.join(dataDir, 'data'),
-    async submit(prompt, model = 'video-a-h3') {
+    db, app, sim: sim.store, optimizerCalls: sim.optimizer.calls, queue, accountId, dataDir: path.join(dataDir, 'data'),
+    async submit(prompt, model = 'video-a-h3', overrides = {}) {
       const taskId = newId();
       const spec = { type: 'video', model, prompt, duration: 2, ratio: '16:9', resolution: '480p', tier: null, variant: null, refMode: null,
-        effort: null, seed: null, optimizePrompt: null, media: [], firstFrame: null, lastFrame: null, outputSeconds: 2 };
+        effort: null, seed: null, optimizePrompt: null, media: [], firstFrame: null, lastFrame: null, outputSeconds: 2, ...overrides };
       await createTaskWithCharge(db, { taskId, accountId, type: 'video', model, params: spec, costCents: 7, costMicros: 70_000n, billedSeconds: 2,
         deadlineAt: new Date(Date.now() + config.TASK_TIMEOUT_MS) });
       await enqueueTask(queue, taskId);

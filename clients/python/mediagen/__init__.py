@@ -23,6 +23,7 @@ from .errors import (
     NotFoundError,
     RateLimitError,
 )
+from .batch import BatchOutcome, BatchProgress, batch_keys
 from .webhooks import WebhookVerificationError, verify as verify_webhook
 
 __all__ = [
@@ -42,4 +43,7 @@ __all__ = [
     "InternalServerError",
     "WebhookVerificationError",
     "verify_webhook",
+    "BatchOutcome",
+    "BatchProgress",
+    "batch_keys",
 ]

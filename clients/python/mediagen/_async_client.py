@@ -4,14 +4,30 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any, AsyncIterator, Awaitable, Callable, Mapping, Optional
+from typing import Any, AsyncIterator, Awaitable, Callable, List, Mapping, Optional, Sequence
 
 import httpx
 
-from ._common import TERMINAL, ChangeReporter, Kinds, ProgressCallback, new_idempotency_key, poll_interval, task_path, with_ceiling
+import json
+
+from ._common import (
+    STREAM_RECONNECTS,
+    TERMINAL,
+    ChangeReporter,
+    EventParser,
+    Kinds,
+    ProgressCallback,
+    events_path,
+    is_event_stream,
+    new_idempotency_key,
+    poll_interval,
+    task_path,
+    with_ceiling,
+)
 from ._http import AsyncHTTP, Settings
 from .errors import NotFoundError
 from .types import Balance, CancelResult, ImageGenerateParams, Quote, SubmitResponse, Task, TaskListItem, TaskPage, VideoGenerateParams
+from .batch import BatchOutcome, ProgressFn, run_batch_async
 from .webhooks import Webhooks
 
 
@@ -84,9 +100,23 @@ class AsyncTasks:
             for item in page["data"]:
                 yield item
 
-    async def wait(self, task_id: str, *, type: Optional[str] = None, on_progress: Optional[ProgressCallback] = None, interval: Optional[float] = None, timeout: Optional[float] = None) -> Task:
+    async def wait(
+        self,
+        task_id: str,
+        *,
+        type: Optional[str] = None,
+        on_progress: Optional[ProgressCallback] = None,
+        interval: Optional[float] = None,
+        timeout: Optional[float] = None,
+        stream: bool = True,
+    ) -> Task:
+        """As MediaGen.tasks.wait: the event stream when offered, else polls every 5-10 s."""
         report = ChangeReporter(on_progress)
         deadline = None if timeout is None else time.monotonic() + timeout
+        if stream:
+            done = await self._follow_stream(task_id, report, deadline, timeout)
+            if done is not None:
+                return done
         every = poll_interval(interval)
         while True:
             task = await self.get(task_id, type=type)
@@ -96,6 +126,33 @@ class AsyncTasks:
             if deadline is not None and time.monotonic() + every > deadline:
                 raise TimeoutError(f"task {task_id} did not finish within {timeout} s (it goes on)")
             await asyncio.sleep(every)
+
+    async def _follow_stream(self, task_id: str, report: ChangeReporter, deadline: Optional[float], timeout: Optional[float]) -> Optional[Task]:
+        last_id: Optional[str] = None
+        for _ in range(STREAM_RECONNECTS + 1):
+            remaining = None if deadline is None else deadline - time.monotonic()
+            try:
+                async with self._http.stream(events_path(task_id), last_id, remaining) as res:
+                    if not is_event_stream(res):
+                        return None
+                    parser = EventParser()
+                    async for line in res.aiter_lines():
+                        ev = parser.feed(line)
+                        if ev is None:
+                            continue
+                        ev_id, name, data = ev
+                        last_id = ev_id or last_id
+                        task: Task = json.loads(data)
+                        if task.get("type"):
+                            self._kinds.remember(task_id, task["type"])
+                        report(task)
+                        if name == "done" or task["status"] in TERMINAL:
+                            return task
+            except (httpx.TransportError, ValueError):
+                pass
+            if deadline is not None and time.monotonic() >= deadline:
+                raise TimeoutError(f"task {task_id} did not finish within {timeout} s (it goes on)")
+        return None
 
 
 class AsyncMediaGen:
@@ -126,6 +183,10 @@ class AsyncMediaGen:
 
     async def balance(self) -> Balance:
         return await self._http.request("GET", "/api/balance")
+
+    async def batch(self, items: Sequence[Mapping[str, Any]], *, concurrency: Optional[int] = None, key_prefix: str = "", on_progress: Optional[ProgressFn] = None) -> List[BatchOutcome]:
+        """As MediaGen.batch, on asyncio."""
+        return await run_batch_async(self, items, concurrency, key_prefix, on_progress)
 
     async def aclose(self) -> None:
         await self._client.aclose()

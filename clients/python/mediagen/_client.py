@@ -3,14 +3,30 @@
 from __future__ import annotations
 
 import time
-from typing import Any, Iterator, Mapping, Optional
+from typing import Any, Iterator, List, Mapping, Optional, Sequence
 
 import httpx
 
-from ._common import TERMINAL, ChangeReporter, Kinds, ProgressCallback, new_idempotency_key, poll_interval, task_path, with_ceiling
+import json
+
+from ._common import (
+    STREAM_RECONNECTS,
+    TERMINAL,
+    ChangeReporter,
+    EventParser,
+    Kinds,
+    ProgressCallback,
+    events_path,
+    is_event_stream,
+    new_idempotency_key,
+    poll_interval,
+    task_path,
+    with_ceiling,
+)
 from ._http import Settings, SyncHTTP
 from .errors import NotFoundError
 from .types import Balance, CancelResult, ImageGenerateParams, Quote, SubmitResponse, Task, TaskListItem, TaskPage, VideoGenerateParams
+from .batch import BatchOutcome, ProgressFn, run_batch
 from .webhooks import Webhooks
 
 
@@ -88,14 +104,28 @@ class Tasks:
         for page in self.list_pages(**filters):
             yield from page["data"]
 
-    def wait(self, task_id: str, *, type: Optional[str] = None, on_progress: Optional[ProgressCallback] = None, interval: Optional[float] = None, timeout: Optional[float] = None) -> Task:
+    def wait(
+        self,
+        task_id: str,
+        *,
+        type: Optional[str] = None,
+        on_progress: Optional[ProgressCallback] = None,
+        interval: Optional[float] = None,
+        timeout: Optional[float] = None,
+        stream: bool = True,
+    ) -> Task:
         """Waits until the task is completed or failed and returns it (a failed task is returned, not raised).
 
-        Polls every 5-10 s (429s are waited out by the request path). Raises TimeoutError after
-        ``timeout`` seconds; the task goes on.
+        Follows the task's event stream (GET /api/tasks/{id}/events) when the service offers it,
+        and polls every 5-10 s otherwise (429s are waited out by the request path). Raises
+        TimeoutError after ``timeout`` seconds; the task goes on.
         """
         report = ChangeReporter(on_progress)
         deadline = None if timeout is None else time.monotonic() + timeout
+        if stream:
+            done = self._follow_stream(task_id, report, deadline, timeout)
+            if done is not None:
+                return done
         every = poll_interval(interval)
         while True:
             task = self.get(task_id, type=type)
@@ -105,6 +135,35 @@ class Tasks:
             if deadline is not None and time.monotonic() + every > deadline:
                 raise TimeoutError(f"task {task_id} did not finish within {timeout} s (it goes on)")
             time.sleep(every)
+
+    def _follow_stream(self, task_id: str, report: ChangeReporter, deadline: Optional[float], timeout: Optional[float]) -> Optional[Task]:
+        """The terminal task from the event stream, or None: the service offers no stream for this
+        call (an older service, a 404, 429 too_many_streams) or it kept breaking; then the caller polls."""
+        last_id: Optional[str] = None
+        for _ in range(STREAM_RECONNECTS + 1):
+            remaining = None if deadline is None else deadline - time.monotonic()
+            try:
+                with self._http.stream(events_path(task_id), last_id, remaining) as res:
+                    if not is_event_stream(res):
+                        return None
+                    parser = EventParser()
+                    for line in res.iter_lines():
+                        ev = parser.feed(line)
+                        if ev is None:
+                            continue
+                        ev_id, name, data = ev
+                        last_id = ev_id or last_id
+                        task: Task = json.loads(data)
+                        if task.get("type"):
+                            self._kinds.remember(task_id, task["type"])
+                        report(task)
+                        if name == "done" or task["status"] in TERMINAL:
+                            return task
+            except (httpx.TransportError, ValueError):
+                pass  # dropped, timed out or garbled: resume (or poll)
+            if deadline is not None and time.monotonic() >= deadline:
+                raise TimeoutError(f"task {task_id} did not finish within {timeout} s (it goes on)")
+        return None
 
 
 class MediaGen:
@@ -136,6 +195,12 @@ class MediaGen:
     def balance(self) -> Balance:
         """The account's balance in cents and where to top it up."""
         return self._http.request("GET", "/api/balance")
+
+    def batch(self, items: Sequence[Mapping[str, Any]], *, concurrency: Optional[int] = None, key_prefix: str = "", on_progress: Optional[ProgressFn] = None) -> List[BatchOutcome]:
+        """Generates every item (a generate body; its model says video or image) and waits for each,
+        at most ``concurrency`` in progress at once, waiting out 429s; one outcome per item, in order.
+        Keys are derived from the items: running the same batch again charges nothing twice."""
+        return run_batch(self, items, concurrency, key_prefix, on_progress)
 
     def close(self) -> None:
         self._client.close()

@@ -64,3 +64,43 @@ class ChangeReporter:
             self._seen = key
             if self._on:
                 self._on(task)
+
+
+# Reconnections of a broken event stream (resumed with Last-Event-ID) before falling back to polling.
+STREAM_RECONNECTS = 3
+
+
+class EventParser:
+    """The part of the Server-Sent Events format the service sends, one line at a time:
+    ``feed`` returns an event ``(id, event, data)`` at each blank line that ends one."""
+
+    def __init__(self) -> None:
+        self._id: Optional[str] = None
+        self._event: Optional[str] = None
+        self._data: Optional[str] = None
+
+    def feed(self, line: str):
+        line = line.rstrip("\r\n")  # httpx 0.23 keeps line endings; later versions strip them
+        if line == "":
+            out = None if self._data is None else (self._id, self._event or "message", self._data)
+            self._id = self._event = self._data = None
+            return out
+        if line.startswith(":"):
+            return None  # a comment (heartbeat)
+        field, _, value = line.partition(":")
+        value = value[1:] if value.startswith(" ") else value
+        if field == "data":
+            self._data = value if self._data is None else f"{self._data}\n{value}"
+        elif field == "event":
+            self._event = value
+        elif field == "id":
+            self._id = value
+        return None
+
+
+def events_path(task_id: str) -> str:
+    return f"/api/tasks/{_urlquote(task_id, safe='')}/events"
+
+
+def is_event_stream(response) -> bool:
+    return response.status_code == 200 and response.headers.get("content-type", "").startswith("text/event-stream")

@@ -98,10 +98,29 @@ def delay_before_retry(err: MediaGenError, attempt: int, settings: Settings) -> 
     return after if after <= settings.max_retry_after else None
 
 
+def stream_timeout(remaining: Optional[float]) -> httpx.Timeout:
+    # Heartbeats come every 15 s: a read that waits 60 s means the stream is dead. Within a wait's
+    # own deadline, no longer than what is left of it.
+    read = 60.0 if remaining is None else max(0.1, min(60.0, remaining))
+    return httpx.Timeout(10.0, read=read)
+
+
+def stream_headers(settings: Settings, last_event_id: Optional[str]) -> Dict[str, str]:
+    h = headers_for(settings, None, False)
+    h["Accept"] = "text/event-stream"
+    if last_event_id:
+        h["Last-Event-ID"] = last_event_id
+    return h
+
+
 class SyncHTTP:
     def __init__(self, settings: Settings, client: httpx.Client) -> None:
         self.settings = settings
         self.client = client
+
+    def stream(self, path: str, last_event_id: Optional[str], remaining: Optional[float]):
+        """A long-lived GET (an event stream), one attempt: a context manager giving the response."""
+        return self.client.stream("GET", self.settings.base_url + path, headers=stream_headers(self.settings, last_event_id), timeout=stream_timeout(remaining))
 
     def request(self, method: str, path: str, *, query: Optional[Query] = None, body: Any = None, idempotency_key: Optional[str] = None) -> Any:
         headers = headers_for(self.settings, idempotency_key, body is not None)
@@ -127,6 +146,9 @@ class AsyncHTTP:
     def __init__(self, settings: Settings, client: httpx.AsyncClient) -> None:
         self.settings = settings
         self.client = client
+
+    def stream(self, path: str, last_event_id: Optional[str], remaining: Optional[float]):
+        return self.client.stream("GET", self.settings.base_url + path, headers=stream_headers(self.settings, last_event_id), timeout=stream_timeout(remaining))
 
     async def request(self, method: str, path: str, *, query: Optional[Query] = None, body: Any = None, idempotency_key: Optional[str] = None) -> Any:
         headers = headers_for(self.settings, idempotency_key, body is not None)

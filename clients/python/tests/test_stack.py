@@ -34,6 +34,22 @@ class SyncClient(unittest.TestCase):
         self.assertEqual(png.content[1:4], b"PNG")
         self.assertEqual(self.mg.balance()["balanceCents"], before - 3)
 
+    def test_wait_follows_the_event_stream_without_polling(self):
+        paths = []
+
+        class Counting(httpx.HTTPTransport):
+            def handle_request(self, request):
+                paths.append(request.url.path)
+                return super().handle_request(request)
+
+        with MediaGen(api_key=API_KEY, base_url=BASE_URL, transport=Counting()) as mg:
+            sub = mg.videos.generate({**VIDEO, "prompt": "a slow fox #sim:delay=1500"})
+            seen = []
+            done = mg.tasks.wait(sub["taskId"], on_progress=lambda t: seen.append(t["status"]))
+        self.assertEqual(done["status"], "completed")
+        self.assertEqual(seen[-1], "completed")
+        self.assertEqual(paths, ["/api/video/generate", f"/api/tasks/{sub['taskId']}/events"])
+
     def test_video_failure_is_returned_and_refunded(self):
         before = self.mg.balance()["balanceCents"]
         sub = self.mg.videos.generate({**VIDEO, "prompt": "a storm #sim:fail"})

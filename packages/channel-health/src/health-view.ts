@@ -1,16 +1,18 @@
 // The deployment's channels as the gateway shows them (GET /admin/channels, metrics gauges): the
 // list the workers registered, each with its breaker state, recent outcomes and renders in flight.
 import type { BreakerState, ChannelInfo, Outcome } from './breaker';
-import { disabledChannelsKey, channelSlotsKey, healthKey, minuteOf, outcomesKey, RECENT_MINUTES, RedisClient, registryKey } from './keys';
+import { disabledChannelsKey, channelSlotsKey, healthKey, minuteOf, outcomesKey, RECENT_MINUTES, RedisClient, registryKey, registrySeenKey, REGISTRY_TTL_MS } from './keys';
+import { type UnavailableModel, unavailableModels } from './model-unavailable';
+import { readCheckResults, type StoredCheck } from './check-results';
 
-const OUTCOMES: Outcome[] = ['succeeded', 'failed', 'transient', 'violation', 'unusable'];
+const OUTCOMES: Outcome[] = ['succeeded', 'failed', 'transient', 'violation', 'unusable', 'unknown_model'];
 
 export interface ChannelView extends ChannelInfo {
   state: BreakerState;
   /** Failed/transient outcomes in a row while closed (the streak that opens the breaker). */
   consecutiveFailures: number;
   openedAt: string | null;
-  /** End of the cool-down; after it the next task probes the channel. */
+  /** End of the cool-down while open (always in the future); null once it passed (half-open) or closed. */
   openUntil: string | null;
   probeTaskId: string | null;
   lastError: { kind: string; message: string; at: string } | null;
@@ -20,14 +22,21 @@ export interface ChannelView extends ChannelInfo {
   rendersInFlight: number;
   /** An operator disabled it in the console: no new attempt starts on it. */
   disabledByOperator: boolean;
+  /** Upstream models this channel's upstream said it does not know: not tried for them (model-unavailable.ts). */
+  unavailableModels: UnavailableModel[];
+  /** The last channel check of each upstream model (check-results.ts), newest run. */
+  checks: StoredCheck[];
 }
 
 const iso = (ms: string | undefined) => (ms && Number(ms) > 0 ? new Date(Number(ms)).toISOString() : null);
 
 export async function readChannelViews(redis: RedisClient, prefix: string, now = Date.now()): Promise<ChannelView[]> {
-  const registered = await redis.hgetall(registryKey(prefix));
-  const channels = Object.values(registered)
-    .map((json) => JSON.parse(json) as ChannelInfo)
+  const [registered, seen] = await Promise.all([redis.hgetall(registryKey(prefix)), redis.zrangebyscore(registrySeenKey(prefix), now - REGISTRY_TTL_MS, '+inf')]);
+  // Only channels a running worker reported lately (keys.ts REGISTRY_TTL_MS).
+  const live = new Set(seen);
+  const channels = Object.entries(registered)
+    .filter(([id]) => live.has(id))
+    .map(([, json]) => JSON.parse(json) as ChannelInfo)
     .sort((a, b) => a.id.localeCompare(b.id));
   if (channels.length === 0) return [];
   const minute = minuteOf(now);
@@ -41,7 +50,11 @@ export async function readChannelViews(redis: RedisClient, prefix: string, now =
     for (let m = 0; m < RECENT_MINUTES; m++) reads.push(redis.hgetall(outcomesKey(prefix, c.id, minute - m)));
   }
   reads.push(redis.smembers(disabledChannelsKey(prefix)));
-  const res = await Promise.all(reads);
+  const [res, unavailable, checks] = await Promise.all([
+    Promise.all(reads),
+    Promise.all(channels.map((c) => unavailableModels(redis, prefix, c.id))),
+    Promise.all(channels.map((c) => readCheckResults(redis, prefix, c.id))),
+  ]);
   const disabled = new Set((res[res.length - 1] as string[] | undefined) ?? []);
   const per = 2 + RECENT_MINUTES;
   return channels.map((c, i) => {
@@ -60,13 +73,16 @@ export async function readChannelViews(redis: RedisClient, prefix: string, now =
       state,
       consecutiveFailures: state === 'closed' ? Number(h.failures ?? 0) : 0,
       openedAt: state === 'closed' ? null : iso(h.openedAt),
-      openUntil: state === 'closed' ? null : iso(h.openUntil),
+      // Only a future time: past its cool-down the breaker is half-open, not open "until" a past time.
+      openUntil: state === 'open' ? iso(h.openUntil) : null,
       probeTaskId: state === 'half-open' ? (h.probeTask ?? null) : null,
       lastError: h.lastFailureAt ? { kind: h.lastErrorKind ?? 'failed', message: h.lastError ?? '', at: iso(h.lastFailureAt)! } : null,
       lastSuccessAt: iso(h.lastSuccessAt),
       recent: { ...recent, windowMinutes: RECENT_MINUTES },
       rendersInFlight: Number(at<number>(1) ?? 0),
       disabledByOperator: disabled.has(c.id),
+      unavailableModels: unavailable[i],
+      checks: checks[i],
     };
   });
 }

@@ -5,3 +5,5 @@ export * from './breaker';
 export * from './pick-channel';
 export * from './health-view';
 export * from './operator-disable';
+export * from './model-unavailable';
+export * from './check-results';

@@ -25,12 +25,27 @@ export const outcomesKey = (prefix: string, channelId: string, minute: number) =
 /** Hash: channel id -> JSON description, written by each worker at start (the gateway has no channel file). */
 export const registryKey = (prefix: string) => `${prefix}:channels`;
 
+/**
+ * Sorted set: channel id -> when a running worker last reported it. Workers report their channels
+ * every REGISTRY_REFRESH_MS; a channel no worker reported for REGISTRY_TTL_MS is not shown and is
+ * removed (a development run's simulator channels must not linger in production's list on a shared Redis).
+ */
+export const registrySeenKey = (prefix: string) => `${prefix}:channels:seen`;
+export const REGISTRY_REFRESH_MS = 30_000;
+export const REGISTRY_TTL_MS = 3 * REGISTRY_REFRESH_MS;
+
 /** Sorted set: tasks holding an in-flight slot on the channel (apps/worker channel-slots.ts). */
 export const channelSlotsKey = (prefix: string, channelId: string) => `${prefix}:channel-slots:${channelId}`;
 
 /** Outcome counts are kept per minute; "recent" means the current minute and the RECENT_MINUTES - 1 before it. */
 export const RECENT_MINUTES = 5;
 export const minuteOf = (ms: number) => Math.floor(ms / 60_000);
+
+/** Hash: upstream model -> JSON, models the channel's upstream does not know (model-unavailable.ts). */
+export const unavailableModelsKey = (prefix: string, channelId: string) => `${prefix}:channel-models-unavailable:${channelId}`;
+
+/** Hash: upstream model -> JSON, the channel's last check results (check-results.ts). */
+export const checkResultsKey = (prefix: string, channelId: string) => `${prefix}:channel-checks:${channelId}`;
 
 /** Set: channels an operator disabled in the console; workers pick no new attempt on them. */
 export const disabledChannelsKey = (prefix: string) => `${prefix}:channels-disabled`;

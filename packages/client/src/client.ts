@@ -3,7 +3,8 @@ import { ClientOptions, HttpClient } from './http';
 import { Images, Videos } from './resources/generate';
 import { Tasks } from './resources/tasks';
 import { Webhooks } from './resources/webhooks';
-import type { Balance } from './types';
+import { BatchItem, BatchOptions, BatchOutcome, runBatch } from './resources/batch';
+import type { Balance, ModelList } from './types';
 
 export class MediaGen {
   readonly videos: Videos;
@@ -21,6 +22,21 @@ export class MediaGen {
 
   get baseUrl(): string {
     return this.http.baseUrl;
+  }
+
+  /** The models this service sells, with their sold tiers or variants (GET /api/models). */
+  models(opts: { signal?: AbortSignal } = {}): Promise<ModelList> {
+    return this.http.request<ModelList>({ method: 'GET', path: '/api/models', signal: opts.signal });
+  }
+
+  /**
+   * Generates every item (a generate body; the model says video or image) and waits for each, at
+   * most `concurrency` in progress at once, waiting out 429s. Answers one outcome per item, in
+   * order. Each item's idempotency key is derived from the item: running the same batch again
+   * (after a crash, say) replays what was created instead of charging it twice.
+   */
+  batch(items: readonly BatchItem[], opts: BatchOptions = {}): Promise<BatchOutcome[]> {
+    return runBatch(this, items, opts);
   }
 
   /** The account's balance in cents and where to top it up (GET /api/balance). */

@@ -66,6 +66,19 @@ export class HttpClient {
     if (typeof this.fetchImpl !== 'function') throw new MediaGenError('No fetch available: use Node 20 or later, or pass options.fetch');
   }
 
+  /**
+   * Opens a long-lived GET (an event stream): one attempt, no per-attempt timeout (the stream
+   * lasts as long as the task; heartbeats keep it alive), aborted by `signal` only.
+   */
+  async openStream(path: string, headers: Record<string, string>, signal?: AbortSignal): Promise<Response> {
+    if (!this.apiKey) throw new MediaGenError('No API key: pass { apiKey } or set MEDIAGEN_API_KEY');
+    return this.fetchImpl(new URL(this.baseUrl + path), {
+      method: 'GET',
+      headers: { Authorization: `Bearer ${this.apiKey}`, Accept: 'text/event-stream', 'User-Agent': `mediagen-client/${VERSION} node/${process.version}`, ...headers },
+      signal,
+    });
+  }
+
   async request<T>(o: RequestOptions): Promise<T> {
     if (!this.apiKey) throw new MediaGenError('No API key: pass { apiKey } or set MEDIAGEN_API_KEY');
     const url = new URL(this.baseUrl + o.path);

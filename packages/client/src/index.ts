@@ -11,3 +11,5 @@ export * from './errors';
 export type * from './types';
 export type { components, operations, paths } from './generated/openapi';
 export { VERSION } from './version';
+export { batchKeys, DEFAULT_BATCH_CONCURRENCY } from './resources/batch';
+export type { BatchItem, BatchOptions, BatchOutcome, BatchProgress } from './resources/batch';

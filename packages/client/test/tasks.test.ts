@@ -47,7 +47,7 @@ test('wait finds the kind, waits out Retry-After on a 429, and reports each chan
   try {
     const mg = new MediaGen({ apiKey: 'mg_test', baseUrl: srv.url });
     const progress: string[] = [];
-    const done = await mg.tasks.wait('t', { onProgress: (t) => progress.push(t.status) });
+    const done = await mg.tasks.wait('t', { stream: false, onProgress: (t) => progress.push(t.status) });
     expect(done.status).toBe('completed');
     expect(progress).toEqual(['processing', 'completed']);
     expect(srv.seen.map((s) => s.url)).toEqual(['/api/video/tasks/t', '/api/image/tasks/t', '/api/image/tasks/t', '/api/image/tasks/t']);
@@ -58,3 +58,73 @@ test('wait finds the kind, waits out Retry-After on a 429, and reports each chan
     await srv.close();
   }
 }, 20_000);
+
+test('retrieve reads one task with its effectivePrompt and remembers its kind for later polls', async () => {
+  const srv = await serve((req, res) => {
+    if (req.url === '/api/tasks/t9') return send(res, 200, { ...item('t9'), type: 'video', model: 'video-a-h3', effectivePrompt: 'Subjects:\n- Fox: a fox' });
+    if (req.url === '/api/video/tasks/t9') return send(res, 200, { status: 'completed', type: 'video', resultUrls: [] });
+    send(res, 404, { error: 'not found', code: 'not_found' });
+  });
+  try {
+    const mg = new MediaGen({ apiKey: 'mg_test', baseUrl: srv.url });
+    expect(await mg.tasks.retrieve('t9')).toMatchObject({ taskId: 't9', effectivePrompt: 'Subjects:\n- Fox: a fox' });
+    await mg.tasks.get('t9');
+    expect(srv.seen.map((s) => s.url)).toEqual(['/api/tasks/t9', '/api/video/tasks/t9']);
+  } finally {
+    await srv.close();
+  }
+});
+
+const sse = (res: http.ServerResponse, blocks: string[], end = true) => {
+  res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+  for (const b of blocks) res.write(b);
+  if (end) res.end();
+};
+
+test('wait follows the event stream: each event reported, the done event returned, no poll made', async () => {
+  const srv = await serve((req, res) =>
+    sse(res, [
+      'retry: 3000\n\n',
+      'id: 1040\r\nevent: status\r\ndata: {"status":"processing","progress":40,"type":"video"}\r\n\r\n',
+      ': heartbeat\n\n',
+      'id: 2000\nevent: done\ndata: {"status":"completed","resultUrls":["https://x.test/v.mp4"],"type":"video"}\n\n',
+    ]),
+  );
+  try {
+    const mg = new MediaGen({ apiKey: 'mg_test', baseUrl: srv.url });
+    const seen: string[] = [];
+    const done = await mg.tasks.wait('t/1', { onProgress: (t) => seen.push(`${t.status}:${t.progress ?? ''}`) });
+    expect(done).toEqual({ status: 'completed', resultUrls: ['https://x.test/v.mp4'], type: 'video' });
+    expect(seen).toEqual(['processing:40', 'completed:']);
+    expect(srv.seen.map((s) => s.url)).toEqual(['/api/tasks/t%2F1/events']);
+  } finally {
+    await srv.close();
+  }
+});
+
+test('a stream that ends early is resumed with Last-Event-ID; a service without streams is polled', async () => {
+  const lastIds: (string | undefined)[] = [];
+  const srv = await serve((req, res, n) => {
+    if (req.url!.endsWith('/events')) {
+      lastIds.push(req.headers['last-event-id'] as string | undefined);
+      if (n === 1) return sse(res, ['id: 1020\nevent: status\ndata: {"status":"processing","progress":20,"type":"image"}\n\n']);
+      return sse(res, ['id: 2000\nevent: done\ndata: {"status":"failed","errorCode":"timeout","retryable":true,"type":"image"}\n\n']);
+    }
+    send(res, 500, { error: 'unexpected', code: 'internal_error' });
+  });
+  const old = await serve((req, res) => {
+    if (req.url!.endsWith('/events')) return send(res, 404, { error: 'Not found', code: 'not_found' });
+    send(res, 200, { status: 'completed', resultUrls: [], type: 'image' });
+  });
+  try {
+    const done = await new MediaGen({ apiKey: 'mg_test', baseUrl: srv.url }).tasks.wait('t');
+    expect(done).toMatchObject({ status: 'failed', errorCode: 'timeout' });
+    expect(lastIds).toEqual([undefined, '1020']);
+    const polled = await new MediaGen({ apiKey: 'mg_test', baseUrl: old.url }).tasks.wait('t', { type: 'image' });
+    expect(polled.status).toBe('completed');
+    expect(old.seen.map((s) => s.url)).toEqual(['/api/tasks/t/events', '/api/image/tasks/t']);
+  } finally {
+    await srv.close();
+    await old.close();
+  }
+});

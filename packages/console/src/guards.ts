@@ -1,6 +1,6 @@
 // Session, CSRF and role checks for every console page after the login.
-import type { RequestHandler } from 'express';
-import type { SessionRecord } from '@mediagen/db';
+import type { Request, RequestHandler } from 'express';
+import type { AuditContext, SessionRecord } from '@mediagen/db';
 import type { ConsoleDeps } from './deps';
 import { csrfMatches, sessionOf } from './sessions';
 import { ConsoleError } from './console-error';
@@ -18,10 +18,13 @@ export function requireSession(deps: ConsoleDeps): RequestHandler {
   };
 }
 
-/** Every state-changing request carries the session's CSRF token in the form field `_csrf`. */
+/**
+ * Every state-changing request carries the session's CSRF token in the form field `_csrf` (any
+ * surface whose res.locals.session has a csrfToken: the console and the account pages).
+ */
 export const requireCsrf: RequestHandler = (req, res, next) => {
   if (req.method === 'GET' || req.method === 'HEAD') return next();
-  const s = res.locals.session as SessionRecord;
+  const s = res.locals.session as Pick<SessionRecord, 'csrfToken'>;
   if (!csrfMatches(s, (req.body as Record<string, unknown> | undefined)?._csrf)) {
     return next(new ConsoleError(403, 'The form was stale or not sent from this console. Reload the page and try again.'));
   }
@@ -37,3 +40,6 @@ export const requireAdmin: RequestHandler = (_req, res, next) => {
 
 /** `operator:<name>`: the actor written to the ledger for the session's changes. */
 export const actorOf = (s: SessionRecord): string => `operator:${s.operator.name}`;
+
+/** The audit actor of the session's changes: the operator and the client address. */
+export const auditOf = (req: Request, s: SessionRecord): AuditContext => ({ actor: { type: 'operator', id: s.operator.id, name: s.operator.name }, ip: req.ip ?? null });

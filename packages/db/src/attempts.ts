@@ -46,6 +46,10 @@ export interface TaskWithAttempt {
   /** POST .../cancel asked for an upstream cancel (extension): the next step cancels and settles. */
   cancelRequested: boolean;
   errorCode: string | null;
+  /** optimize_prompt: the prompt decided for every attempt (null: none decided, the params' prompt goes). */
+  effectivePrompt: string | null;
+  /** Null until the rewrite step decided (prompt-rewrite.ts). */
+  promptOptimized: boolean | null;
   attempt: Attempt | null;
 }
 
@@ -64,6 +68,7 @@ export async function loadTask(db: Db, taskId: string): Promise<TaskWithAttempt 
     db,
     `SELECT t."id", t."accountId", t."status"::text AS "status", t."model", t."params", t."progress", t."deadlineAt",
             (t."cancelRequestedAt" IS NOT NULL) AS "cancelRequested", t."errorCode",
+            t."effectivePrompt", t."promptOptimized",
             a."id" AS "aId", a."attemptNo" AS "aNo", a."channelId" AS "aChannel", a."upstreamId" AS "aUpstream",
             a."status" AS "aStatus", a."createdAt" AS "aCreated", a."submitSentAt" AS "aSent",
             a."submitOpenUntil" AS "aOpenUntil", ${OPEN_MS_SQL} AS "aOpenMs"
@@ -84,7 +89,7 @@ export async function loadTask(db: Db, taskId: string): Promise<TaskWithAttempt 
     : null;
   return {
     id: r.id, accountId: r.accountId, status: r.status, model: r.model, params: r.params, progress: r.progress, deadlineAt: r.deadlineAt,
-    cancelRequested: r.cancelRequested, errorCode: r.errorCode, attempt,
+    cancelRequested: r.cancelRequested, errorCode: r.errorCode, effectivePrompt: r.effectivePrompt, promptOptimized: r.promptOptimized, attempt,
   };
 }
 
@@ -217,21 +222,29 @@ export async function abandonOpenAttempt(db: Db, attempt: Attempt): Promise<Atte
 }
 
 /**
- * Written just before each submit request leaves (channels without idempotent submits): from here
- * the upstream may hold a render this attempt has no id for yet. `submitSentAt` keeps the first
- * send (orphan searches look from there); `submitOpenUntil` is this send's deadline, `openMs` from
- * now by the database's clock: until then another run of the job must not submit again.
+ * Written just before each submit request leaves: from here the upstream may hold a render this
+ * attempt has no id for yet. `submitSentAt` keeps the first send (orphan searches look from there,
+ * and a client's cancel treats the render as accepted from then on); `submitOpenUntil` is this
+ * send's deadline, `openMs` from now by the database's clock: until then another run of the job
+ * must not submit again.
+ * Null, and nothing may be sent: the task has a cancel request or has settled. The task row is
+ * share-locked while this is decided, so it is ordered with the cancel's mark (requestCancel):
+ * either the send is marked first and the cancel sees it, or the cancel is and nothing is sent.
  */
-export async function markSubmitSent(db: Db, attempt: Attempt, openMs: number): Promise<Attempt> {
+export async function markSubmitSent(db: Db, attempt: Attempt, openMs: number): Promise<Attempt | null> {
   const { rows } = await sql<{ submitSentAt: Date; submitOpenUntil: Date }>(
     db,
-    `UPDATE "TaskAttempt"
+    `WITH live AS (
+       SELECT 1 FROM "Task" WHERE "id" = $3 AND "status" IN ('pending', 'processing') AND "cancelRequestedAt" IS NULL FOR SHARE
+     )
+     UPDATE "TaskAttempt"
         SET "submitSentAt" = COALESCE("submitSentAt", now()), "submitOpenUntil" = now() + make_interval(secs => $2::double precision)
-      WHERE "id" = $1 RETURNING "submitSentAt", "submitOpenUntil"`,
-    [attempt.id, openMs / 1000],
+      WHERE "id" = $1 AND EXISTS (SELECT 1 FROM live) RETURNING "submitSentAt", "submitOpenUntil"`,
+    [attempt.id, openMs / 1000, attempt.taskId],
   );
   const r = rows[0];
-  return { ...attempt, submitSentAt: r?.submitSentAt ?? new Date(), submitOpenUntil: r?.submitOpenUntil ?? null, submitOpenMs: openMs };
+  if (!r) return null;
+  return { ...attempt, submitSentAt: r.submitSentAt, submitOpenUntil: r.submitOpenUntil, submitOpenMs: openMs };
 }
 
 /**

@@ -192,14 +192,3 @@ export async function deleteAdminIdempotencyRecordsBefore(db: Db, before: Date, 
   );
   return rowCount;
 }
-
-/** Console sessions that expired before `before` (already refused at sign-in checks). */
-export async function deleteSessionsExpiredBefore(db: Db, before: Date, limit: number): Promise<number> {
-  const { rowCount } = await sql(
-    db,
-    `DELETE FROM "OperatorSession" WHERE "id" = ANY(ARRAY(
-       SELECT "id" FROM "OperatorSession" WHERE "expiresAt" <= $1 ORDER BY "expiresAt" LIMIT $2))`,
-    [before.toISOString(), limit],
-  );
-  return rowCount;
-}

@@ -12,7 +12,6 @@ import {
   deleteAdminIdempotencyRecordsBefore,
   deleteAttemptsBefore,
   deleteIdempotencyRecordsBefore,
-  deleteSessionsExpiredBefore,
   deleteWebhookDeliveriesBefore,
   expiredResults,
   markResultsDeleted,
@@ -131,7 +130,7 @@ it('finds expired results only, marks and counts each once on the day row', asyn
   expect((await expiredResults(db, 100)).map((r) => r.id)).not.toContain(due);
 });
 
-it('prunes old attempts, finished deliveries with their attempts, idempotency records and sessions, one batch per statement', async () => {
+it('prunes old attempts, finished deliveries with their attempts and idempotency records, one batch per statement', async () => {
   const a = await account();
   const old = new Date(Date.now() - 100 * 86_400_000);
   const cutoff = new Date(Date.now() - 90 * 86_400_000);
@@ -166,12 +165,6 @@ it('prunes old attempts, finished deliveries with their attempts, idempotency re
   const keep = await db.adminIdempotencyRecord.create({ data: { key: newId('k'), fingerprint: 'f' } });
   expect(await deleteAdminIdempotencyRecordsBefore(db, cutoff, 10)).toBe(1);
   expect(await db.adminIdempotencyRecord.findUnique({ where: { key: keep.key } })).not.toBeNull();
-
-  const op = await db.operator.create({ data: { id: newId('op'), name: newId('n'), role: 'admin', passwordHash: 'x' } });
-  await db.operatorSession.create({ data: { id: newId('s'), operatorId: op.id, csrfToken: 't', expiresAt: new Date(Date.now() - 1000) } });
-  const live = await db.operatorSession.create({ data: { id: newId('s'), operatorId: op.id, csrfToken: 't', expiresAt: new Date(Date.now() + 60_000) } });
-  expect(await deleteSessionsExpiredBefore(db, new Date(), 10)).toBe(1);
-  expect(await db.operatorSession.findMany({ where: { operatorId: op.id }, select: { id: true } })).toEqual([{ id: live.id }]);
 
   // The ledger and the tasks stay.
   expect(await db.task.count({ where: { accountId: a } })).toBe(4);

@@ -9,6 +9,7 @@ import { gatewayTaskMetrics, GatewayTaskMetrics, workerTaskMetrics, WorkerTaskMe
 import { channelMetrics, ChannelMetrics } from './channel-metrics';
 import { upstreamMetrics, UpstreamMetrics } from './upstream-metrics';
 import { storageMetrics, StorageMetrics } from './storage-metrics';
+import { optimizerMetrics, OptimizerMetrics } from './optimizer-metrics';
 
 export * from './registry';
 export * from './http-metrics';
@@ -17,6 +18,7 @@ export * from './channel-metrics';
 export * from './cluster-gauges';
 export * from './upstream-metrics';
 export * from './storage-metrics';
+export * from './optimizer-metrics';
 export * from './endpoint-access';
 export * from './readiness';
 
@@ -33,6 +35,7 @@ export interface WorkerMetrics {
   upstream: UpstreamMetrics;
   /** Result files stored and deleted, rows the retention job deleted. */
   storage: StorageMetrics;
+  optimizer: OptimizerMetrics;
 }
 
 export function createGatewayMetrics(opts: { processMetrics?: boolean } = {}): GatewayMetrics {
@@ -42,5 +45,5 @@ export function createGatewayMetrics(opts: { processMetrics?: boolean } = {}): G
 
 export function createWorkerMetrics(opts: { processMetrics?: boolean } = {}): WorkerMetrics {
   const registry = createRegistry('worker', opts);
-  return { registry, tasks: workerTaskMetrics(registry), channels: channelMetrics(registry), upstream: upstreamMetrics(registry), storage: storageMetrics(registry) };
+  return { registry, tasks: workerTaskMetrics(registry), channels: channelMetrics(registry), upstream: upstreamMetrics(registry), optimizer: optimizerMetrics(registry), storage: storageMetrics(registry) };
 }

@@ -5,6 +5,8 @@
 // ResultRefs, and the worker fetches every one through download.ts (one hardened path).
 import type { TaskSpec } from '@mediagen/catalog';
 import type { Channel } from './channel-config';
+import type { ModelProbe } from './channel-probe';
+import type { Coverage } from './coverage';
 import type { UpstreamError } from './upstream-error';
 
 export interface AdapterCapabilities {
@@ -118,11 +120,24 @@ export interface ChannelAdapter {
   readonly channel: Channel;
   readonly capabilities: AdapterCapabilities;
   /**
-   * Checked when the config is loaded: why this channel cannot serve this model (or variant) with
-   * every mode the catalog offers for it, or null when it can. A mapping that would only fail at
-   * render time is a startup error naming the model and the channel.
+   * Checked when the config is loaded: why this channel can never serve this model (or variant)
+   * under the upstream model it maps (a video model on an image API, a host whose inputs the adapter
+   * does not know), or null. Such a mapping is a startup error naming the model and the channel.
    */
   unsupported?(model: string, variant: string | null): string | null;
+  /**
+   * What this channel renders of the model (or variant): the options its protocol and upstream
+   * model can take (coverage.ts). Routing picks, per task, only channels whose coverage holds the
+   * task's options. Absent: everything the catalog sells.
+   */
+  coverage?(model: string, variant: string | null): Coverage;
+  /** The upstream model a task would be sent to on this channel (default: the channel's `models` entry). */
+  upstreamModel?(spec: TaskSpec): string | undefined;
+  /**
+   * The channel check (channel-probe.ts): with the channel's key, the cheapest request that proves
+   * the base URL answers, the key is accepted and the upstream model exists, without rendering.
+   */
+  probeModel?(upstreamModel: string, signal: AbortSignal): Promise<ModelProbe>;
   submit(req: RenderRequest): Promise<SubmitResult>;
   /** How long a submit of this request may stay open (its call's deadline); default channel.timeouts.submitMs. */
   submitDeadlineMs?(req: RenderRequest): number;

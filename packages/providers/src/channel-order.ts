@@ -1,5 +1,8 @@
 // Which channels may run a task, in the order they are tried.
+import type { TaskSpec } from '@mediagen/catalog';
+import type { ChannelAdapter } from './channel-adapter';
 import { Channel, ChannelConfig, upstreamModelFor } from './channel-config';
+import { channelCoverage, coverageGap } from './coverage';
 
 export type RequestedTier = 'official' | 'third-party' | null;
 
@@ -28,4 +31,29 @@ export function unservedModels(config: ChannelConfig, models: readonly string[])
 export function servesModel(channel: Pick<Channel, 'models'>, model: string, variant: string | null): boolean {
   if (upstreamModelFor(channel, model, variant) !== undefined) return true;
   return variant === null && Object.keys(channel.models).some((k) => k.startsWith(`${model}-`));
+}
+
+/**
+ * The channels of `order` able to render this task's options (coverage.ts), in the same order, and
+ * why each other one cannot. A channel that serves part of a model takes only the tasks it can render.
+ */
+export function ableToRender<C extends Channel>(
+  order: readonly C[],
+  adapters: ReadonlyMap<string, ChannelAdapter>,
+  spec: TaskSpec,
+  outputSeconds: number | null,
+): { able: C[]; unable: { id: string; why: string }[] } {
+  const able: C[] = [];
+  const unable: { id: string; why: string }[] = [];
+  for (const c of order) {
+    const why = coverageGap(channelCoverage(adapters.get(c.id), spec.model, spec.type === 'video' ? spec.variant : null), spec, outputSeconds);
+    if (why) unable.push({ id: c.id, why });
+    else able.push(c);
+  }
+  return { able, unable };
+}
+
+/** The upstream model a task goes to on this channel: the adapter's choice (effort tiers), else the mapping. */
+export function upstreamModelOf(channel: Channel, adapter: ChannelAdapter | undefined, spec: TaskSpec): string | undefined {
+  return adapter?.upstreamModel?.(spec) ?? upstreamModelFor(channel, spec.model, spec.type === 'video' ? spec.variant : null);
 }

@@ -19,7 +19,14 @@ export type UpstreamErrorKind =
    * or unreachable, or TLS failed before the request was written. No render can have started, so
    * another channel is tried at once, with no risk of a double render (classify-error.ts).
    */
-  | 'unsent';
+  | 'unsent'
+  /**
+   * The upstream says the model itself does not exist or is no longer available (retired, not
+   * enabled for this key): no render of it will work on this channel. The task moves to the next
+   * channel at once, and the channel is not tried for that upstream model again until an operator
+   * re-enables it or a channel check passes (channel-health model-unavailable.ts).
+   */
+  | 'unknown_model';
 
 export class UpstreamError extends Error {
   /**

@@ -27,7 +27,8 @@ async function refusedPort(): Promise<number> {
 
 const PROTOCOLS = ['modelark', 'minimax', 'gemini', 'fal', 'replicate', 'http-jobs'] as const;
 const upstreamModel: Record<(typeof PROTOCOLS)[number], string> = {
-  modelark: 'seedream-4-0-250828', minimax: 'MiniMax-Hailuo-02', gemini: 'gemini-2.5-flash-image', fal: 'fal-ai/flux', replicate: 'black-forest-labs/flux', 'http-jobs': 'sim/image-b-2.5',
+  // Replicate: an image model whose inputs the adapter knows (replicate-image-models.ts); others are refused before sending.
+  modelark: 'seedream-4-0-250828', minimax: 'MiniMax-Hailuo-02', gemini: 'gemini-2.5-flash-image', fal: 'fal-ai/flux', replicate: 'google/nano-banana-pro', 'http-jobs': 'sim/image-b-2.5',
 };
 
 function adaptersAt(baseUrl: string): Map<string, ChannelAdapter> {
@@ -68,7 +69,7 @@ describe.each([
 
   it.each(PROTOCOLS)('%s: the submit is `unsent`, and says so', async (protocol) => {
     const err = await submitError(adapters.get(protocol)!);
-    expect(err.kind).toBe('unsent');
+    expect([err.kind, err.message]).toEqual(['unsent', expect.stringMatching(code)]);
     expect(err.message).toMatch(code);
     expect(err.message).toMatch(/never reached the upstream/);
   });

@@ -1,5 +1,5 @@
 -- Audit trail (issue 23, point 6): one row per change of who may do what, written in the same
--- transaction as the change (packages/db/src/audit.ts); purely additive.
+-- transaction as the change (packages/db/src/audit.ts). Purely additive.
 -- CreateTable
 CREATE TABLE "AuditEvent" (
     "id" TEXT NOT NULL,

@@ -1,5 +1,6 @@
 // The public API (spec section 4): submit, poll, balance. Auth and the request-rate limit run
 // before the body is parsed, so an unauthenticated 40 MB body is never read into memory.
+import { modelList } from '../services/model-list';
 import express, { Router } from 'express';
 import { findAccount } from '@mediagen/db';
 import { AppError } from '@mediagen/errors';
@@ -13,7 +14,7 @@ import { quoteTask } from '../services/quote.service';
 import { entryEtag, pollCache, pollLocal, pollTask } from '../services/poll.service';
 import type { PollEntry } from '../services/poll-cache';
 import { cancelTask } from '../services/cancel.service';
-import { listTaskItems } from '../services/task-list.service';
+import { listTaskItems, taskItem } from '../services/task-list.service';
 import { parseLastEventId, taskStreams } from '../services/task-streams';
 import { taskReads } from '../services/task-reads';
 
@@ -77,6 +78,9 @@ export function apiRouter(deps: GatewayDeps): Router {
   r.get('/tasks', async (req, res) => {
     res.json(await listTaskItems(deps, req.auth!.accountId, req.query));
   });
+  r.get('/tasks/:taskId', async (req, res) => {
+    res.json(await taskItem(deps, req.auth!.accountId, req.params.taskId));
+  });
   // Extension: Server-Sent Events of one task until its terminal event (services/task-streams.ts).
   // The request-rate limit above counts the stream once, as the one request it is.
   r.get('/tasks/:taskId/events', async (req: express.Request<{ taskId: string }>, res) => {
@@ -97,6 +101,10 @@ export function apiRouter(deps: GatewayDeps): Router {
   };
   r.post('/video/tasks/:taskId/cancel', cancel('video'));
   r.post('/image/tasks/:taskId/cancel', cancel('image'));
+  // Extension: what this deployment sells (SOLD_MODELS), for clients that offer a choice.
+  r.get('/models', (_req, res) => {
+    res.json(modelList(deps.sold));
+  });
   r.get('/balance', async (req, res) => {
     const acc = await findAccount(deps.db, req.auth!.accountId);
     if (!acc) throw new AppError('unauthorized', 'The account of this API key no longer exists');

@@ -9,7 +9,8 @@
 // COMPLETED whose result is 422 content_policy_violation, fail = 500 runner error body with
 // X-Fal-Retryable: false, no-file = 422 no_media_generated, violation-input = 422
 // content_policy_violation on submit, lost = 404 for the task's first request, expired = the CDN
-// file is gone (404 on download).
+// file is gone (404 on download). A retired app answers 404 "Application ... not found" on submit
+// and is absent from `GET /platform/v1/models?endpoint_id=` (fal's model lookup, for the channel check).
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, KeyObject, sign } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Channel } from '@mediagen/providers';
@@ -102,11 +103,18 @@ registerProtocol({
     if (!channel || !/^Key /i.test(String(req.headers.authorization ?? ''))) return detail(res, 401, { detail: 'Invalid API key' });
     const origin = ctx.origin(req);
     const reqIdx = rest.indexOf('requests');
+    // fal's platform API model lookup (channel platformUrl `{sim}/fal/platform/v1`): the check's probe.
+    if (req.method === 'GET' && rest.join('/') === 'platform/v1/models') {
+      const app = url.searchParams.get('endpoint_id') ?? '';
+      const found = ctx.hasModel(channel, app) ? [{ endpoint_id: app, metadata: { display_name: app, status: 'active' } }] : [];
+      return send(res, 200, { models: found, has_more: false, next_cursor: null });
+    }
 
     if (req.method === 'POST' && reqIdx === -1) {
       const path = rest.join('/');
       const model = servedModel(channel, path);
-      if (!model) return detail(res, 404, { detail: `Application ${path} not found` });
+      const app = model ? channel.models[model] : undefined;
+      if (!model || !app || !ctx.hasModel(channel, app)) return detail(res, 404, { detail: `Application ${path} not found` });
       const body = await readJson(req);
       if (!body) return detail(res, 422, { detail: [{ loc: ['body'], msg: 'Invalid JSON', type: 'value_error' }] });
       const directives = parseDirectives(body.prompt);

@@ -13,6 +13,8 @@
 // 2026-11-27), even when the channel maps them: the image previews 404 NOT_FOUND "... is not found
 // for API version v1beta, or is not supported for generateContent" (js-genai's recorded 404), the
 // Veo 3.1 previews 404 NOT_FOUND "... is no longer available", so a config naming them fails our tests.
+// A retired model (SimOptions.retiredModels) answers 404 NOT_FOUND the same way, and so does
+// `GET /v1beta/models/{model}`, the model lookup (the channel check's probe), for both.
 import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Channel } from '@mediagen/providers';
@@ -110,6 +112,13 @@ registerProtocol({
     const [version, kind, ...tail] = rest;
     if (version !== 'v1beta') return googleError(res, 404, 'NOT_FOUND', 'No such route.');
 
+    // GET /v1beta/models/{model}: the model lookup (the channel check's probe).
+    if (req.method === 'GET' && kind === 'models' && tail.length === 1) {
+      const model = tail[0];
+      if (SHUT_DOWN_IMAGE_MODELS.has(model) || SHUT_DOWN_VEO_MODELS.has(model) || !ctx.hasModel(channel, model))
+        return googleError(res, 404, 'NOT_FOUND', `models/${model} is not found for API version v1beta, or is not supported for getModel.`);
+      return send(res, 200, { name: `models/${model}`, version: '001', displayName: model, supportedGenerationMethods: [/^veo/.test(model) ? 'predictLongRunning' : 'generateContent'] });
+    }
     // POST /v1beta/models/{model}:{method}
     if (req.method === 'POST' && kind === 'models' && tail.length === 1) {
       const [model, method] = tail[0].split(':');
@@ -117,7 +126,8 @@ registerProtocol({
         return googleError(res, 404, 'NOT_FOUND', `models/${model} is not found for API version v1beta, or is not supported for ${method}. Call ListModels to see the list of available models and their supported methods.`);
       if (SHUT_DOWN_VEO_MODELS.has(model))
         return googleError(res, 404, 'NOT_FOUND', `models/${model} is no longer available. Please migrate to a supported model (ai.google.dev/gemini-api/docs/deprecations).`);
-      if (!Object.values(channel.models).includes(model)) return googleError(res, 404, 'NOT_FOUND', `models/${model} is not found for API version v1beta.`);
+      // A retired (SimOptions.retiredModels) or unmapped model.
+      if (!ctx.hasModel(channel, model)) return googleError(res, 404, 'NOT_FOUND', `models/${model} is not found for API version v1beta, or is not supported for ${method}.`);
       const body = await readJson(req);
       if (!body) return googleError(res, 400, 'INVALID_ARGUMENT', 'Invalid JSON payload received.');
       if (method === 'generateContent') return generateContent(ctx, channel, model, body, res);

@@ -13,6 +13,8 @@
 // no non-empty text part, a resolution other than 2K, a duration outside 4-15, a ratio outside its
 // list (adaptive without an image), frames together with references, reference audio alone, and a
 // `seed` (the v2 API has none).
+// A retired or unmapped model answers 400 "invalid params, unknown model 'x' (2013)"; a create
+// without content 400 2013 too (the channel check's probe).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Channel } from '@mediagen/providers';
 import { parseDirectives } from '../directives';
@@ -98,8 +100,9 @@ registerProtocol({
     if (req.method === 'POST' && path.length === 2 && path[1] === 'video_generation') {
       const body = await readJson(req);
       if (!body || typeof body.model !== 'string') return mmError(res, 400, 'invalid params, model is required (2013)');
-      if (!Object.values(channel.models).includes(body.model) && !Object.values((channel as { effortModels?: Record<string, string> }).effortModels ?? {}).includes(body.model))
-        return mmError(res, 400, `invalid params, unknown model ${body.model} (2013)`);
+      if (!ctx.hasModel(channel, body.model)) return mmError(res, 400, `invalid params, unknown model '${body.model}' (2013)`);
+      // The channel check's probe: no content, nothing renders.
+      if (!Array.isArray(body.content) || body.content.length === 0) return mmError(res, 400, 'invalid params, content is required (2013)');
       return create(ctx, res, channel, body);
     }
     const id = path[0] === 'v2' && path[1] === 'query' && path[2] === 'video_generation' && path.length === 4 ? path[3]

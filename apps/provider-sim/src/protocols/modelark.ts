@@ -14,7 +14,10 @@
 // Seedream sizes and reference counts are checked as the real service does (BytePlus ModelArk image
 // generation, 2026-11-27): a named size the version lacks (1K on 4.5 / 5.0 lite, 4K on 5.0 lite), an
 // explicit size outside its pixel range, or more reference images than it takes is a 400
-// `InvalidParameter`, so a wrong request fails our own tests.
+// `InvalidParameter`, so a wrong request fails our own tests; so is Seedance 2.x reference audio
+// without a reference image or video.
+// A retired or unmapped model answers 404 `InvalidEndpointOrModel.NotFound`; a create without
+// content (or prompt) 400 `MissingParameter`, which is what the channel check's probe reads.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Channel } from '@mediagen/providers';
 import { parseDirectives } from '../directives';
@@ -96,6 +99,10 @@ function listSeedance(ctx: SimContext, req: IncomingMessage, res: ServerResponse
 }
 
 async function createSeedance(ctx: SimContext, req: IncomingMessage, res: ServerResponse, channel: Channel, body: Record<string, unknown>) {
+  // Seedance 2.x refuses reference audio without a reference image or video (providers.md 1.2).
+  const roles = Array.isArray(body.content) ? (body.content as { role?: unknown }[]).map((p) => p?.role) : [];
+  if (/seedance-2-/i.test(String(body.model)) && roles.includes('reference_audio') && !roles.includes('reference_image') && !roles.includes('reference_video'))
+    return arkError(res, 400, 'InvalidParameter', 'The parameter `content` specified in the request is not valid: reference audio requires a reference image or video.');
   const prompt = contentText(body.content);
   const directives = parseDirectives(prompt);
   const ref = taskRef(prompt);
@@ -194,8 +201,11 @@ registerProtocol({
     if (req.method === 'POST' && (isTasks || (path[0] === 'images' && path[1] === 'generations')) && path.length === (isTasks ? 3 : 2)) {
       const body = await readJson(req);
       if (!body || typeof body.model !== 'string') return arkError(res, 400, 'MissingParameter', 'The request is missing the model parameter.');
-      if (!Object.values(channel.models).includes(body.model))
-        return arkError(res, 404, 'InvalidEndpointOrModel.NotFound', `The model ${body.model} does not exist or you do not have access to it.`);
+      if (!ctx.hasModel(channel, body.model))
+        return arkError(res, 404, 'InvalidEndpointOrModel.NotFound', `The model or endpoint ${body.model} does not exist or you do not have access to it.`);
+      // The channel check's probe: a request without content (Seedance) or prompt (Seedream) is refused, nothing renders.
+      if (isTasks && (!Array.isArray(body.content) || body.content.length === 0)) return arkError(res, 400, 'MissingParameter', 'The request is missing the content parameter.');
+      if (!isTasks && (typeof body.prompt !== 'string' || !body.prompt)) return arkError(res, 400, 'MissingParameter', 'The request is missing the prompt parameter.');
       return isTasks ? createSeedance(ctx, req, res, channel, body) : seedream(ctx, req, res, channel, body);
     }
     if (req.method === 'GET' && isTasks && path.length === 3) return listSeedance(ctx, req, res, channel, url);

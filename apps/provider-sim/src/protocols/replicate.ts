@@ -153,13 +153,21 @@ registerProtocol({
 
     if (req.method === 'GET' && path.join('/') === 'webhooks/default/secret') return send(res, 200, { key: SIM_REPLICATE_SECRET });
 
+    // The model lookup (the channel check's probe): GET /v1/models/{owner}/{name}[/versions/{id}].
+    if (req.method === 'GET' && path[0] === 'models' && (path.length === 3 || (path.length === 5 && path[3] === 'versions'))) {
+      const name = `${path[1]}/${path[2]}`;
+      const value = path.length === 5 ? `${name}:${path[4]}` : name;
+      const known = Object.values(channel.models).some((m) => m === value || (path.length === 3 && m.split(':')[0] === name));
+      if (!known || !ctx.hasModel(channel, value)) return problem(res, 404, 'Not found.');
+      return send(res, 200, path.length === 5 ? { id: path[4], openapi_schema: {} } : { owner: path[1], name: path[2], visibility: 'public', latest_version: { id: 'sim' } });
+    }
     const create = req.method === 'POST' && ((path.length === 4 && path[0] === 'models' && path[3] === 'predictions') || (path.length === 1 && path[0] === 'predictions'));
     if (create) {
       const body = await readJson(req);
       if (!body) return problem(res, 400, 'Invalid JSON.');
       const name = path.length === 4 ? `${path[1]}/${path[2]}` : String(body.version ?? '');
       const served = path.length === 4 ? servedModel(channel, name) : Object.entries(channel.models).find(([, m]) => m.split(':')[1] === name);
-      if (!served) return problem(res, 404, 'The requested model could not be found.');
+      if (!served || !ctx.hasModel(channel, served[1])) return problem(res, 404, 'The requested model could not be found.');
       const input = (body.input ?? {}) as Record<string, unknown>;
       const invalid = replicateInputRefusal(served[1], input);
       if (invalid)

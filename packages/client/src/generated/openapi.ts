@@ -391,6 +391,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The models this deployment sells (extension)
+         * @description A deployment may sell a subset of the catalog (SOLD_MODELS); a submit naming another model answers 400 `model_not_offered`.
+         */
+        get: operations["listModels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/tasks": {
         parameters: {
             query?: never;
@@ -403,6 +423,26 @@ export interface paths {
          * @description Cursor-paginated: pass `nextCursor` back as `cursor` until it is null. Tasks created while paging appear on a new first page, never as duplicates.
          */
         get: operations["listTasks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tasks/{taskId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One task as the listing shows it (extension)
+         * @description The listing item of one task, whatever its kind: its poll body plus taskId, model, createdAt and effectivePrompt (the prompt sent upstream, docs/prompt-format.md). Not cached; poll the per-kind path for status.
+         */
+        get: operations["getTaskItem"];
         put?: never;
         post?: never;
         delete?: never;
@@ -511,6 +551,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/billing/stripe/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stripe events: credits card top-ups (checkout.session.completed), reverses refunds and disputes
+         * @description Verified with the Stripe SDK against the raw body and STRIPE_WEBHOOK_SECRET; each event and each Checkout Session acts once (docs/account.md). Not for API clients.
+         */
+        post: operations["receiveStripeEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/billing/top-up": {
         parameters: {
             query?: never;
@@ -518,7 +578,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The default topUpUrl: how to top up */
+        /** The former default topUpUrl: leads to the account holder's top-up page */
         get: operations["getTopUpPage"];
         put?: never;
         post?: never;
@@ -702,7 +762,7 @@ export interface components {
             /** @description Event types to send; default all. */
             events?: ("task.completed" | "task.failed")[];
             /**
-             * @description https URL receiving the events (http and private hosts only with ALLOW_PRIVATE_MEDIA_URLS).
+             * @description https URL receiving the events (http and local hosts only with ALLOW_LOCAL_WEBHOOKS, on by default in development).
              * @example https://example.com/hooks/mediagen
              */
             url: string;
@@ -724,8 +784,27 @@ export interface components {
             costCents: number;
             /** @description Exact cost in micro-USD, as a decimal string. */
             costMicros: string;
+            /**
+             * @description The prompt sent upstream: with optimize_prompt, the structured rewrite (or the prompt as written when the rewrite failed); otherwise the prompt as written. Null while the rewrite is pending, or when the task has no prompt.
+             * @example Subjects:
+             *     - <Picture 1>: a red fox
+             *     Shots:
+             *     1. 0-5 s: the fox runs through snow
+             *     Sound:
+             *     - Voice: none
+             *     - Music: soft piano
+             *     - Effects: wind
+             */
+            effectivePrompt: string | null;
             id: string;
             model: string;
+            /**
+             * @description Why the prompt went as written: `<reason>: <detail>`, reason one of already_structured, not_configured, timeout, error, refused, unparsable, invalid.
+             * @example timeout: no answer within 20000 ms
+             */
+            promptFallbackReason: string | null;
+            /** @description optimize_prompt: true when the optimizer rewrote the prompt, false when it went as written, null when not asked or not decided yet. */
+            promptOptimized: boolean | null;
             /** @enum {string} */
             status: "pending" | "processing" | "completed" | "failed";
             /** @enum {string} */
@@ -741,6 +820,18 @@ export interface components {
              * @example 2026-01-01T12:00:00.000Z
              */
             createdAt: string;
+            /**
+             * @description The prompt sent upstream: with optimize_prompt, the structured rewrite (or the prompt as written when the rewrite failed); otherwise the prompt as written. Null while the rewrite is pending, or when the task has no prompt.
+             * @example Subjects:
+             *     - <Picture 1>: a red fox
+             *     Shots:
+             *     1. 0-5 s: the fox runs through snow
+             *     Sound:
+             *     - Voice: none
+             *     - Music: soft piano
+             *     - Effects: wind
+             */
+            effectivePrompt: string | null;
             errorCode: string | null;
             errorMessage: string | null;
             /**
@@ -908,7 +999,7 @@ export interface components {
              * @example invalid_json
              * @enum {string}
              */
-            code: "invalid_json" | "invalid_cursor" | "validation_error" | "unknown_field" | "invalid_model" | "model_withdrawn" | "wrong_endpoint" | "unsupported_parameter" | "invalid_media";
+            code: "invalid_json" | "invalid_cursor" | "validation_error" | "unknown_field" | "invalid_model" | "model_withdrawn" | "model_not_offered" | "wrong_endpoint" | "unsupported_parameter" | "invalid_media" | "invalid_signature";
             /** @description The offending fields, for validation errors. */
             details?: components["schemas"]["ErrorDetail"][];
             /**
@@ -1199,6 +1290,19 @@ export interface components {
              */
             url: string;
         };
+        /** @description The models this deployment sells (SOLD_MODELS), in catalog order. */
+        ModelListResponse: {
+            models: {
+                /** @example image-b-2.5 */
+                id: string;
+                /** @description video-b: the tiers sold here. */
+                tiers?: ("official" | "third-party")[];
+                /** @enum {string} */
+                type: "video" | "image";
+                /** @description video-c-3.1: the variants sold here. */
+                variants?: string[];
+            }[];
+        };
         PollResponse: {
             /**
              * @description Present when failed; branch on this, not on errorMessage.
@@ -1300,13 +1404,25 @@ export interface components {
              */
             taskId: string;
         };
-        /** @description The task's poll body plus taskId, model and createdAt. */
+        /** @description The task's poll body plus taskId, model, createdAt and effectivePrompt. */
         TaskListItem: {
             /**
              * @description ISO 8601 time the task was created.
              * @example 2026-01-01T12:00:00.000Z
              */
             createdAt: string;
+            /**
+             * @description The prompt sent upstream: with optimize_prompt, the structured rewrite (or the prompt as written when the rewrite failed); otherwise the prompt as written. Null while the rewrite is pending, or when the task has no prompt.
+             * @example Subjects:
+             *     - <Picture 1>: a red fox
+             *     Shots:
+             *     1. 0-5 s: the fox runs through snow
+             *     Sound:
+             *     - Voice: none
+             *     - Music: soft piano
+             *     - Effects: wind
+             */
+            effectivePrompt: string | null;
             /**
              * @description Present when failed; branch on this, not on errorMessage.
              * @enum {string}
@@ -1433,6 +1549,18 @@ export interface components {
         /** @description Standard Webhooks body; verify webhook-signature before trusting it. */
         WebhookEvent: {
             data: {
+                /**
+                 * @description The prompt sent upstream: with optimize_prompt, the structured rewrite (or the prompt as written when the rewrite failed); otherwise the prompt as written. Null while the rewrite is pending, or when the task has no prompt.
+                 * @example Subjects:
+                 *     - <Picture 1>: a red fox
+                 *     Shots:
+                 *     1. 0-5 s: the fox runs through snow
+                 *     Sound:
+                 *     - Voice: none
+                 *     - Music: soft piano
+                 *     - Effects: wind
+                 */
+                effectivePrompt?: string | null;
                 /**
                  * @description Present when failed; branch on this, not on errorMessage.
                  * @enum {string}
@@ -3211,7 +3339,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Channels the workers registered. */
+            /** @description Channels the workers registered: breaker state, recent outcomes, what each renders of each model it maps (`coverage`), upstream models its upstream no longer knows (`unavailableModels`) and the last channel check (`checks`). */
             200: {
                 headers: {
                     /**
@@ -3227,7 +3355,45 @@ export interface operations {
                      *       "channels": [
                      *         {
                      *           "id": "sim-video",
-                     *           "state": "closed"
+                     *           "state": "closed",
+                     *           "coverage": {
+                     *             "video-a-h3": {
+                     *               "renders": "480p/768p · 1-10 s · effort 1x",
+                     *               "limits": {
+                     *                 "resolutions": [
+                     *                   "480p",
+                     *                   "768p"
+                     *                 ],
+                     *                 "seconds": {
+                     *                   "min": 1,
+                     *                   "max": 10
+                     *                 },
+                     *                 "efforts": [
+                     *                   "1x"
+                     *                 ]
+                     *               }
+                     *             }
+                     *           },
+                     *           "upstreamModels": {
+                     *             "video-a-h3": "MiniMax-H3"
+                     *           },
+                     *           "unavailableModels": [
+                     *             {
+                     *               "upstreamModel": "MiniMax-H2",
+                     *               "model": "video-a-h3",
+                     *               "message": "submit: HTTP 400 2013 invalid params, unknown model 'MiniMax-H2' (2013)",
+                     *               "at": "2026-11-27T08:00:00.000Z"
+                     *             }
+                     *           ],
+                     *           "checks": [
+                     *             {
+                     *               "upstreamModel": "MiniMax-H3",
+                     *               "verdict": "ok",
+                     *               "detail": "MiniMax-H3 exists",
+                     *               "ms": 212,
+                     *               "at": "2026-11-27T08:00:00.000Z"
+                     *             }
+                     *           ]
                      *         }
                      *       ]
                      *     }
@@ -3369,7 +3535,8 @@ export interface operations {
                      *           ],
                      *           "type": "video",
                      *           "taskId": "tsk_01J9Z3N6K4",
-                     *           "model": "video-a-h3"
+                     *           "model": "video-a-h3",
+                     *           "effectivePrompt": "a fox runs through snow"
                      *         }
                      *       },
                      *       "attempts": [
@@ -3534,7 +3701,8 @@ export interface operations {
                      *           ],
                      *           "type": "video",
                      *           "taskId": "tsk_01J9Z3N6K4",
-                     *           "model": "video-a-h3"
+                     *           "model": "video-a-h3",
+                     *           "effectivePrompt": "a fox runs through snow"
                      *         }
                      *       },
                      *       "attempts": []
@@ -3929,6 +4097,9 @@ export interface operations {
                      *       "status": "completed",
                      *       "costCents": 3,
                      *       "costMicros": "30000",
+                     *       "effectivePrompt": "a red boat",
+                     *       "promptOptimized": null,
+                     *       "promptFallbackReason": null,
                      *       "attempts": [
                      *         {
                      *           "attemptNo": 1,
@@ -5032,7 +5203,8 @@ export interface operations {
                 /**
                  * @example {
                  *       "model": "image-b-2.5",
-                 *       "prompt": "A red fox in fresh snow"
+                 *       "prompt": "A red fox in fresh snow",
+                 *       "ratio": "16:9"
                  *     }
                  */
                 "application/json": components["schemas"]["ImageSubmitBody"];
@@ -5816,6 +5988,173 @@ export interface operations {
             };
         };
     };
+    listModels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The models sold here, in catalog order. */
+            200: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "models": [
+                     *         {
+                     *           "id": "image-b-2.5",
+                     *           "type": "image"
+                     *         },
+                     *         {
+                     *           "id": "video-b-2.5",
+                     *           "type": "video",
+                     *           "tiers": [
+                     *             "third-party"
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ModelListResponse"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    /**
+                     * @description Bearer challenge (RFC 6750).
+                     * @example Bearer realm="api"
+                     */
+                    "WWW-Authenticate": string;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid or revoked API key",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Request rate exceeded for this API key (RATE_LIMIT_PER_MINUTE); see RateLimit and Retry-After. */
+            429: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy": string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 10
+                     */
+                    "Retry-After": number;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too many requests for this API key; retry after the time in the Retry-After header",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "code": "internal_error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description The database did not answer in time; retry shortly. */
+            503: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 1
+                     */
+                    "Retry-After"?: number;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Queue unavailable; retry shortly",
+                     *       "code": "service_unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
     listTasks: {
         parameters: {
             query?: {
@@ -5863,7 +6202,8 @@ export interface operations {
                      *           "progress": 40,
                      *           "type": "video",
                      *           "model": "video-a-h3",
-                     *           "createdAt": "2026-01-01T12:00:00.000Z"
+                     *           "createdAt": "2026-01-01T12:00:00.000Z",
+                     *           "effectivePrompt": null
                      *         }
                      *       ],
                      *       "nextCursor": null
@@ -5925,6 +6265,202 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Request rate exceeded for this API key (RATE_LIMIT_PER_MINUTE); see RateLimit and Retry-After. */
+            429: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy": string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 10
+                     */
+                    "Retry-After": number;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too many requests for this API key; retry after the time in the Retry-After header",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "code": "internal_error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description The database did not answer in time; retry shortly. */
+            503: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 1
+                     */
+                    "Retry-After"?: number;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Queue unavailable; retry shortly",
+                     *       "code": "service_unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    getTaskItem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The taskId from the submit response. */
+                taskId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The task. */
+            200: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "taskId": "tsk_01J9Z3N6K4",
+                     *       "status": "completed",
+                     *       "resultUrls": [
+                     *         "https://api.example.com/files/results/tsk_01J9Z3N6K4/0.mp4"
+                     *       ],
+                     *       "type": "video",
+                     *       "model": "video-a-h3",
+                     *       "createdAt": "2026-01-01T12:00:00.000Z",
+                     *       "effectivePrompt": "Subjects:\n- <Picture 1>: a red fox\nShots:\n1. 0-5 s: the fox runs through snow\nSound:\n- Voice: none\n- Music: soft piano\n- Effects: wind"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TaskListItem"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    /**
+                     * @description Bearer challenge (RFC 6750).
+                     * @example Bearer realm="api"
+                     */
+                    "WWW-Authenticate": string;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid or revoked API key",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description No task with this id belongs to the account. */
+            404: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Task tsk_01J9Z3N6K4 not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
             /** @description Request rate exceeded for this API key (RATE_LIMIT_PER_MINUTE); see RateLimit and Retry-After. */
@@ -6620,9 +7156,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "model": "video-b-2.0",
+                 *       "model": "video-a-h3",
                  *       "prompt": "A red fox runs through fresh snow at dawn",
-                 *       "duration": 4
+                 *       "duration": 5,
+                 *       "ratio": "16:9"
                  *     }
                  */
                 "application/json": components["schemas"]["VideoSubmitBody"];
@@ -7408,6 +7945,118 @@ export interface operations {
             };
         };
     };
+    receiveStripeEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                "stripe-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_1",
+                 *       "type": "checkout.session.completed",
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "cs_test_1"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Received (also for events that change nothing: a repeat, an unknown session). */
+            200: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "received": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        received: true;
+                    };
+                };
+            };
+            /** @description Missing or bad Stripe-Signature: nothing is credited. */
+            400: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "duration: must be between 1 and 15 seconds at 768p",
+                     *       "code": "invalid_signature"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Card top-ups are not configured (no STRIPE_SECRET_KEY). */
+            404: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Task tsk_01J9Z3N6K4 not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "code": "internal_error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
     getTopUpPage: {
         parameters: {
             query?: never;
@@ -7417,7 +8066,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The top-up page. */
+            /** @description A page that moves on to /account/top-up (meta refresh and a link). */
             200: {
                 headers: {
                     /**
@@ -7864,6 +8513,31 @@ export interface operations {
                     "application/json": components["schemas"]["Error413"];
                 };
             };
+            /** @description Too many callbacks from this address (UPSTREAM_HOOKS_RATE_LIMIT_PER_MINUTE); nothing was read. */
+            429: {
+                headers: {
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 10
+                     */
+                    "Retry-After": number;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too many requests for this API key; retry after the time in the Retry-After header",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
             /** @description Internal server error */
             500: {
                 headers: {
@@ -8106,7 +8780,8 @@ export interface operations {
                  *         ],
                  *         "type": "video",
                  *         "taskId": "tsk_01J9Z3N6K4",
-                 *         "model": "video-a-h3"
+                 *         "model": "video-a-h3",
+                 *         "effectivePrompt": "a fox runs through snow"
                  *       }
                  *     }
                  */

@@ -1,10 +1,12 @@
 // tasks.get / list / cancel / wait. A task id alone does not say whether it is a video or an image
 // task, and the poll paths differ: the kind is remembered from generate and list calls, taken from
-// `opts.type`, or found by trying the video path and then the image path.
+// `opts.type`, or found by trying the video path and then the image path. wait follows the task's
+// event stream when the service offers it (GET /api/tasks/{taskId}/events) and polls otherwise.
 import type { HttpClient } from '../http';
 import { sleep } from '../http';
 import { NotFoundError } from '../errors';
-import type { CancelResult, Task, TaskListParams, TaskPage, TaskType } from '../types';
+import { readEvents } from './event-stream';
+import type { CancelResult, Task, TaskListItem, TaskListParams, TaskPage, TaskType } from '../types';
 
 export interface TaskOptions {
   type?: TaskType;
@@ -16,7 +18,12 @@ export interface WaitOptions extends TaskOptions {
   onProgress?: (task: Task) => void;
   /** Poll interval in ms, kept within the service's advice of 5-10 s (default 5000). */
   intervalMs?: number;
+  /** Follow the task's event stream when the service offers one (default true); false: poll only. */
+  stream?: boolean;
 }
+
+/** Reconnections of a broken event stream (resumed with Last-Event-ID) before falling back to polling. */
+const STREAM_RECONNECTS = 3;
 
 export const MIN_POLL_MS = 5_000;
 export const MAX_POLL_MS = 10_000;
@@ -38,6 +45,17 @@ export class Tasks {
     return this.withType(taskId, opts, (type) =>
       this.http.request<Task>({ method: 'GET', path: `/api/${type}/tasks/${encodeURIComponent(taskId)}`, signal: opts.signal }),
     );
+  }
+
+  /**
+   * One task as the listing shows it (extension: GET /api/tasks/{taskId}), whatever its kind: the
+   * poll body plus taskId, model, createdAt and `effectivePrompt`, the prompt sent upstream (with
+   * `optimize_prompt`, the structured rewrite; null while the rewrite is pending).
+   */
+  async retrieve(taskId: string, opts: { signal?: AbortSignal } = {}): Promise<TaskListItem> {
+    const t = await this.http.request<TaskListItem>({ method: 'GET', path: `/api/tasks/${encodeURIComponent(taskId)}`, signal: opts.signal });
+    this.remember(t.taskId, t.type);
+    return t;
   }
 
   /**
@@ -68,23 +86,65 @@ export class Tasks {
   }
 
   /**
-   * Polls until the task is completed or failed and returns it (a failed task is returned, not
-   * thrown: branch on `errorCode` and `retryable`). Stops with the signal's reason when `signal`
-   * aborts, e.g. `AbortSignal.timeout(600_000)`. 429s are waited out as their Retry-After says.
+   * Waits until the task is completed or failed and returns it (a failed task is returned, not
+   * thrown: branch on `errorCode` and `retryable`): follows the task's event stream, or polls
+   * every 5-10 s where there is none. Stops with the signal's reason when `signal` aborts, e.g.
+   * `AbortSignal.timeout(600_000)`. 429s of polls are waited out as their Retry-After says.
    */
   async wait(taskId: string, opts: WaitOptions = {}): Promise<Task> {
-    const interval = Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, opts.intervalMs ?? MIN_POLL_MS));
     let seen = '';
+    const report = (task: Task) => {
+      const key = `${task.status}:${task.progress ?? ''}`;
+      if (key === seen) return;
+      seen = key;
+      opts.onProgress?.(task);
+    };
+    if (opts.stream !== false) {
+      const done = await this.followStream(taskId, opts, report);
+      if (done) return done;
+    }
+    const interval = Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, opts.intervalMs ?? MIN_POLL_MS));
     for (;;) {
       const task = await this.get(taskId, opts);
-      const key = `${task.status}:${task.progress ?? ''}`;
-      if (key !== seen) {
-        seen = key;
-        opts.onProgress?.(task);
-      }
+      report(task);
       if (isTerminal(task)) return task;
       await sleep(interval, opts.signal);
     }
+  }
+
+  /**
+   * The terminal task from the event stream, or undefined when the service does not offer one for
+   * this call (not an event stream: an older service, a 404, 429 too_many_streams) or it kept
+   * breaking: the caller then polls, which also raises the proper error for a task that is not there.
+   */
+  private async followStream(taskId: string, opts: WaitOptions, report: (t: Task) => void): Promise<Task | undefined> {
+    let lastEventId: string | undefined;
+    for (let attempt = 0; attempt <= STREAM_RECONNECTS; attempt++) {
+      let res: Response;
+      try {
+        res = await this.http.openStream(`/api/tasks/${encodeURIComponent(taskId)}/events`, lastEventId ? { 'Last-Event-ID': lastEventId } : {}, opts.signal);
+      } catch (err) {
+        if (opts.signal?.aborted) throw opts.signal.reason;
+        continue; // no answer: try again, then poll
+      }
+      if (!res.ok || !res.body || !(res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+        await res.body?.cancel().catch(() => undefined);
+        return undefined;
+      }
+      try {
+        for await (const ev of readEvents(res.body)) {
+          if (ev.id) lastEventId = ev.id;
+          const task = JSON.parse(ev.data) as Task;
+          if (task.type) this.remember(taskId, task.type);
+          report(task);
+          if (ev.event === 'done' || isTerminal(task)) return task;
+        }
+      } catch (err) {
+        if (opts.signal?.aborted) throw opts.signal.reason;
+      }
+      // Ended without the terminal event (a gateway shutting down, a dropped connection): resume.
+    }
+    return undefined;
   }
 
   private async withType<T>(taskId: string, opts: TaskOptions, call: (type: TaskType) => Promise<T>): Promise<T> {

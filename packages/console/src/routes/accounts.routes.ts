@@ -16,7 +16,7 @@ import {
 import { listEndpoints } from '@mediagen/webhooks';
 import type { ConsoleDeps } from '../deps';
 import type { Render } from '../render';
-import { actorOf, requireAdmin } from '../guards';
+import { actorOf, auditOf, requireAdmin } from '../guards';
 import { ConsoleError } from '../console-error';
 import { newOnceToken, oncePerForm } from '../form-once';
 import { decodePageCursor, encodePageCursor } from '../page-cursor';
@@ -45,6 +45,16 @@ const limitsForm = z.object({
   resultRetentionSeconds: z.union([z.literal('').transform(() => null), z.coerce.number().int().min(0).max(10 * 365 * 86_400)]).optional(),
 });
 
+const WEBHOOK_EVENTS = ['task.completed', 'task.failed'] as const;
+/** The create-webhook form: a URL and the events (checkboxes: one value or several; none means both). */
+const webhookForm = z.object({
+  url: z.string().trim().min(1, 'the URL is required').max(2048),
+  events: z
+    .union([z.enum(WEBHOOK_EVENTS), z.array(z.enum(WEBHOOK_EVENTS))])
+    .optional()
+    .transform((v) => (v === undefined ? [...WEBHOOK_EVENTS] : Array.isArray(v) ? [...new Set(v)] : [v])),
+});
+
 export function accountRoutes(deps: ConsoleDeps, render: Render): Router {
   const r = Router();
   const { db } = deps;
@@ -59,7 +69,7 @@ export function accountRoutes(deps: ConsoleDeps, render: Render): Router {
     const f = formOf(createForm, req.body);
     const location = await oncePerForm(db, req, async () => {
       if (f.balance > MAX_BALANCE_CENTS) throw new ConsoleError(422, 'The opening balance is above the maximum balance.');
-      const { id } = await createAccountWithBalance(db, { name: f.name, balanceCents: f.balance, maxConcurrentTasks: f.maxConcurrentTasks }, actorOf(res.locals.session));
+      const { id } = await createAccountWithBalance(db, { name: f.name, balanceCents: f.balance, maxConcurrentTasks: f.maxConcurrentTasks }, actorOf(res.locals.session), auditOf(req, res.locals.session));
       return `/console/accounts/${encodeURIComponent(id)}`;
     });
     res.redirect(303, location);
@@ -106,7 +116,7 @@ export function accountRoutes(deps: ConsoleDeps, render: Render): Router {
     const { resultRetentionSeconds, ...limits } = f;
     const before = await findAccount(db, id);
     if (!before) throw new ConsoleError(404, `No account ${id}.`);
-    await updateAccount(db, id, limits);
+    await updateAccount(db, id, limits, auditOf(req, res.locals.session));
     // Re-stamps the account's unexpired results (docs/data-retention.md): only when it changed.
     if (resultRetentionSeconds !== undefined && resultRetentionSeconds !== before.resultRetentionSeconds)
       await setAccountResultRetention(db, id, resultRetentionSeconds, deps.defaultResultRetentionSeconds);
@@ -117,12 +127,22 @@ export function accountRoutes(deps: ConsoleDeps, render: Render): Router {
   r.post('/accounts/:id/keys', requireAdmin, async (req, res) => {
     const id = String(req.params.id);
     if (!(await findAccount(db, id))) throw new ConsoleError(404, `No account ${id}.`);
-    const created = await deps.issueApiKey(id);
+    const created = await deps.issueApiKey(id, auditOf(req, res.locals.session));
     await showAccount(req, res, { newKey: created });
   });
 
+  // A webhook endpoint: its signing secret is in this answer only (not a redirect, never shown again).
+  r.post('/accounts/:id/webhooks', requireAdmin, async (req, res) => {
+    const f = formOf(webhookForm, req.body);
+    const id = String(req.params.id);
+    if (!(await findAccount(db, id))) throw new ConsoleError(404, `No account ${id}.`);
+    const created = await deps.createWebhook(id, f.url, f.events);
+    if ('refused' in created) throw new ConsoleError(422, `The webhook was not created: ${created.refused}`);
+    await showAccount(req, res, { newWebhook: created });
+  });
+
   r.post('/keys/:keyId/revoke', requireAdmin, async (req, res) => {
-    if (!(await deps.revokeApiKey(String(req.params.keyId)))) throw new ConsoleError(404, 'No such API key.');
+    if (!(await deps.revokeApiKey(String(req.params.keyId), auditOf(req, res.locals.session)))) throw new ConsoleError(404, 'No such API key.');
     const back = typeof req.body?.accountId === 'string' ? `/console/accounts/${encodeURIComponent(req.body.accountId)}` : '/console/accounts';
     res.redirect(303, back);
   });

@@ -9,9 +9,11 @@ import type { ChannelAdapter, RenderContext, RenderRequest, RenderStatus, Submit
 import { upstreamModelFor } from '../channel-config';
 import { UpstreamError, unknownAnswer } from '../upstream-error';
 import { createUpstreamHttp } from '../upstream-http';
-import { DEFAULT_FAL_JWKS_URL, type FalChannel } from './fal-config';
+import { DEFAULT_FAL_JWKS_URL, DEFAULT_FAL_PLATFORM_URL, type FalChannel } from './fal-config';
 import { classifyFalError } from './fal-errors';
-import { falAppRoot, falRoute, falUnsupported } from './fal-request';
+import { falAppRoot, falRoute } from './fal-request';
+import { falCoverage, falMappingError } from './fal-coverage';
+import { probeFalApp } from './fal-probe';
 import { falStatusSchema, falSubmitSchema, falWebhookBodySchema } from './fal-schemas';
 import { falQueueState, falResultStatus } from './fal-status';
 import { FalKeySet, FetchJson, verifyFalWebhook } from './fal-webhook';
@@ -61,7 +63,9 @@ export function createFalAdapter(channel: FalChannel, opts: FalAdapterOptions = 
     channel,
     capabilities: { idempotentSubmit: false, cancel: true, callbacks: 'signed', synchronous: false, findOrphan: false },
     classifyError: classify,
-    unsupported: (model, variant) => falUnsupported(model, upstreamModelFor(channel, model, variant)),
+    unsupported: (model, variant) => falMappingError(model, upstreamModelFor(channel, model, variant)),
+    coverage: (model, variant) => falCoverage(model, upstreamModelFor(channel, model, variant)),
+    probeModel: (app, signal) => probeFalApp(client, channel.platformUrl ?? DEFAULT_FAL_PLATFORM_URL, app, signal),
 
     async submit(req: RenderRequest): Promise<SubmitResult> {
       const app = upstreamApp(req.spec);

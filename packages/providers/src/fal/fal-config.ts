@@ -5,10 +5,15 @@ import { channelBaseSchema } from '../channel-base';
 /** Where fal publishes its webhook keys. Public verifiers also use rest.fal.ai (providers.md 6): a setting. */
 export const DEFAULT_FAL_JWKS_URL = 'https://rest.alpha.fal.ai/.well-known/jwks.json';
 
+/** fal's platform API: model metadata by endpoint id (docs.fal.ai/reference, Platform APIs). */
+export const DEFAULT_FAL_PLATFORM_URL = 'https://api.fal.ai/v1';
+
 export const falChannelSchema = channelBaseSchema.extend({
   protocol: z.literal('fal'),
   /** Where fal publishes the ED25519 keys its webhooks are signed with (cached up to 24 h). */
   webhookJwksUrl: z.string().url().default(DEFAULT_FAL_JWKS_URL),
+  /** fal's platform API (model lookup; default DEFAULT_FAL_PLATFORM_URL), which the channel check asks whether an app exists (fal-probe.ts). */
+  platformUrl: z.string().url().optional(),
   /**
    * What fal charges, by the channel's `models` value (the app path, sub-path included, e.g.
    * `fal-ai/veo3.1/fast`), so each attempt's cost (and the margin per model) is known. fal bills per

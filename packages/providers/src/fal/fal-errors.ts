@@ -51,6 +51,8 @@ export function classifyFalAnswer(
     return new UpstreamError('transient', what, parseRetryAfter(headers?.['retry-after']), status);
   }
   if (status === 404 && ctx.action === 'status') return new UpstreamError('lost', `fal does not know this request (${what})`, undefined, status);
+  // A submit goes to the app's own path: 404 there means fal has no such app (any more).
+  if (status === 404 && ctx.action === 'submit') return new UpstreamError('unknown_model', `fal has no such app (${what})`, undefined, status);
   return new UpstreamError('failed', what, undefined, status);
 }
 

@@ -4,7 +4,8 @@
 // does not know are refused when the config loads (falUnsupported), never guessed at render time.
 import { getModel, type TaskSpec } from '@mediagen/catalog';
 import type { RenderReference } from '../channel-adapter';
-import { seedanceShortfall } from '../replicate/hosted-seedance';
+import { seedanceRefusal, seedanceShortfall } from '../replicate/hosted-seedance';
+import { UpstreamError } from '../upstream-error';
 
 export type FalFamily = 'veo' | 'seedance' | 'image';
 
@@ -72,6 +73,8 @@ export function falRoute(spec: TaskSpec, refs: RenderReference[], app: string, o
   if (seconds) input.duration = String(seconds);
   if (spec.resolution) input.resolution = spec.resolution;
   if (spec.seed != null) input.seed = spec.seed;
+  const refused = seedanceRefusal(refs);
+  if (refused) throw new UpstreamError('failed', `submit: not sent: ${refused}`);
   const first = urls(refs, 'first_frame')[0];
   const last = urls(refs, 'last_frame')[0];
   if (first) return { path: `${app}/image-to-video`, input: { ...input, image_url: first, ...(last ? { end_image_url: last } : {}) } };

@@ -9,7 +9,8 @@ import type { ChannelAdapter, RenderContext, RenderRequest, RenderStatus, Submit
 import { upstreamModelFor } from '../channel-config';
 import { UpstreamError, unknownAnswer } from '../upstream-error';
 import { createUpstreamHttp } from '../upstream-http';
-import { geminiUnsupported } from './gemini-capabilities';
+import { geminiCoverage, geminiMappingError } from './gemini-coverage';
+import { probeGeminiModel } from './gemini-probe';
 import type { GeminiChannel } from './gemini-config';
 import { classifyGeminiError } from './gemini-errors';
 import { geminiImageBody, InlineReference, veoRequestBody } from './gemini-request';
@@ -49,7 +50,9 @@ export function createGeminiAdapter(channel: GeminiChannel): ChannelAdapter {
     channel,
     capabilities: { idempotentSubmit: false, cancel: false, callbacks: 'none', synchronous: true, findOrphan: false },
     classifyError: classify,
-    unsupported: (model, variant) => geminiUnsupported(model, upstreamModelFor(channel, model, variant)),
+    unsupported: (model, variant) => geminiMappingError(model, upstreamModelFor(channel, model, variant)),
+    coverage: (model, variant) => geminiCoverage(model, upstreamModelFor(channel, model, variant)),
+    probeModel: (model, signal) => probeGeminiModel(client, model, signal),
 
     async submit(req: RenderRequest): Promise<SubmitResult> {
       const model = upstreamModel(req.spec);

@@ -67,5 +67,8 @@ export function classifyGeminiError(err: unknown, action: Action, reportsViolati
   if (status === 400 && supportCodes(body?.message).length) return refusal(reportsViolations, what, status);
   // The operation (or an image "id" from a synchronous call) is unknown here: one fresh attempt.
   if (status === 404 && action === 'status') return new UpstreamError('lost', what, undefined, status);
+  // On a model call (generateContent, predictLongRunning) 404 NOT_FOUND names the model: shut down
+  // ("models/<id> is not found for API version v1beta", "is no longer available") or never existed.
+  if (status === 404 && action === 'submit') return new UpstreamError('unknown_model', what, undefined, status);
   return new UpstreamError('failed', what, undefined, status);
 }

@@ -11,7 +11,9 @@ import { createUpstreamHttp } from '../upstream-http';
 import { UpstreamError, unknownAnswer } from '../upstream-error';
 import type { MinimaxChannel } from './minimax-config';
 import { classifyMinimaxError, classifyMinimaxSignal, type MinimaxAction } from './minimax-errors';
-import { minimaxBody, minimaxModel, minimaxUnsupported } from './minimax-request';
+import { minimaxBody, minimaxModel } from './minimax-request';
+import { minimaxCoverage, minimaxMappingError } from './minimax-coverage';
+import { probeMinimaxModel } from './minimax-probe';
 import { baseRespSchema, minimaxCreateSchema, minimaxFileSchema, minimaxQuerySchema } from './minimax-schemas';
 import { minimaxResult, minimaxStatus, minimaxUsage } from './minimax-status';
 import type { z } from 'zod';
@@ -38,7 +40,11 @@ export function createMinimaxAdapter(channel: MinimaxChannel): ChannelAdapter {
   const adapter: ChannelAdapter = {
     channel,
     capabilities,
-    unsupported: (model) => minimaxUnsupported(model, channel),
+    unsupported: (model) => minimaxMappingError(model),
+    coverage: (model) => minimaxCoverage(model, channel),
+    // Effort tiers above 1x may render on another upstream model (effortModels).
+    upstreamModel: (spec) => (spec.type === 'video' ? minimaxModel(spec, channel) : undefined),
+    probeModel: (model, signal) => probeMinimaxModel(client, model, signal),
     classifyError,
 
     submit: (req: RenderRequest) =>

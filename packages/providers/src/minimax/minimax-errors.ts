@@ -19,6 +19,13 @@ export type MinimaxAction = 'submit' | 'status' | 'download' | 'cancel';
 
 const VIOLATION_CODES = new Set([1026, 1027]);
 const TRANSIENT_CODES = new Set([1000, 1001, 1002, 1024]);
+/**
+ * MiniMax has no code of its own for a model it does not offer: it answers 2013 (invalid params)
+ * with the model named in the message, e.g. "invalid params, unknown model 'x' (2013)".
+ */
+/** 2061: "model not available on your current plan" (MiniMax-AI/cli src/errors/api.ts): not for this key. */
+export const MODEL_NOT_ON_PLAN = 2061;
+export const UNKNOWN_MODEL_TEXT = /unknown model|invalid model|model\b[^()]*\b(not (exist|found|support|available)|no longer)/i;
 
 export interface MinimaxSignal {
   /** The legacy numeric code, as a number (`base_resp`) or text (a v2 task's `error.code`). */
@@ -59,6 +66,7 @@ export function classifyMinimaxSignal(s: MinimaxSignal, ctx: { reportsViolations
   if ((code !== undefined && TRANSIENT_CODES.has(code)) || s.httpStatus === 408 || s.httpStatus === 429 || (s.httpStatus ?? 0) >= 500)
     return new UpstreamError('transient', text, ctx.retryAfterMs, s.httpStatus);
   if (ctx.action === 'status' && s.httpStatus === 404) return new UpstreamError('lost', `${text}: the upstream no longer knows this task`, undefined, 404);
+  if (ctx.action === 'submit' && (code === MODEL_NOT_ON_PLAN || UNKNOWN_MODEL_TEXT.test(s.message ?? ''))) return new UpstreamError('unknown_model', text, undefined, s.httpStatus);
   return new UpstreamError('failed', text, undefined, s.httpStatus);
 }
 

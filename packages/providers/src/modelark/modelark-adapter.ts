@@ -15,7 +15,9 @@ import type { ModelarkChannel } from './modelark-config';
 import { classifyModelarkError, type ModelarkAction } from './modelark-errors';
 import { ORPHAN_MAX_PAGES, ORPHAN_PAGE_SIZE, orphanSince } from '../orphan-search';
 import { pageBeforeWindow, seedanceOrphans } from './modelark-orphan';
-import { modelarkUnsupported, seedanceBody, seedanceSeed, seedreamBody, wholeSeconds } from './modelark-request';
+import { seedanceBody, seedanceSeed, seedreamBody, wholeSeconds } from './modelark-request';
+import { modelarkCoverage, modelarkMappingError } from './modelark-coverage';
+import { probeModelarkModel } from './modelark-probe';
 import { seedanceCreateSchema, seedanceListSchema, seedanceTaskSchema, seedreamAnswerSchema } from './modelark-schemas';
 import { seedanceStatus, seedreamStatus } from './modelark-status';
 
@@ -50,7 +52,9 @@ export function createModelarkAdapter(channel: ModelarkChannel): ChannelAdapter 
   return {
     channel,
     capabilities: { ...MODELARK_CAPABILITIES, findOrphan: channel.orphanSearch !== false },
-    unsupported: (model) => modelarkUnsupported(model, channel.models[model]),
+    unsupported: (model) => modelarkMappingError(model, channel.models[model]),
+    coverage: (model) => modelarkCoverage(model, channel.models[model]),
+    probeModel: (model, signal) => probeModelarkModel(client, model, signal),
     classifyError,
 
     submit: (req: RenderRequest) =>

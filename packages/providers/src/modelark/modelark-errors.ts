@@ -17,6 +17,11 @@ export type ModelarkAction = 'submit' | 'status' | 'download' | 'cancel';
 const VIOLATION = /SensitiveContentDetected|RiskDetection/i;
 const MODERATION_DOWN = /^ContentSecurityDetectionError/i;
 const RATE_LIMITED = /RateLimitExceeded|ServerOverloaded|^QuotaExceeded/i;
+/**
+ * The model (or endpoint) does not exist, is no longer offered, or is not activated for this key
+ * (BytePlus error codes: `InvalidEndpointOrModel.NotFound`, `.ModelIDAccessDisabled`, `ModelNotOpen`).
+ */
+export const MODEL_UNAVAILABLE = /^InvalidEndpointOrModel|^ModelNotOpen/i;
 
 /** What a ModelArk error code means for the task; `code` as the upstream wrote it. */
 export function classifyModelarkCode(
@@ -31,6 +36,7 @@ export function classifyModelarkCode(
       ? new UpstreamError('violation', `${ctx.action}: the provider flagged the content (${code})`, undefined, ctx.httpStatus)
       : new UpstreamError('failed', text, undefined, ctx.httpStatus);
   if (RATE_LIMITED.test(code)) return new UpstreamError('transient', text, ctx.retryAfterMs, ctx.httpStatus);
+  if (MODEL_UNAVAILABLE.test(code) && ctx.action === 'submit') return new UpstreamError('unknown_model', text, undefined, ctx.httpStatus);
   return new UpstreamError('failed', text, undefined, ctx.httpStatus);
 }
 

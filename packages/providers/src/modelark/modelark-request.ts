@@ -6,6 +6,8 @@ import type { RenderReference, RenderRequest } from '../channel-adapter';
 import { attemptSeed } from '../orphan-search';
 import type { ModelarkChannel } from './modelark-config';
 import { seedanceShortfall } from './seedance-limits';
+import { seedanceRefusal } from '../replicate/hosted-seedance';
+import { UpstreamError } from '../upstream-error';
 import { SCALE, SIZES_2K, seedreamSize, seedreamVersion } from './seedream-sizes';
 
 export type ContentPart =
@@ -45,6 +47,9 @@ export function seedanceSeed(req: Pick<RenderRequest, 'attemptId'>, spec: VideoT
 }
 
 export function seedanceBody(req: RenderRequest, spec: VideoTaskSpec, upstreamModel: string, channel: ModelarkChannel): Record<string, unknown> {
+  // 2.x rules (providers.md 1.2, the hosts' schemas): refused here rather than sent to be refused.
+  const refused = /seedance-2-/i.test(upstreamModel) ? seedanceRefusal(req.references) : null;
+  if (refused) throw new UpstreamError('failed', `submit: not sent: ${refused}`);
   const content: ContentPart[] = [];
   if (spec.prompt) content.push({ type: 'text', text: spec.prompt });
   content.push(...referenceParts(req.references));

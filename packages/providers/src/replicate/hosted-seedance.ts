@@ -33,3 +33,18 @@ export function seedanceShortfall(model: string, upstreamName: string): string |
   }
   return null;
 }
+
+/**
+ * Why Seedance 2.x refuses these references, or null, so the request is not sent (its hosts'
+ * schemas, e.g. replicate.com bytedance/seedance-2.0: reference audio "requires at least one
+ * reference image or video"; first/last frames "cannot be combined with reference images"). The
+ * error is `failed`: the task moves on to its next channel, nothing was rendered.
+ */
+export function seedanceRefusal(refs: readonly { role: string }[]): string | null {
+  const has = (role: string) => refs.some((r) => r.role === role);
+  if (has('reference_audio') && !has('reference_image') && !has('reference_video'))
+    return 'Seedance refuses reference audio without a reference image or video';
+  if ((has('first_frame') || has('last_frame')) && (has('reference_image') || has('reference_video') || has('reference_audio')))
+    return 'Seedance refuses first/last frames together with reference inputs';
+  return null;
+}

@@ -26,5 +26,10 @@ export function classifyReplicateError(err: unknown, action: Action, reportsViol
     return new UpstreamError('transient', what, parseRetryAfter(err.response.headers?.['retry-after']) ?? throttleHintMs(detail), status);
   if (isSensitiveFlag(detail)) return new UpstreamError(reportsViolations ? 'violation' : 'failed', what, undefined, status);
   if (status === 404 && action === 'status') return new UpstreamError('lost', `Replicate does not know this prediction (${what})`, undefined, status);
+  // A create names the model in its path (or its version in the body): 404 / "invalid version"
+  // means Replicate has no such model or version (any more), or this key may not run it. (The
+  // orphan search's list call is classified as a submit too; its 404 is not about the model.)
+  if (action === 'submit' && err.config?.method === 'post' && (status === 404 || (status === 422 && /invalid version|version does not exist/i.test(detail))))
+    return new UpstreamError('unknown_model', `Replicate has no such model (${what})`, undefined, status);
   return new UpstreamError('failed', what, undefined, status);
 }

@@ -5,7 +5,7 @@
 import { getModel, type TaskSpec } from '@mediagen/catalog';
 import type { RenderReference } from '../channel-adapter';
 import { UpstreamError } from '../upstream-error';
-import { seedanceShortfall } from './hosted-seedance';
+import { seedanceRefusal, seedanceShortfall } from './hosted-seedance';
 import { KNOWN_IMAGE_MODELS, replicateImageModel } from './replicate-image-models';
 
 export type ReplicateFamily = 'veo' | 'seedance' | 'image';
@@ -87,6 +87,8 @@ export function replicateInput(spec: TaskSpec, refs: RenderReference[], target: 
     if (last) input.last_frame = last.url;
     return input;
   }
+  const refused = seedanceRefusal(refs);
+  if (refused) throw new UpstreamError('failed', `submit: not sent: ${refused}`);
   const seconds = outputSeconds ?? spec.duration;
   if (seconds) input.duration = seconds;
   if (spec.resolution) input.resolution = spec.resolution;

@@ -76,13 +76,15 @@ describe('request mapping: the references pick the sub-path and the input names'
     const a = createFalAdapter(channel({ models: { 'video-a-h3': 'minimax/h3-max', 'video-c-3.1-pro': 'fal-ai/veo3.1' } }));
     // fal hosts MiniMax H3 Max (480P/768P, 5-15 s, no effort tiers): less than video-a-h3 sells.
     expect(a.unsupported!('video-a-h3', null)).toBe(
-      "video-a-h3 sells 480p/768p/1080p, 1-15 s and effort 1.5x/2x; fal's minimax/h3-max renders 480P/768P, 5-15 s and has no effort tiers: map video-a-h3 to a MiniMax v2 channel (protocol minimax)");
+      "fal's minimax/h3-max has no request mapping in this adapter (its inputs are unverified): map video-a-h3 to a MiniMax v2 channel (protocol minimax)");
     expect(a.unsupported!('video-c-3.1', 'video-c-3.1-pro')).toBeNull();
     a.close();
     // Seedance 2.0 renders at most 15 s with 9/3/3 references: it serves video-b-2.0, not video-b-2.5.
     const s = createFalAdapter(channel({ models: { 'video-b-2.0': 'bytedance/seedance-2.0', 'video-b-2.5': 'bytedance/seedance-2.0/fast', 'video-b-2.0-mini': 'bytedance/seedance-2.5' } }));
     expect(s.unsupported!('video-b-2.0', null)).toBeNull();
-    expect(s.unsupported!('video-b-2.5', null)).toMatch(/video-b-2.5 offers up to 30 s, bytedance\/seedance-2.0\/fast renders at most 15 s/);
+    // Seedance 2.0 serves the part of video-b-2.5 it can render (up to 15 s, fewer references).
+    expect(s.unsupported!('video-b-2.5', null)).toBeNull();
+    expect(s.coverage!('video-b-2.5', null)).toEqual({ seconds: { min: 4, max: 15 }, maxRefs: { image: 9, video: 3, audio: 3 } });
     expect(s.unsupported!('video-b-2.0-mini', null)).toBeNull();
     s.close();
   });
@@ -256,10 +258,18 @@ describe('answers of unknown shape and unknown apps (2026-11-27)', () => {
     a.close();
   });
 
-  it('an app fal does not host (404 on submit) fails this channel', async () => {
+  it('an app fal does not host (404 on submit) is an unknown model (the worker skips this channel for it)', async () => {
     up.on('POST', /.*/, { status: 404, body: { detail: 'Application "veo3.0" not found' } });
     const a = createFalAdapter(channel());
-    await expect(a.submit(req(veo('video-c-3.1-fast')))).rejects.toMatchObject({ kind: 'failed', httpStatus: 404 });
+    await expect(a.submit(req(veo('video-c-3.1-fast')))).rejects.toMatchObject({ kind: 'unknown_model', httpStatus: 404 });
     a.close();
   });
+});
+
+it('never sends hosted Seedance reference audio without an image or video (it refuses it)', async () => {
+  up.reset();
+  const a = createFalAdapter(channel());
+  await expect(a.submit(req(seedance(), [reference('reference_audio', 'https://m/a', 'audio/mpeg')]))).rejects.toMatchObject({ kind: 'failed', message: expect.stringMatching(/not sent: Seedance refuses reference audio/) });
+  expect(up.requests).toHaveLength(0);
+  a.close();
 });

@@ -181,7 +181,9 @@ describe('config-load check', () => {
     expect(a.unsupported!('video-c-3.1', 'video-c-3.1-fast')).toBeNull();
     expect(a.unsupported!('image-d-2.5-flash-image', null)).toBeNull();
     expect(a.unsupported!('video-a-h3', null)).toMatch(/video-a-h3.*Veo/);
-    expect(a.unsupported!('image-a-5.0', null)).toMatch(/gemini-2.5-flash-image has no size choice/);
+    // Without a size choice the channel renders no sold resolution: it takes no image-a task.
+    expect(a.unsupported!('image-a-5.0', null)).toBeNull();
+    expect(a.coverage!('image-a-5.0', null)).toMatchObject({ resolutions: [] });
     a.close();
   });
 });
@@ -190,10 +192,10 @@ describe('shut-down models and answers of unknown shape (2026-11-27)', () => {
   it.each([
     ['google-404-model-not-found', /generateContent$/, () => req(imageSpec())],
     ['google-404-model-no-longer-available', /predictLongRunning$/, () => req(veoSpec('video-c-3.1-pro'))],
-  ])('a model Google shut down (%s) fails this channel at submit, 404 kept for the worker', async (name, path, request) => {
+  ])('a model Google shut down (%s) is an unknown model at submit (the worker skips this channel for it)', async (name, path, request) => {
     const a = createGeminiAdapter(channel());
     up.on('POST', path, { status: 404, body: fixture(name) });
-    await expect(a.submit(request())).rejects.toMatchObject({ name: 'UpstreamError', kind: 'failed', httpStatus: 404 });
+    await expect(a.submit(request())).rejects.toMatchObject({ name: 'UpstreamError', kind: 'unknown_model', httpStatus: 404 });
     a.close();
   });
 

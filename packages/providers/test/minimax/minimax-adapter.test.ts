@@ -202,9 +202,9 @@ describe('MiniMax v2 task', () => {
     await expect(adapter().submit(req(spec()))).rejects.toMatchObject({ name: 'UpstreamError', kind: 'failed' });
   });
 
-  it('a model the plan does not include (2061) fails this channel', async () => {
+  it('a model the plan does not include (2061) is an unknown model for this channel', async () => {
     server.on('POST', '/v2/video_generation', fx('error-2061-model-not-on-plan'));
-    await expect(adapter().submit(req(spec()))).rejects.toMatchObject({ kind: 'failed', message: expect.stringMatching(/2061/) });
+    await expect(adapter().submit(req(spec()))).rejects.toMatchObject({ kind: 'unknown_model', message: expect.stringMatching(/2061/) });
   });
 
   it('reads an error in an HTTP 200 query answer, and a forgotten task as lost', async () => {

@@ -135,7 +135,9 @@ describe('request mapping', () => {
     expect(seedreamShortfall(image({ id: 'image-x', maxImages: 12 }), 'doubao-seedream-5-0-260128')).toBeNull();
     // The legacy text-to-image model takes no reference image; every catalog image model takes some.
     const a = adapter({ models: { 'image-a-5.0': 'seedream-3-0-t2i-250415', 'image-b-2.5': 'dreamina-seedance-2-0-260128', 'video-b-2.0': 'seedream-4-5-251128' } });
-    expect(a.unsupported!('image-a-5.0', null)).toBe('image-a-5.0 takes up to 6 reference images; seedream-3-0-t2i-250415 takes none (text-to-image only)');
+    // A Seedream that takes no reference image serves the text-only part of the model (routing per task).
+    expect(a.unsupported!('image-a-5.0', null)).toBeNull();
+    expect(a.coverage!('image-a-5.0', null)).toEqual({ maxRefs: { image: 0 } });
     expect(a.unsupported!('image-b-2.5', null)).toMatch(/dreamina-seedance-2-0-260128 is a Seedance video model; image-b-2.5 is an image model/);
     expect(a.unsupported!('video-b-2.0', null)).toMatch(/seedream-4-5-251128 is a Seedream image model; video-b-2.0 is a video model/);
     // Every catalog image model on the Seedream ids of the example config.
@@ -145,8 +147,10 @@ describe('request mapping', () => {
 
   it('refuses a video-b model mapped to a Seedance version that renders less than the catalog sells', () => {
     const a = adapter({ models: { 'video-b-2.5': 'dreamina-seedance-2-0-260128', 'video-b-2.0': 'seedance-1-0-pro-250528', 'video-b-2.0-mini': 'dreamina-seedance-2-0-mini-260615' } });
-    expect(a.unsupported!('video-b-2.5', null)).toBe('dreamina-seedance-2-0-260128 is Seedance 2.0; video-b-2.5 sells 30 s (it renders up to 15 s), 30 reference images (it takes 9), 10 reference videos (it takes 3), 10 reference audios (it takes 3)');
-    expect(a.unsupported!('video-b-2.0', null)).toMatch(/Seedance 1\.x; video-b-2.0 sells 15 s .*3 reference videos \(it takes 0\)/);
+    // A smaller Seedance serves the part of the model it can render; routing sends it only those tasks.
+    expect(a.unsupported!('video-b-2.5', null)).toBeNull();
+    expect(a.coverage!('video-b-2.5', null)).toEqual({ seconds: { min: 4, max: 15 }, maxRefs: { image: 9, video: 3, audio: 3 } });
+    expect(a.coverage!('video-b-2.0', null)).toEqual({ seconds: { min: 4, max: 12 }, maxRefs: { video: 0, audio: 0 } });
     expect(a.unsupported!('video-b-2.0-mini', null)).toBeNull();
     // An id we cannot place is the operator's call.
     expect(adapter({ models: { 'video-b-2.5': 'my-private-endpoint-ep-2026' } }).unsupported!('video-b-2.5', null)).toBeNull();
@@ -220,7 +224,7 @@ describe('Seedance task', () => {
     ['error-400-invalid-parameter', 'failed', 'failed'],
     ['error-401-authentication', 'failed', 'failed'],
     ['error-403-account-overdue', 'failed', 'failed'],
-    ['error-404-model-not-open', 'failed', 'failed'],
+    ['error-404-model-not-open', 'unknown_model', 'unknown_model'],
     ['error-429-server-overloaded', 'transient', 'transient'],
     ['error-429-set-limit-exceeded', 'failed', 'failed'],
     ['error-500-internal', 'transient', 'transient'],
@@ -391,9 +395,9 @@ describe('answers of unknown shape and unknown models (2026-11-27)', () => {
     await expect(adapter().poll('cgt-2')).rejects.toMatchObject({ kind: 'transient', message: expect.stringMatching(/unexpected task status/) });
   });
 
-  it.each(['error-404-invalid-endpoint-or-model', 'error-404-model-not-open'])('a model the account cannot reach (%s) fails this channel at submit', async (name) => {
+  it.each(['error-404-invalid-endpoint-or-model', 'error-404-model-not-open'])('a model the account cannot reach (%s) is an unknown model at submit', async (name) => {
     server.on('POST', '/images/generations', loadFixture('modelark', name));
-    await expect(adapter().submit(req(image()))).rejects.toMatchObject({ kind: 'failed', httpStatus: 404 });
+    await expect(adapter().submit(req(image()))).rejects.toMatchObject({ kind: 'unknown_model', httpStatus: 404 });
   });
 
   it('sends a 1k image to Seedream 4.5 at the 2K size of its ratio (4.5 refuses fewer than 3,686,400 pixels)', async () => {
@@ -401,4 +405,10 @@ describe('answers of unknown shape and unknown models (2026-11-27)', () => {
     await adapter({ models: { 'image-b-2.5': 'seedream-4-5-251128' } }).submit(req(image({ model: 'image-b-2.5', resolution: '1k', ratio: '9:16' })));
     expect(server.requests[0].body).toMatchObject({ model: 'seedream-4-5-251128', size: '1440x2560' });
   });
+});
+
+it('never sends Seedance 2.x reference audio without an image or video (it refuses it): failed, for the next channel', async () => {
+  const a = adapter();
+  await expect(a.submit(req(video({ model: 'video-b-2.0' }), [ref('reference_audio', 'https://f/a.mp3')]))).rejects.toMatchObject({ kind: 'failed', message: expect.stringMatching(/not sent: Seedance refuses reference audio without a reference image or video/) });
+  expect(server.requests).toHaveLength(0);
 });

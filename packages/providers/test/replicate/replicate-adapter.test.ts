@@ -91,11 +91,13 @@ describe('request mapping', () => {
     a.close();
   });
 
-  it('refuses at config load an image model whose inputs it does not know, or that takes fewer images than sold', () => {
+  it('refuses at config load an image model whose inputs it does not know; one that takes fewer images or sizes than sold serves the rest', () => {
     const a = createReplicateAdapter(channel({ models: { 'image-c-2.1': 'black-forest-labs/flux-1.1-pro', 'image-b-2': 'stability-ai/sdxl', 'image-b-2.5': 'black-forest-labs/flux-2-pro' } }));
-    expect(a.unsupported!('image-c-2.1', null)).toBe('image-c-2.1 takes up to 6 reference images; black-forest-labs/flux-1.1-pro takes 1 (image_prompt)');
+    expect(a.unsupported!('image-c-2.1', null)).toBeNull();
+    expect(a.coverage!('image-c-2.1', null)).toEqual({ maxRefs: { image: 1 } });
     expect(a.unsupported!('image-b-2', null)).toMatch(/stability-ai\/sdxl: this adapter knows the image inputs of .*black-forest-labs\/flux-2-pro/);
-    expect(a.unsupported!('image-b-2.5', null)).toMatch(/image-b-2.5 offers resolution 1k, which black-forest-labs\/flux-2-pro has no input for/);
+    expect(a.unsupported!('image-b-2.5', null)).toBeNull();
+    expect(a.coverage!('image-b-2.5', null)).toEqual({ resolutions: [] });
     a.close();
     const ok = createReplicateAdapter(channel({ models: { 'image-c-2.1': 'black-forest-labs/flux-2-pro', 'image-b-2.5': 'google/nano-banana-pro' } }));
     expect(ok.unsupported!('image-c-2.1', null)).toBeNull();
@@ -120,7 +122,9 @@ describe('request mapping', () => {
     // google/veo-3.1 takes reference images only at 16:9; the catalog sells Components at 9:16 too.
     const v = createReplicateAdapter(channel());
     expect(v.unsupported!('video-c-3.1', 'video-c-3.1-pro')).toBeNull();
-    expect(v.unsupported!('video-c-3.1', 'video-c-3.1-components')).toMatch(/only at 16:9/);
+    // Components takes reference images only at 16:9 there: it serves that part.
+    expect(v.unsupported!('video-c-3.1', 'video-c-3.1-components')).toBeNull();
+    expect(v.coverage!('video-c-3.1', 'video-c-3.1-components')).toEqual({ ratios: ['16:9'] });
     expect(v.unsupported!('video-b-2.0', null)).toBeNull();
     v.close();
   });
@@ -298,10 +302,10 @@ describe('answers of unknown shape and unknown models (2026-11-27)', () => {
     a.close();
   });
 
-  it('a model Replicate does not know (404 on create) fails this channel', async () => {
+  it('a model Replicate does not know (404 on create) is an unknown model (the worker skips this channel for it)', async () => {
     up.on('POST', /predictions$/, { status: 404, body: fixture('replicate-404-not-found') });
     const a = createReplicateAdapter(channel());
-    await expect(a.submit(req(seedance()))).rejects.toMatchObject({ kind: 'failed', httpStatus: 404 });
+    await expect(a.submit(req(seedance()))).rejects.toMatchObject({ kind: 'unknown_model', httpStatus: 404 });
     a.close();
   });
 
@@ -311,4 +315,11 @@ describe('answers of unknown shape and unknown models (2026-11-27)', () => {
     await expect(a.submit(req(image()))).rejects.toMatchObject({ kind: 'failed', httpStatus: 422 });
     a.close();
   });
+});
+
+it('never sends hosted Seedance reference audio without an image or video (its schema refuses it)', async () => {
+  const a = createReplicateAdapter(channel());
+  await expect(a.submit(req(seedance(), [reference('reference_audio', 'https://m/a', 'audio/mpeg')]))).rejects.toMatchObject({ kind: 'failed', message: expect.stringMatching(/not sent: Seedance refuses reference audio/) });
+  expect(up.requests).toHaveLength(0);
+  a.close();
 });

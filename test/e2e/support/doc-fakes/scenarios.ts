@@ -51,7 +51,7 @@ export function channels() {
     { id: 'replicate-seedance', protocol: 'replicate', baseUrl: o('replicate', '/v1'), apiKey: '${FAKE_REPLICATE_TOKEN}', tier: 'third-party', costOrder: 20, reportsViolations: true, poll,
       models: { 'video-b-2.0': 'bytedance/seedance-2.0' } },
     { id: 'replicate-image-c', protocol: 'replicate', baseUrl: o('replicate', '/v1'), apiKey: '${FAKE_REPLICATE_TOKEN}', costOrder: 10, poll,
-      models: { 'image-c-2.1': 'black-forest-labs/flux-schnell' }, preferWaitSeconds: 5 },
+      models: { 'image-c-2.1': 'black-forest-labs/flux-2-pro' }, preferWaitSeconds: 5 },
   ];
 }
 
@@ -164,7 +164,7 @@ export const CASES: Case[] = [
   {
     name: 'Replicate image (list output)', kind: 'image', channel: 'replicate-image-c', fake: fakes.replicate, reportsViolations: false,
     body: (prompt) => ({ model: 'image-c-2.1', prompt, ratio: '2:3' }),
-    submitOf: findSubmit(fakes.replicate, 'POST', /^\/v1\/models\/black-forest-labs\/flux-schnell\/predictions$/, (s) => String(bodyOf(s).input?.prompt ?? '')),
+    submitOf: findSubmit(fakes.replicate, 'POST', /^\/v1\/models\/black-forest-labs\/flux-2-pro\/predictions$/, (s) => String(bodyOf(s).input?.prompt ?? '')),
     expectSubmit: (s, prompt) => {
       expect(s.headers.authorization).toBe(`Bearer ${KEYS.FAKE_REPLICATE_TOKEN}`);
       expect(bodyOf(s).input.prompt).toContain(prompt);
