@@ -19,4 +19,7 @@ export * from './operators';
 export * from './admin-idempotency';
 export * from './console-queries';
 export * from './prompt-rewrite';
+export * from './holders';
+export * from './top-ups';
+export * from './holder-queries';
 export * from './audit';
