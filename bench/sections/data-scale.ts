@@ -5,13 +5,12 @@
 // months, bench/lib/scale-data.ts), and each of the statements below is timed on both, alternating:
 // the poll read of a recent task (findTaskViews), a submit's transaction (createTaskWithCharge),
 // the listing's first page for the busy account and the console tasks page (listTasks), and the
-// usage query an account holder's usage page runs (per day and model over 30 days; the account
-// pages are not on main yet, so this is the SQL such a page would run). Target: each p99 at most
+// account holder's usage page query (usageByDayAndModel: per day and model over 30 days). Target: each p99 at most
 // 1.25x its empty figure. HTTP, Redis and the poll cache are the same on both and not included.
 import { Client } from 'pg';
-import { createDb, createTaskWithCharge, Db, findTaskViews, listTasks, newId, sql } from '@mediagen/db';
+import { createDb, createTaskWithCharge, Db, findTaskViews, listTasks, newId, usageByDayAndModel } from '@mediagen/db';
 import { createTestSchema, TestSchema } from '@mediagen/db/testing';
-import { loadScaleData, USAGE_SQL } from '../lib/scale-data';
+import { loadScaleData } from '../lib/scale-data';
 import { figure } from '../lib/report';
 import { percentile } from '../lib/stats';
 import type { BenchContext } from '../lib/context';
@@ -59,7 +58,7 @@ const PROBES: { name: string; run: Probe }[] = [
   },
   { name: 'listing first page, busy account', run: (s) => listTasks(s.db, { accountId: 'acc0', limit: 20 }) },
   { name: 'console tasks page', run: (s) => listTasks(s.db, { limit: 50 }) },
-  { name: 'usage page query (30 days, per day and model)', run: (s) => sql(s.db, USAGE_SQL, ['acc0']) },
+  { name: 'usage page query (30 days, per day and model)', run: (s) => usageByDayAndModel(s.db, 'acc0', 30) },
 ];
 
 async function run(ctx: BenchContext): Promise<void> {
