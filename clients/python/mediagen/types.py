@@ -99,12 +99,16 @@ class Task(_TaskRequired, total=False):
     errorCode: TaskErrorCode
     retryable: bool
     errorMessage: str
+    # ISO 8601: when a completed task's result files are deleted (RESULT_RETENTION_SECONDS).
+    expiresAt: str
 
 
 class _TaskListItemRequired(_TaskRequired):
     taskId: str
     model: str
     createdAt: str
+    # The prompt sent upstream (after optimize_prompt's rewrite); None while a rewrite is pending.
+    effectivePrompt: Optional[str]
 
 
 class TaskListItem(_TaskListItemRequired, total=False):
@@ -115,6 +119,8 @@ class TaskListItem(_TaskListItemRequired, total=False):
     errorCode: TaskErrorCode
     retryable: bool
     errorMessage: str
+    # ISO 8601: when a completed task's result files are deleted (RESULT_RETENTION_SECONDS).
+    expiresAt: str
 
 
 class TaskPage(TypedDict):
@@ -136,6 +142,8 @@ class CancelResult(_CancelRequired, total=False):
     errorCode: TaskErrorCode
     retryable: bool
     errorMessage: str
+    # ISO 8601: when a completed task's result files are deleted (RESULT_RETENTION_SECONDS).
+    expiresAt: str
     cancelRequested: Literal[True]
 
 
@@ -169,11 +177,14 @@ class _WebhookDataRequired(_TaskRequired):
 
 
 class WebhookEventData(_WebhookDataRequired, total=False):
+    effectivePrompt: Optional[str]
     progress: int
     resultUrls: List[str]
     errorCode: TaskErrorCode
     retryable: bool
     errorMessage: str
+    # ISO 8601: when a completed task's result files are deleted (RESULT_RETENTION_SECONDS).
+    expiresAt: str
 
 
 class WebhookEvent(TypedDict):
