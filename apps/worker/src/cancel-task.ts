@@ -2,15 +2,13 @@
 // that no upstream has accepted yet by itself; for a running render it marks the task
 // cancel-requested (only when the channel's adapter can cancel) and the task's next step lands
 // here: cancel upstream, then settle failed/cancelled with the refund, like any other failure.
-import { clearCancelRequest, type TaskWithAttempt } from '@mediagen/db';
+import { clearCancelRequest, isOpenAttempt, type TaskWithAttempt } from '@mediagen/db';
 import { closeAttempt } from './attempt-steps';
 import type { WorkerContext } from './context';
 import { backoffMs } from './schedule';
 import { settleFailed } from './settle';
 import type { Next } from './task-run';
 import { upstreamCancel } from './upstream-cancel';
-
-const RUNNING: ReadonlySet<string> = new Set(['submitting', 'running', 'succeeded']);
 
 export async function runCancel(ctx: WorkerContext, task: TaskWithAttempt, transientErrors: number): Promise<Next> {
   const attempt = task.attempt;
@@ -22,7 +20,7 @@ export async function runCancel(ctx: WorkerContext, task: TaskWithAttempt, trans
     await clearCancelRequest(ctx.db, task.id);
     return { at: Date.now(), step: 'poll', transientErrors: 0 };
   }
-  if (attempt && RUNNING.has(attempt.status) && attempt.upstreamId) {
+  if (attempt && isOpenAttempt(attempt.status) && attempt.upstreamId) {
     const cancel = upstreamCancel(ctx.adapters.get(attempt.channelId));
     if (cancel) {
       try {
@@ -41,6 +39,6 @@ export async function runCancel(ctx: WorkerContext, task: TaskWithAttempt, trans
     }
   }
   await settleFailed(ctx, task.id, 'cancelled', { channel: attempt?.channelId });
-  if (attempt && RUNNING.has(attempt.status)) await closeAttempt(ctx, attempt, 'abandoned');
+  if (attempt && isOpenAttempt(attempt.status)) await closeAttempt(ctx, attempt, 'abandoned');
   return null;
 }

@@ -7,6 +7,7 @@ export * from './generated/client';
 export * from './sql';
 export * from './tasks';
 export * from './attempts';
+export * from './statuses';
 export * from './accounts';
 export * from './admin-queries';
 export * from './maintenance-queries';

@@ -6,8 +6,8 @@
 import type { Db } from './client';
 import { newId } from './ids';
 import { sql, sqlTransaction } from './sql';
+import { OPEN_TASK_SQL, type FailureCode } from './statuses';
 
-export type FailureCode = 'content_violation' | 'generation_failed' | 'no_result' | 'timeout' | 'cancelled';
 
 export interface TaskFailure {
   errorCode: FailureCode;
@@ -77,7 +77,7 @@ export async function completeTaskRow(db: Db, taskId: string, resultUrls: string
        UPDATE "Task"
           SET "status" = 'completed', "resultUrls" = $2::text[], "progress" = 100,
               "finishedAt" = now(), "updatedAt" = now()
-        WHERE "id" = $1 AND "status" IN ('pending', 'processing')
+        WHERE "id" = $1 AND "status" IN (${OPEN_TASK_SQL})
        RETURNING "accountId", "type", "model", "costCents"
      )
      UPDATE "Account" a SET "tasksInProgress" = a."tasksInProgress" - 1 FROM won WHERE a."id" = won."accountId"
@@ -102,7 +102,7 @@ export async function failTaskRow(db: Db, taskId: string, failure: TaskFailure):
       `UPDATE "Task"
           SET "status" = 'failed', "errorCode" = $2, "errorMessage" = $3,
               "retryable" = $4, "finishedAt" = now(), "updatedAt" = now()
-        WHERE "id" = $1 AND "status" IN ('pending', 'processing')
+        WHERE "id" = $1 AND "status" IN (${OPEN_TASK_SQL})
        RETURNING "accountId", "type", "model", "costCents"`,
       [taskId, failure.errorCode, failure.errorMessage, failure.retryable],
     );

@@ -1,7 +1,15 @@
 // Limits and switches of reference-media inspection, built once from the service config.
 
-import type { Resolver } from './url-policy';
 import type { SnapshotBudget } from './snapshot-budget';
+
+/** An address a host name resolves to; url-policy.ts checks each before anything connects. */
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+/** The DNS seam of the policy (`resolve`). */
+export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
 
 export interface MediaPolicy {
   /** ALLOW_PRIVATE_MEDIA_URLS: http:// and loopback/private addresses allowed (dev and tests only). */

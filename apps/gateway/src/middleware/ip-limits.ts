@@ -12,7 +12,7 @@
 import type { Request, RequestHandler } from 'express';
 import { AppError } from '@mediagen/errors';
 import { GatewayDeps, onePerDeps } from '../deps';
-import { hitRedis } from './rate-limit';
+import { hitRedis } from './rate-window';
 import { clientAddressWith, trustProxyFn } from './client-address';
 
 const WINDOW_MS = 60_000;

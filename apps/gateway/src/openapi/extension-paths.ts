@@ -3,7 +3,7 @@
 // section describing the signed task events a client receives.
 import { z } from 'zod';
 import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-openapi';
-import { cancelResponseSchema, nextCursorSchema, taskListResponseSchema, webhookEventSchema } from '@mediagen/catalog';
+import { cancelResponseSchema, nextCursorSchema, TASK_STATUSES, taskListResponseSchema, webhookEventSchema } from '@mediagen/catalog';
 import { createWebhookSchema, deliveryListQuerySchema } from '../routes/admin-webhooks.routes';
 import { adminTaskListQuerySchema } from '../routes/admin.routes';
 import { taskListQuerySchema } from '../services/listing';
@@ -48,7 +48,7 @@ const adminTaskListItem = z
     id: z.string(),
     accountId: z.string(),
     type: z.enum(['video', 'image']),
-    status: z.enum(['pending', 'processing', 'completed', 'failed']),
+    status: z.enum(TASK_STATUSES),
     model: z.string(),
     progress: z.number().int(),
     resultUrls: z.array(z.string()),

@@ -7,14 +7,13 @@
 //   A channel that cannot cancel: 409 `not_cancellable`.
 // - Finished: 409 `not_cancellable`; already cancelled: the same 200 body again (idempotent).
 import { AppError } from '@mediagen/errors';
-import { CancelView, findCancelView, requestCancel } from '@mediagen/db';
+import { CancelView, findCancelView, isOpenAttempt, requestCancel } from '@mediagen/db';
 import { registryKey } from '@mediagen/channel-health';
 import { settleFailed } from '@mediagen/settle';
+import { wakeRedis, wakeTask } from '@mediagen/queue';
 import type { GatewayDeps } from '../deps';
 import { settleContext } from './settle';
 import { pollBody } from './task-view';
-
-const ACCEPTED_ATTEMPT = new Set(['running', 'succeeded', 'submitting']);
 
 type Row = CancelView;
 const load = (deps: GatewayDeps, accountId: string, taskId: string) => findCancelView(deps.db, taskId, accountId);
@@ -35,7 +34,7 @@ export async function cancelTask(deps: GatewayDeps, accountId: string, type: 'vi
     if (r.status === 'failed' && r.errorCode === 'cancelled') return answer(r);
     if (r.status === 'completed' || r.status === 'failed')
       throw new AppError('not_cancellable', `Task ${taskId} has already finished (${r.status}); only pending or processing tasks can be cancelled`);
-    const accepted = r.upstreamId !== null && ACCEPTED_ATTEMPT.has(r.attemptStatus ?? '');
+    const accepted = r.upstreamId !== null && isOpenAttempt(r.attemptStatus ?? '');
     if (!accepted) {
       // The shared settle path: refund in the same transaction, task event (which drops the shared
       // poll cache entry first), metrics, webhooks.
@@ -54,10 +53,10 @@ export async function cancelTask(deps: GatewayDeps, accountId: string, type: 'vi
 async function requestUpstreamCancel(deps: GatewayDeps, accountId: string, r: Row): Promise<CancelAnswer> {
   const wait = deps.events.waitForSettle(r.id, deps.config.CANCEL_WAIT_MS);
   if (await requestCancel(deps.db, r.id)) {
-    // Wake the task's job if it waits in the delayed set for its next poll.
+    // Wake the task's job: promoted when it waits in the delayed set for its next poll, flagged when
+    // a step runs right now (that step's end runs the job again at once), as an upstream callback does.
     try {
-      const job = await deps.queue.getJob(r.id);
-      if (job && (await job.isDelayed())) await job.promote();
+      await wakeTask(deps.queue, wakeRedis(deps.redis), r.id);
     } catch {
       // Only a nudge: the next scheduled step sees the request anyway.
     }
