@@ -7,6 +7,7 @@
 //   - data access lives in packages/db: a Prisma model call (`db.task.findMany`), a raw query
 //     (`$queryRaw`, `$executeRaw`, `$transaction`), the pool helpers (`sql`, `sqlTransaction`) or an
 //     SQL statement on one of our tables anywhere else fails;
+//   - the apps read no environment variable themselves: loadConfig (packages/config) parses them once;
 //   - the import graph has no circles: a small walk over the relative imports of every workspace's
 //     src/ (type-only imports included: a circle of types is still two files that cannot be read
 //     alone), Tarjan's strongly connected components. `madge --circular` reports the same circles.
@@ -186,6 +187,24 @@ describe('data access lives in packages/db', () => {
     } finally {
       fs.rmSync(tmp, { force: true });
     }
+  });
+});
+
+describe('the apps read settings through packages/config', () => {
+  /** `process.env` read in code (a mention inside a string, such as a README snippet, is not a read). */
+  function envReads(file: string): number[] {
+    const sf = sourceOf(file);
+    const out: number[] = [];
+    walk(sf, (n) => {
+      if (ts.isPropertyAccessExpression(n) && n.name.text === 'env' && ts.isIdentifier(n.expression) && n.expression.text === 'process')
+        out.push(sf.getLineAndCharacterOfPosition(n.getStart()).line + 1);
+    });
+    return out;
+  }
+
+  it('reads no environment variable in apps/*/src (the simulator included)', () => {
+    const found = SOURCES.filter((f) => rel(f).startsWith('apps/')).flatMap((f) => envReads(f).map((l) => `${rel(f)}:${l}`));
+    expect(found).toEqual([]);
   });
 });
 
