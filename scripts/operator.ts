@@ -23,6 +23,9 @@ async function askPassword(): Promise<string> {
   return pw;
 }
 
+/** Changes made from the shell: no signed-in person, so the trail names the tool. */
+const CLI_AUDIT = { actor: { type: 'system', name: 'operator-cli' } } as const;
+
 async function main(): Promise<void> {
   const { positionals, values } = parseArgs({ allowPositionals: true, options: { role: { type: 'string', default: 'viewer' } } });
   const [cmd, name] = positionals;
@@ -32,12 +35,12 @@ async function main(): Promise<void> {
       if (values.role !== 'admin' && values.role !== 'viewer') throw new Error('--role is admin or viewer');
       const password = await askPassword();
       if (password.length < MIN_PASSWORD_LENGTH) throw new Error(`the password needs at least ${MIN_PASSWORD_LENGTH} characters`);
-      await upsertOperator(db, { id: newId('op'), name, role: values.role, passwordHash: await hashPassword(password) });
+      await upsertOperator(db, { id: newId('op'), name, role: values.role, passwordHash: await hashPassword(password) }, CLI_AUDIT);
       console.log(`operator ${name} (${values.role}) ready: sign in at /console/login`);
     } else if (cmd === 'list') {
       for (const o of await listOperators(db)) console.log(`${o.name}\t${o.role}\t${o.disabledAt ? 'disabled' : 'active'}`);
     } else if (cmd === 'disable' && name) {
-      if (!(await disableOperator(db, name))) throw new Error(`no operator ${name}`);
+      if (!(await disableOperator(db, name, CLI_AUDIT))) throw new Error(`no operator ${name}`);
       console.log(`operator ${name} disabled; their sessions ended`);
     } else {
       throw new Error('usage: operator create <name> --role admin|viewer | operator list | operator disable <name>');

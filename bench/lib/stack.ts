@@ -71,6 +71,8 @@ export async function createStack(): Promise<Stack> {
     // younger than its grace period).
     RECONCILE_INTERVAL_MS: '3600000',
     RECONCILE_GRACE_MS: '3600000',
+    // The webhook-fairness section's receivers listen on loopback (callback_url to 127.0.0.1).
+    ALLOW_PRIVATE_MEDIA_URLS: 'true',
   };
   for (const k of ['POLL_CACHE_MS', 'WORKER_CONCURRENCY', 'INSTANT_WAIT_MS'] as const) if (process.env[k]) env[k] = process.env[k]!;
   // Tracing a figure: BENCH_LOG_LEVEL=info (with BENCH_KEEP_LOGS=1) keeps every app's log lines.

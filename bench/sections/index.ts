@@ -9,6 +9,7 @@ import { scaleSection } from './scale';
 import type { Section } from './section';
 import { submitSection } from './submit';
 import { timeToResultSection } from './time-to-result';
+import { webhookFairnessSection } from './webhook-fairness';
 import { sseSection } from './sse';
 
-export const SECTIONS: Section[] = [submitSection, pollSection, pipelineSection, timeToResultSection, largeBodiesSection, inFlightSection, largeResultsSection, scaleSection, sseSection];
+export const SECTIONS: Section[] = [submitSection, pollSection, pipelineSection, timeToResultSection, largeBodiesSection, inFlightSection, largeResultsSection, scaleSection, sseSection, webhookFairnessSection];

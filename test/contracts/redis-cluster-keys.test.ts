@@ -8,6 +8,7 @@ import { createChannelHealth, healthKey, outcomesKey, streakAccountsKey } from '
 import { createRedis, isCluster, jobKey, queuePrefix, QUEUES, RedisClient, redisErrorText } from '@mediagen/queue';
 import { loadConfig, parseClusterNodes } from '@mediagen/config';
 import { createChannelSlots } from '../../apps/worker/src/channel-slots';
+import { createDeliveryGate } from '@mediagen/webhooks';
 
 // cluster-key-slot ships no types; it is the function ioredis itself routes keys with.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -49,6 +50,18 @@ describe('keys of one script share one hash slot', () => {
   it('different channels spread over slots (the tag is the channel, not the deployment)', () => {
     const slots = new Set(CHANNEL_IDS.map((id) => slotOf(healthKey('mg', id))));
     expect(slots.size).toBeGreaterThan(CHANNEL_IDS.length / 2);
+  });
+
+  it('the webhook delivery gate scripts (slots, destination backoff) each touch one key', async () => {
+    const { redis, evals } = recorder(true);
+    (redis as unknown as { zrem: () => Promise<number> }).zrem = async () => 0;
+    const gate = createDeliveryGate(redis, 'mg', { accountConcurrency: 1, destinationConcurrency: 1, destinationFailures: 1, backoffBaseMs: 1, backoffMaxMs: 2, leaseMs: 10 });
+    for (const id of CHANNEL_IDS) {
+      await gate.enter({ id: 'd1', accountId: id, url: `https://${encodeURIComponent(id)}.example.com/x` }, Date.now());
+      await gate.outcome({ id: 'd1', accountId: id, url: 'https://example.com/x' }, false, Date.now());
+    }
+    expect(evals.length).toBeGreaterThanOrEqual(CHANNEL_IDS.length * 2);
+    for (const keys of evals) expect(keys).toHaveLength(1);
   });
 
   it('the channel-slot script touches one key', async () => {

@@ -133,7 +133,7 @@ describe('data access lives in packages/db', () => {
     'apps/worker/src/settled-inputs.ts': 2,
     'packages/console/src/routes/webhooks.routes.ts': 1,
     'packages/webhooks/src/deliver.ts': 16,
-    'packages/webhooks/src/endpoints.ts': 11,
+    'packages/webhooks/src/endpoints.ts': 14,
     'packages/webhooks/src/outbox.ts': 14,
   };
 

@@ -249,3 +249,23 @@ describe('a task id that is not valid percent-encoding', () => {
     },
   );
 });
+
+it('a stream counts once against the request rate, however long it stays open', async () => {
+  const a = await h.newAccount({ rateLimitPerMinute: 5 });
+  const id = await submit(a.auth); // 1 request
+  const s = open(id, a.auth); // 2
+  await s.until(() => s.comments.includes('heartbeat'), 5_000); // refreshes and a heartbeat later
+  const res = await request(h.app).get('/api/balance').set(a.auth); // 3
+  expect(res.status).toBe(200);
+  expect(res.headers['ratelimit']).toMatch(/r=2;/);
+  s.close();
+});
+
+it('at shutdown every stream ends (clients resume elsewhere with Last-Event-ID)', async () => {
+  const a = await h.newAccount();
+  const s = open(await submit(a.auth), a.auth);
+  await s.until(() => s.events.length >= 1);
+  (await import('../src/services/task-streams')).taskStreams(h.deps).closeAll();
+  await s.until(() => s.state.ended);
+  expect(s.events.map((e) => e.event)).toEqual(['status']);
+});

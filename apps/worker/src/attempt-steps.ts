@@ -90,6 +90,7 @@ export async function submitStep({ run, attempt, adapter }: StepInput): Promise<
     return wait('poll', 0);
   }
   if (ready && 'openMs' in ready) return wait('submit', ready.openMs, run.transientErrors);
+  if (ready && 'stopped' in ready) return wait('submit', 0, run.transientErrors); // a cancel came first: the next step settles
   if (!submitted) {
     // Our request is over, unanswered: a retry need not wait for its deadline.
     if (sent) await submitEnded(ctx, sent);

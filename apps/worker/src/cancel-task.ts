@@ -2,6 +2,9 @@
 // that no upstream has accepted yet by itself; for a running render it marks the task
 // cancel-requested (only when the channel's adapter can cancel) and the task's next step lands
 // here: cancel upstream, then settle failed/cancelled with the refund, like any other failure.
+// A submit that was sent counts as accepted by the upstream even before its id is known: it is
+// never refunded as if nothing had started (docs/api.md, "Cancel"). Where the upstream offers no
+// cancel, such a render carries on, completes and stays charged.
 import { clearCancelRequest, isOpenAttempt, type TaskWithAttempt } from '@mediagen/db';
 import { closeAttempt } from './attempt-steps';
 import type { WorkerContext } from './context';
@@ -20,9 +23,21 @@ export async function runCancel(ctx: WorkerContext, task: TaskWithAttempt, trans
     await clearCancelRequest(ctx.db, task.id);
     return { at: Date.now(), step: 'poll', transientErrors: 0 };
   }
-  if (attempt && isOpenAttempt(attempt.status) && attempt.upstreamId) {
+  if (attempt && isOpenAttempt(attempt.status) && (attempt.upstreamId || attempt.submitSentAt)) {
     const cancel = upstreamCancel(ctx.adapters.get(attempt.channelId));
-    if (cancel) {
+    if (!cancel) {
+      // Accepted (or maybe accepted) by an upstream that cannot stop it: the gateway answered
+      // not_cancellable, and a request that slipped in while it decided is dropped here.
+      ctx.log.info({ taskId: task.id, channel: attempt.channelId }, 'cancel of a render its upstream cannot stop; task continues');
+      await clearCancelRequest(ctx.db, task.id);
+      return { at: Date.now(), step: attempt.upstreamId ? 'poll' : 'submit', transientErrors: 0 };
+    }
+    if (!attempt.upstreamId && (attempt.submitOpenMs ?? 0) > 0) {
+      // The submit may still be open in a run that lost its job (a lapsed lock): its answer can
+      // still be recorded; come back once its deadline has passed.
+      return { at: Date.now() + attempt.submitOpenMs!, step: 'poll', transientErrors };
+    }
+    if (attempt.upstreamId) {
       try {
         await cancel(attempt.upstreamId);
       } catch (e) {

@@ -11,6 +11,7 @@ import { reconcile } from './reconciler';
 import { sweepTimeouts } from './timeout-sweep';
 import { deleteSettledInputs } from './settled-inputs';
 import { reconcileWebhooks } from './webhook-events';
+import { pruneAuditEvents } from './audit-retention';
 import { keepSchedules, ScheduleKeeper } from './schedule-keeper';
 import { expireSessions, EXPIRE_SESSIONS_EVERY_MS } from './expired-sessions';
 
@@ -37,6 +38,8 @@ export const MAINTENANCE: MaintenanceRegistry = {
     },
   },
   'reconcile-webhooks': { everyMs: (c) => c.RECONCILE_INTERVAL_MS, run: (ctx) => reconcileWebhooks(ctx) },
+  // Hourly: retention is counted in days, and each run deletes in small batches (audit-retention.ts).
+  'prune-audit': { everyMs: () => 3_600_000, run: async (ctx) => ({ auditEventsDeleted: await pruneAuditEvents(ctx) }) },
   'expire-sessions': { everyMs: () => EXPIRE_SESSIONS_EVERY_MS, run: (ctx) => expireSessions(ctx) },
 };
 

@@ -38,7 +38,9 @@ export type SubmitReadiness =
   /** An earlier submit of this attempt may still be open (another run of the job): send nothing before its deadline. */
   | { openMs: number }
   /** Send, with `signal` as the submit's hard deadline. */
-  | { attempt: Attempt; signal?: AbortSignal };
+  | { attempt: Attempt; signal?: AbortSignal }
+  /** The task has a cancel request (or settled) and nothing was sent: send nothing, the next step settles it. */
+  | { stopped: true };
 
 /**
  * Before a submit on a channel that does not deduplicate submits. Each send is marked durably
@@ -55,7 +57,9 @@ export type SubmitReadiness =
 export async function beforeSubmit(ctx: WorkerContext, attempt: Attempt, adapter: ChannelAdapter, req: RenderRequest): Promise<SubmitReadiness> {
   const channel = attempt.channelId;
   if (adapter.capabilities.idempotentSubmit) {
-    return { attempt };
+    // A repeated send is harmless here, but the mark still orders the send with a client's cancel.
+    const marked = await markSubmitSent(ctx.db, attempt, submitDeadlineMs(adapter, req) + SUBMIT_SLACK_MS);
+    return marked ? { attempt: marked } : { stopped: true };
   }
   if (attempt.submitSentAt) {
     if (attempt.submitOpenMs && attempt.submitOpenMs > 0) {
@@ -84,7 +88,8 @@ export async function beforeSubmit(ctx: WorkerContext, attempt: Attempt, adapter
   const deadlineMs = submitDeadlineMs(adapter, req);
   // Armed before the write: it fires before the deadline the database records.
   const signal = AbortSignal.timeout(deadlineMs);
-  return { attempt: await markSubmitSent(ctx.db, attempt, deadlineMs + SUBMIT_SLACK_MS), signal };
+  const marked = await markSubmitSent(ctx.db, attempt, deadlineMs + SUBMIT_SLACK_MS);
+  return marked ? { attempt: marked, signal } : { stopped: true };
 }
 
 /** The run that sent a submit saw it end unanswered: a retry need not wait for its deadline. Best effort. */

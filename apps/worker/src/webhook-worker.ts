@@ -3,14 +3,28 @@
 // backoff schedule, so deliveries waiting on a down receiver hold no worker slot.
 import { DelayedError, Job, UnrecoverableError, Worker } from 'bullmq';
 import { DeliverWebhookPayload, deliverWebhookPayloadSchema, QUEUES, queuePrefix, RedisClient } from '@mediagen/queue';
-import { deliverOnce, DeliverOptions } from '@mediagen/webhooks';
+import { createDeliveryGate, deliverOnce, DeliverOptions } from '@mediagen/webhooks';
 import type { WorkerContext } from './context';
 
 export function deliverOptions(ctx: WorkerContext): DeliverOptions {
   const c = ctx.config;
   return {
     schedule: { baseMs: c.WEBHOOK_RETRY_BASE_MS, maxDelayMs: c.WEBHOOK_RETRY_MAX_DELAY_MS, windowMs: c.WEBHOOK_RETRY_WINDOW_MS },
-    send: { allowPrivate: c.ALLOW_PRIVATE_MEDIA_URLS, timeoutMs: c.WEBHOOK_TIMEOUT_MS },
+    send: {
+      allowPrivate: c.ALLOW_PRIVATE_MEDIA_URLS,
+      timeoutMs: c.WEBHOOK_TIMEOUT_MS,
+      connectTimeoutMs: c.WEBHOOK_CONNECT_TIMEOUT_MS,
+      firstByteTimeoutMs: c.WEBHOOK_FIRST_BYTE_TIMEOUT_MS,
+    },
+    // One account's (or one destination's) slow or dead receivers cannot hold every slot (fairness.ts).
+    gate: createDeliveryGate(ctx.redis, c.REDIS_PREFIX, {
+      accountConcurrency: c.WEBHOOK_ACCOUNT_CONCURRENCY,
+      destinationConcurrency: c.WEBHOOK_DESTINATION_CONCURRENCY,
+      destinationFailures: c.WEBHOOK_DESTINATION_FAILURES,
+      backoffBaseMs: c.WEBHOOK_RETRY_BASE_MS,
+      backoffMaxMs: c.WEBHOOK_RETRY_MAX_DELAY_MS,
+      leaseMs: c.WEBHOOK_TIMEOUT_MS + 10_000,
+    }),
   };
 }
 

@@ -156,7 +156,7 @@ it('a run after the deadline of a submit whose answer never came (a killed worke
   const { taskId, prompt } = await task('a worker killed in the submit #sim:delay=200');
   // What the killed worker left: the attempt marked sent, open for another 1.5 s, no id.
   const started = await startAttempt(w.db, newId('att'), taskId, 1, 'mm');
-  const sent = await markSubmitSent(w.db, started, 1_500);
+  const sent = (await markSubmitSent(w.db, started, 1_500))!;
   await enqueueTask(w.queue, taskId);
   await expectOneRender(taskId, prompt);
   const [render] = w.sim.refSummary(taskRef(prompt)).renders;

@@ -117,6 +117,8 @@ const envSchema = z.object({
   CHANNEL_BREAKER_COOLDOWN_MS: z.coerce.number().int().positive().default(30_000),
   /** Requests per minute per client address to /files (public result URLs have no account to count against). */
   FILES_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(1_200),
+  /** POST /hooks/upstream/* per minute per client address (provider callbacks come from few addresses: generous). */
+  UPSTREAM_HOOKS_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(3_000),
   /** Failed authentications (API key or admin token) per minute per client address before 429. */
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().positive().default(30),
   /**
@@ -138,6 +140,14 @@ const envSchema = z.object({
   WEBHOOK_CONCURRENCY: z.coerce.number().int().positive().default(20),
   /** Deadline of one delivery attempt (connect + answer); the receiver should answer 2xx at once. */
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /** Within an attempt: connecting (TLS included), and the answer's first byte after the body was sent. */
+  WEBHOOK_CONNECT_TIMEOUT_MS: z.coerce.number().int().positive().default(3_000),
+  WEBHOOK_FIRST_BYTE_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
+  /** Fair delivery: attempts of one account, and to one destination (account + URL origin), at once over all workers. */
+  WEBHOOK_ACCOUNT_CONCURRENCY: z.coerce.number().int().positive().default(5),
+  WEBHOOK_DESTINATION_CONCURRENCY: z.coerce.number().int().positive().default(2),
+  /** Failed attempts in a row after which a destination backs off as a whole (doubling from WEBHOOK_RETRY_BASE_MS up to WEBHOOK_RETRY_MAX_DELAY_MS). */
+  WEBHOOK_DESTINATION_FAILURES: z.coerce.number().int().positive().default(5),
   /** Backoff between attempts: first retry after this long, doubling up to WEBHOOK_RETRY_MAX_DELAY_MS. */
   WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().positive().default(30_000),
   WEBHOOK_RETRY_MAX_DELAY_MS: z.coerce.number().int().positive().default(4 * 3_600_000),
@@ -145,6 +155,8 @@ const envSchema = z.object({
   WEBHOOK_RETRY_WINDOW_MS: z.coerce.number().int().positive().default(24 * 3_600_000),
   /** After a secret rotation, the old secret keeps signing alongside the new one for this long. */
   WEBHOOK_SECRET_OVERLAP_MS: z.coerce.number().int().positive().default(24 * 3_600_000),
+  /** Audit events (who changed keys, limits, channels, webhooks, operators) are kept this many days. */
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(365),
   /** POST .../cancel of a running task waits this long for the worker's upstream cancel before answering 202. */
   CANCEL_WAIT_MS: z.coerce.number().int().min(0).default(5_000),
   /** An idempotency claim with no task older than this (database clock) is presumed dead and may be taken over. */

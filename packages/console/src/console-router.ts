@@ -12,6 +12,7 @@ import { accountRoutes } from './routes/accounts.routes';
 import { taskRoutes } from './routes/tasks.routes';
 import { channelRoutes } from './routes/channels.routes';
 import { webhookRoutes } from './routes/webhooks.routes';
+import { auditRoutes } from './routes/audit.routes';
 import { ConsoleError } from './console-error';
 
 export const PUBLIC_DIR = path.resolve(__dirname, '../public');
@@ -31,6 +32,7 @@ export function consoleRouter(deps: ConsoleDeps): Router {
   r.use(taskRoutes(deps, render));
   r.use(channelRoutes(deps, render));
   r.use(webhookRoutes(deps, render));
+  r.use(auditRoutes(deps, render));
   r.use((_req, _res, next) => next(new ConsoleError(404, 'No such page. Use the menu above.')));
   const onError: ErrorRequestHandler = (err, _req, res, _next) => {
     const known = err instanceof ConsoleError;

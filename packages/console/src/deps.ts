@@ -2,7 +2,7 @@
 // issue and revocation come in as functions so the console uses the very code the admin API uses
 // (same key format, same revocation broadcast to every gateway).
 import type { Cluster, Redis } from 'ioredis';
-import type { Db } from '@mediagen/db';
+import type { AuditContext, Db } from '@mediagen/db';
 
 export interface ConsoleDeps {
   db: Db;
@@ -14,9 +14,9 @@ export interface ConsoleDeps {
   /** Templates are compiled once and cached in production; re-read on change otherwise. */
   cacheTemplates: boolean;
   defaultRateLimitPerMinute: number;
-  issueApiKey(accountId: string): Promise<{ id: string; key: string; prefix: string }>;
+  issueApiKey(accountId: string, audit?: AuditContext): Promise<{ id: string; key: string; prefix: string }>;
   /** false when there is no such key. */
-  revokeApiKey(keyId: string): Promise<boolean>;
+  revokeApiKey(keyId: string, audit?: AuditContext): Promise<boolean>;
   /** Re-sends a webhook delivery exactly as the admin API does; false when there is no such delivery. */
   resendDelivery(deliveryId: string): Promise<boolean>;
   /**

@@ -1,6 +1,6 @@
 // Session, CSRF and role checks for every console page after the login.
-import type { RequestHandler } from 'express';
-import type { SessionRecord } from '@mediagen/db';
+import type { Request, RequestHandler } from 'express';
+import type { AuditContext, SessionRecord } from '@mediagen/db';
 import type { ConsoleDeps } from './deps';
 import { csrfMatches, sessionOf } from './sessions';
 import { ConsoleError } from './console-error';
@@ -37,3 +37,6 @@ export const requireAdmin: RequestHandler = (_req, res, next) => {
 
 /** `operator:<name>`: the actor written to the ledger for the session's changes. */
 export const actorOf = (s: SessionRecord): string => `operator:${s.operator.name}`;
+
+/** The audit actor of the session's changes: the operator and the client address. */
+export const auditOf = (req: Request, s: SessionRecord): AuditContext => ({ actor: { type: 'operator', id: s.operator.id, name: s.operator.name }, ip: req.ip ?? null });

@@ -7,7 +7,7 @@
 import { Prisma } from './generated/client';
 import type { Db } from './client';
 import { sql } from './sql';
-import { OPEN_ATTEMPT_SQL, type AttemptStatus } from './statuses';
+import { OPEN_ATTEMPT_SQL, OPEN_TASK_SQL, type AttemptStatus } from './statuses';
 
 export interface Attempt {
   id: string;
@@ -207,21 +207,29 @@ export async function abandonOpenAttempt(db: Db, attempt: Attempt): Promise<Atte
 }
 
 /**
- * Written just before each submit request leaves (channels without idempotent submits): from here
- * the upstream may hold a render this attempt has no id for yet. `submitSentAt` keeps the first
- * send (orphan searches look from there); `submitOpenUntil` is this send's deadline, `openMs` from
- * now by the database's clock: until then another run of the job must not submit again.
+ * Written just before each submit request leaves: from here the upstream may hold a render this
+ * attempt has no id for yet. `submitSentAt` keeps the first send (orphan searches look from there,
+ * and a client's cancel treats the render as accepted from then on); `submitOpenUntil` is this
+ * send's deadline, `openMs` from now by the database's clock: until then another run of the job
+ * must not submit again.
+ * Null, and nothing may be sent: the task has a cancel request or has settled. The task row is
+ * share-locked while this is decided, so it is ordered with the cancel's mark (requestCancel):
+ * either the send is marked first and the cancel sees it, or the cancel is and nothing is sent.
  */
-export async function markSubmitSent(db: Db, attempt: Attempt, openMs: number): Promise<Attempt> {
+export async function markSubmitSent(db: Db, attempt: Attempt, openMs: number): Promise<Attempt | null> {
   const { rows } = await sql<{ submitSentAt: Date; submitOpenUntil: Date }>(
     db,
-    `UPDATE "TaskAttempt"
+    `WITH live AS (
+       SELECT 1 FROM "Task" WHERE "id" = $3 AND "status" IN (${OPEN_TASK_SQL}) AND "cancelRequestedAt" IS NULL FOR SHARE
+     )
+     UPDATE "TaskAttempt"
         SET "submitSentAt" = COALESCE("submitSentAt", now()), "submitOpenUntil" = now() + make_interval(secs => $2::double precision)
-      WHERE "id" = $1 RETURNING "submitSentAt", "submitOpenUntil"`,
-    [attempt.id, openMs / 1000],
+      WHERE "id" = $1 AND EXISTS (SELECT 1 FROM live) RETURNING "submitSentAt", "submitOpenUntil"`,
+    [attempt.id, openMs / 1000, attempt.taskId],
   );
   const r = rows[0];
-  return { ...attempt, submitSentAt: r?.submitSentAt ?? new Date(), submitOpenUntil: r?.submitOpenUntil ?? null, submitOpenMs: openMs };
+  if (!r) return null;
+  return { ...attempt, submitSentAt: r.submitSentAt, submitOpenUntil: r.submitOpenUntil, submitOpenMs: openMs };
 }
 
 /**

@@ -3,8 +3,8 @@
 // Invariants:
 // - A row is written in the caller's transaction (pass the tx): the change and its trace commit or
 //   roll back together, so the trail never shows a change that did not happen or misses one that did.
-// - No secret is ever stored: before/after go through `auditSnapshot`, which replaces the value of
-//   any field named like a secret (password, secret, token, hash, key material) by "[redacted]";
+// - No secret is ever stored: before/after go through `auditSnapshot`, which replaces the value
+//   (other than a boolean) of any field named like a secret (password, secret, token, hash, key material) by "[redacted]";
 //   callers still pass only the fields that matter.
 // - Listing is keyset-paged newest first on (createdAt, id) (keyset.ts); the cursor is opaque.
 // - Retention deletes in small batches (one short statement each) so it never holds long locks.
@@ -30,6 +30,12 @@ export interface AuditInput {
   accountId?: string | null;
   before?: unknown;
   after?: unknown;
+  ip?: string | null;
+}
+
+/** Who is acting and from where: what the write functions of packages/db take to audit a change. */
+export interface AuditContext {
+  actor: AuditActor;
   ip?: string | null;
 }
 
@@ -82,7 +88,8 @@ export function auditSnapshot(v: unknown, depth = 0): Prisma.InputJsonValue | nu
   const out: Record<string, Prisma.InputJsonValue | null> = {};
   for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
     if (x === undefined) continue;
-    out[k] = SECRET_FIELD.test(k) ? '[redacted]' : auditSnapshot(x, depth + 1);
+    // A flag such as `passwordChanged: true` says nothing secret; any other value under such a name goes.
+    out[k] = SECRET_FIELD.test(k) && typeof x !== 'boolean' && x !== null ? '[redacted]' : auditSnapshot(x, depth + 1);
   }
   return out as Prisma.InputJsonValue;
 }
@@ -108,6 +115,18 @@ export async function recordAudit(db: Db | Prisma.TransactionClient, e: AuditInp
       after: jsonOrNull(e.after),
       ip: e.ip ?? null,
     },
+  });
+}
+
+/**
+ * For a change kept outside Postgres (a channel's disabled flag lives in Redis): the event is
+ * written first and `change` runs inside the same transaction, so a change that throws leaves no
+ * event. Only a commit failing after `change` succeeded could leave the change untraced.
+ */
+export async function withAudit<T>(db: Db, e: AuditInput, change: () => Promise<T>): Promise<T> {
+  return db.$transaction(async (tx) => {
+    await recordAudit(tx, e);
+    return change();
   });
 }
 

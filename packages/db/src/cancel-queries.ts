@@ -11,6 +11,8 @@ export interface CancelView extends TaskView {
   upstreamId: string | null;
   attemptStatus: string | null;
   channelId: string | null;
+  /** The latest attempt's submit request was sent (the upstream may have accepted it, id or not). */
+  submitSent: boolean;
 }
 
 /** The account's task and its latest attempt; null when not found (or another account's). */
@@ -19,7 +21,7 @@ export async function findCancelView(db: Db, taskId: string, accountId: string):
     db,
     `SELECT t."id", t."type"::text AS "type", t."status"::text AS "status", t."progress", t."resultUrls", t."errorCode", t."errorMessage",
             t."retryable", (t."cancelRequestedAt" IS NOT NULL) AS "cancelRequested",
-            a."upstreamId", a."status" AS "attemptStatus", a."channelId"
+            a."upstreamId", a."status" AS "attemptStatus", a."channelId", COALESCE(a."submitSentAt" IS NOT NULL, false) AS "submitSent"
        FROM "Task" t
        LEFT JOIN LATERAL (SELECT * FROM "TaskAttempt" x WHERE x."taskId" = t."id" ORDER BY x."attemptNo" DESC LIMIT 1) a ON true
       WHERE t."id" = $1 AND t."accountId" = $2`,
@@ -28,7 +30,11 @@ export async function findCancelView(db: Db, taskId: string, accountId: string):
   return rows[0] ? { ...rows[0], resultUrls: rows[0].resultUrls ?? [] } : null;
 }
 
-/** Marks an unfinished task cancel-requested; false when it has finished meanwhile. */
+/**
+ * Marks an unfinished task cancel-requested; false when it has finished meanwhile. From this mark
+ * on no submit of the task is sent (markSubmitSent refuses), so a re-read after it tells for good
+ * whether the upstream may have the render.
+ */
 export async function requestCancel(db: Db, taskId: string): Promise<boolean> {
   const { rowCount } = await sql(
     db,

@@ -6,6 +6,7 @@ import { isoOf, Keyset, keysetWhere, pageOf } from './keyset';
 import { sql, sqlTransaction } from './sql';
 import { creditInTransaction, CreditOutcome } from './billing';
 import type { AccountLimits } from './accounts';
+import { AuditContext, recordAuditIn } from './audit';
 
 export interface AccountListRow {
   id: string;
@@ -44,6 +45,7 @@ export async function createAccountWithBalance(
   db: Db,
   fields: { name: string; balanceCents?: number } & AccountLimits,
   actor: string | null,
+  audit?: AuditContext,
 ): Promise<{ id: string; outcome: CreditOutcome | null }> {
   const id = newId('acc');
   return sqlTransaction(db, async (c) => {
@@ -53,6 +55,10 @@ export async function createAccountWithBalance(
       fields.maxConcurrentTasks ?? null,
       fields.rateLimitPerMinute ?? null,
     ]);
+    if (audit) {
+      const after = { name: fields.name, maxConcurrentTasks: fields.maxConcurrentTasks ?? 20, rateLimitPerMinute: fields.rateLimitPerMinute ?? null, balanceCents: fields.balanceCents ?? 0 };
+      await recordAuditIn(c, { ...audit, action: 'account.create', targetType: 'account', targetId: id, accountId: id, after });
+    }
     if (!fields.balanceCents) return { id, outcome: null };
     const outcome = await creditInTransaction(c, id, fields.balanceCents, 'initial balance', actor);
     if ('refused' in outcome) throw new Error(`opening balance refused: ${outcome.refused}`);

@@ -2,7 +2,7 @@
 // session ids are sha256 of the cookie's token, so a leaked table does not open sessions.
 import type { Db } from './client';
 import { sql } from './sql';
-import { AuditInput, recordAudit } from './audit';
+import { AuditContext, AuditInput, recordAudit } from './audit';
 
 export type OperatorRole = 'viewer' | 'admin';
 
@@ -22,17 +22,21 @@ export async function createOperator(db: Db, op: { id: string; name: string; rol
 }
 
 /**
- * Sets a new password and role for an existing name (the CLI's `create` on a taken name resets it),
+* Sets a new password and role for an existing name (the CLI's `create` on a taken name resets it),
  * and ends every session of that operator in the same transaction: a session opened with the old
- * password, or holding the old role, must not outlive the change.
+ * password, or holding the old role, must not outlive the change. With `audit`, the change is
+ * recorded in the same transaction as `operator.create` or `operator.update` (role, disabled,
+ * whether the password changed; never the hash).
  */
 export async function upsertOperator(
   db: Db,
   op: { id: string; name: string; role: OperatorRole; passwordHash: string },
+  audit?: AuditContext,
 ): Promise<{ id: string; previousRole: OperatorRole | null; sessionsEnded: number }> {
   return db.$transaction(async (tx) => {
     // FOR UPDATE: two resets of one name serialise, so neither's session delete misses the other's.
-    const before = await tx.$queryRaw<{ id: string; role: OperatorRole }[]>`SELECT "id", "role" FROM "Operator" WHERE "name" = ${op.name} FOR UPDATE`;
+    const before = await tx.$queryRaw<{ id: string; role: OperatorRole; disabled: boolean }[]>`
+      SELECT "id", "role", ("disabledAt" IS NOT NULL) AS "disabled" FROM "Operator" WHERE "name" = ${op.name} FOR UPDATE`;
     const row = await tx.operator.upsert({
       where: { name: op.name },
       create: op,
@@ -40,7 +44,18 @@ export async function upsertOperator(
       select: { id: true },
     });
     const { count } = await tx.operatorSession.deleteMany({ where: { operatorId: row.id } });
-    return { id: row.id, previousRole: before[0]?.role ?? null, sessionsEnded: count };
+    const prev = before[0];
+    if (audit) {
+      await recordAudit(tx, {
+        ...audit,
+        action: prev ? 'operator.update' : 'operator.create',
+        targetType: 'operator',
+        targetId: row.id,
+        before: prev ? { name: op.name, role: prev.role, disabled: prev.disabled } : null,
+        after: { name: op.name, role: op.role, disabled: false, passwordChanged: true, sessionsEnded: count },
+      });
+    }
+    return { id: row.id, previousRole: prev?.role ?? null, sessionsEnded: count };
   });
 }
 
@@ -53,12 +68,17 @@ export async function listOperators(db: Db): Promise<Omit<OperatorRecord, 'passw
   return rows as Omit<OperatorRecord, 'passwordHash'>[];
 }
 
-/** Disables the operator and ends every session of theirs in the same transaction. */
-export async function disableOperator(db: Db, name: string): Promise<boolean> {
+/** Disables the operator and ends every session of theirs in the same transaction (audited with `audit`). */
+export async function disableOperator(db: Db, name: string, audit?: AuditContext): Promise<boolean> {
   return db.$transaction(async (tx) => {
-    const { count } = await tx.operator.updateMany({ where: { name }, data: { disabledAt: new Date() } });
-    if (count === 0) return false;
-    await tx.operatorSession.deleteMany({ where: { operator: { name } } });
+    const op = (await tx.$queryRaw<{ id: string; role: OperatorRole; disabled: boolean }[]>`
+      SELECT "id", "role", ("disabledAt" IS NOT NULL) AS "disabled" FROM "Operator" WHERE "name" = ${name} FOR UPDATE`)[0];
+    if (!op) return false;
+    await tx.operator.update({ where: { id: op.id }, data: { disabledAt: new Date() } });
+    const { count } = await tx.operatorSession.deleteMany({ where: { operatorId: op.id } });
+    if (audit && !op.disabled) {
+      await recordAudit(tx, { ...audit, action: 'operator.disable', targetType: 'operator', targetId: op.id, before: { name, role: op.role, disabled: false }, after: { name, role: op.role, disabled: true, sessionsEnded: count } });
+    }
     return true;
   });
 }

@@ -8,6 +8,7 @@ import { newId } from '../src/ids';
 import { createTestSchema } from '../src/test-schema';
 import { finishAttempt, loadTask, markAttemptSucceeded, markSubmitSent, recordUpstreamId, recordUsage, startAttempt } from '../src/attempts';
 import { completeTaskRow, failTaskRow } from '../src/settlement';
+import { findCancelView, requestCancel } from '../src/cancel-queries';
 
 let db: Db;
 let drop: () => Promise<void>;
@@ -44,7 +45,7 @@ it('startAttempt: the racing second start gets the first row back', async () => 
 
 it('recordUpstreamId of a finished render writes the id, the usage and succeeded at once, as a compare-and-set', async () => {
   const taskId = await task();
-  const a = await markSubmitSent(db, await startAttempt(db, newId('att'), taskId, 1, 'ch'), 10_000);
+  const a = (await markSubmitSent(db, await startAttempt(db, newId('att'), taskId, 1, 'ch'), 10_000))!;
   expect(a.submitSentAt).toBeInstanceOf(Date);
   expect(a.submitOpenUntil).toBeInstanceOf(Date);
   expect(await recordUpstreamId(db, a, 'pred-1', { usage: { units: 'images', amount: 1, costMicroUsd: 40_000 } })).toMatchObject({ recorded: { upstreamId: 'pred-1', status: 'succeeded' } });
@@ -103,4 +104,29 @@ it('completeTaskRow / failTaskRow answer the settled task from the winning state
   const failed = await task();
   expect(await failTaskRow(db, failed, { errorCode: 'timeout', errorMessage: 'm', retryable: true })).toEqual({ accountId, type: 'image', model: 'image-c-2.1', costCents: 3 });
   expect(await db.ledgerEntry.count({ where: { taskId: failed, kind: 'refund', amountCents: 3 } })).toBe(1);
+});
+
+it('a send and a client cancel are ordered: once the cancel is marked no submit is marked sent; one marked first is seen as sent', async () => {
+  const first = await task();
+  const a = await startAttempt(db, newId('att'), first, 1, 'ch');
+  expect(await requestCancel(db, first)).toBe(true);
+  expect(await markSubmitSent(db, a, 10_000)).toBeNull();
+  expect(await findCancelView(db, first, accountId)).toMatchObject({ attemptStatus: 'submitting', submitSent: false, cancelRequested: true });
+
+  const second = await task();
+  const b = await startAttempt(db, newId('att'), second, 1, 'ch');
+  expect(await markSubmitSent(db, b, 10_000)).not.toBeNull();
+  expect(await requestCancel(db, second)).toBe(true);
+  expect(await findCancelView(db, second, accountId)).toMatchObject({ attemptStatus: 'submitting', upstreamId: null, submitSent: true });
+
+  // Racing each other many times: never a cancel that saw no send while a send was marked.
+  for (let i = 0; i < 20; i++) {
+    const t = await task();
+    const at = await startAttempt(db, newId('att'), t, 1, 'ch');
+    const [sent, cancelSeen] = await Promise.all([
+      markSubmitSent(db, at, 10_000),
+      requestCancel(db, t).then(() => findCancelView(db, t, accountId)),
+    ]);
+    expect(cancelSeen!.submitSent).toBe(sent !== null);
+  }
 });

@@ -5,7 +5,7 @@ export { inspectReferences, type DecodedInline, type Inspection } from './inspec
 export { DEFAULT_MEDIA_POLICY, mediaPolicyFromConfig, type MediaPolicy } from './policy';
 export { decodeDataUri, type DecodedDataUri } from './data-uri';
 export { sniffMime, canonicalMime, extensionFor, type SniffedMime } from './sniff';
-export { assertPublicUrl, checkUrl, privateAddressReason, type Resolver, type ResolvedAddress, type CheckedUrl } from './url-policy';
+export { assertPublicUrl, checkUrl, privateAddressReason, UnresolvedHost, type Resolver, type ResolvedAddress, type CheckedUrl } from './url-policy';
 export { safeFetch, pinnedRequest, type SafeResponse, type Hop, type HopResponse } from './safe-fetch';
 export { pooledRequest, pooledHop, downloadPool, POOLED_CHUNK, type PooledBody, type PooledResponse } from './pooled-request';
 export { BufferPool } from './buffer-pool';

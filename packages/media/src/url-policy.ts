@@ -56,6 +56,9 @@ const EXTRA_IPV6_REFUSED: [[ipaddr.IPv6, number], string][] = [
   [ipaddr.IPv6.parseCIDR('100::/64'), 'discardOnly'],
 ];
 
+/** The host has no address now: a DNS failure may pass, unlike a refusal by the policy. */
+export class UnresolvedHost extends MediaProblem {}
+
 /** Parses and checks a reference URL and resolves its host; throws MediaProblem when refused. */
 export async function checkUrl(raw: string, policy: Pick<MediaPolicy, 'allowPrivate' | 'resolve'>): Promise<CheckedUrl> {
   let url: URL;
@@ -85,7 +88,7 @@ export async function checkUrl(raw: string, policy: Pick<MediaPolicy, 'allowPriv
     } catch {
       addresses = [];
     }
-    if (addresses.length === 0) throw new MediaProblem(`host ${host} could not be resolved`);
+    if (addresses.length === 0) throw new UnresolvedHost(`host ${host} could not be resolved`);
   }
 
   if (!policy.allowPrivate) {

@@ -53,6 +53,8 @@ export class ChannelConfigError extends Error {}
 export interface ParseOptions {
   /** ALLOW_PRIVATE_MEDIA_URLS: channels may use http:// base URLs (development and tests only). */
   allowPrivate?: boolean;
+  /** NODE_ENV=production: rules that only production enforces (a Replicate channel's webhookSecret). */
+  production?: boolean;
 }
 
 /**
@@ -107,6 +109,15 @@ export function parseChannelConfig(
     if (plain.length)
       throw new ChannelConfigError(
         `Invalid ${source}:\n${plain.map((c) => `  channel ${c.id}, field baseUrl: must be https:// unless ALLOW_PRIVATE_MEDIA_URLS is on`).join('\n')}`,
+      );
+  }
+  if (opts.production) {
+    // Without the secret, verifying a callback means fetching it from Replicate with our key, which
+    // anyone who can reach /hooks/upstream could make us do; a poll-only channel takes no callbacks.
+    const unsigned = parsed.data.channels.filter((c) => c.protocol === 'replicate' && c.callbacks !== false && !c.webhookSecret);
+    if (unsigned.length)
+      throw new ChannelConfigError(
+        `Invalid ${source}:\n${unsigned.map((c) => `  channel ${c.id}, field webhookSecret: required in production (the whsec_... secret of GET /v1/webhooks/default/secret), or set "callbacks": false to poll only`).join('\n')}`,
       );
   }
   return parsed.data;

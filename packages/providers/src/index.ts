@@ -25,7 +25,8 @@ export function loadChannelConfig(
   config: Pick<Config, 'PROVIDER_CONFIG' | 'SIM_PORT' | 'SIM_BASE_URL'> & Partial<Pick<Config, 'NODE_ENV' | 'ALLOW_PRIVATE_MEDIA_URLS'>>,
   env: Record<string, string | undefined> = process.env,
 ): ChannelConfig {
-  if (config.PROVIDER_CONFIG) return loadChannelConfigFile(config.PROVIDER_CONFIG, env, { allowPrivate: config.ALLOW_PRIVATE_MEDIA_URLS ?? true });
+  if (config.PROVIDER_CONFIG)
+    return loadChannelConfigFile(config.PROVIDER_CONFIG, env, { allowPrivate: config.ALLOW_PRIVATE_MEDIA_URLS ?? true, production: config.NODE_ENV === 'production' });
   if (config.NODE_ENV === 'production')
     throw new ChannelConfigError('PROVIDER_CONFIG is required in production (without it every model would be served by the provider simulator)');
   return defaultChannelConfig(config.SIM_BASE_URL ?? `http://127.0.0.1:${config.SIM_PORT}`);

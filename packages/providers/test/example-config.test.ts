@@ -6,10 +6,10 @@ import path from 'node:path';
 import { assertServesCatalog, ChannelConfigError, checkAgainstCatalog, createAdapters, loadChannelConfig, loadChannelConfigFile, parseChannelConfig } from '../src';
 
 const EXAMPLE = path.resolve(__dirname, '../../../config/providers.example.json');
-const env = { MINIMAX_API_KEY: 'mm', FAL_KEY: 'fal', REPLICATE_API_TOKEN: 'r8', ARK_API_KEY: 'ark', GEMINI_API_KEY: 'gem' };
+const env = { MINIMAX_API_KEY: 'mm', FAL_KEY: 'fal', REPLICATE_API_TOKEN: 'r8', REPLICATE_WEBHOOK_SECRET: 'whsec_cmVwbGljYXRlLXdlYmhvb2stc2VjcmV0', ARK_API_KEY: 'ark', GEMINI_API_KEY: 'gem' };
 
 it('the example production config serves the whole catalog on real upstreams', () => {
-  const config = loadChannelConfigFile(EXAMPLE, env, { allowPrivate: false });
+  const config = loadChannelConfigFile(EXAMPLE, env, { allowPrivate: false, production: true });
   const adapters = createAdapters(config);
   try {
     expect(checkAgainstCatalog(config, adapters)).toEqual({ errors: [], unserved: [] });

@@ -19,6 +19,8 @@ export const JOBS = {
   deliverWebhook: 'deliver-webhook',
   /** Maintenance: create the events of settled tasks whose outbox mark is missing, revive lost deliveries. */
   reconcileWebhooks: 'reconcile-webhooks',
+  /** Maintenance: delete audit events older than AUDIT_RETENTION_DAYS. */
+  pruneAudit: 'prune-audit',
   /** Maintenance: delete expired console sessions. */
   expireSessions: 'expire-sessions',
 } as const;
@@ -47,7 +49,7 @@ export const runTaskPayloadSchema = z.object({
 export type RunTaskPayload = z.infer<typeof runTaskPayloadSchema>;
 
 /** The jobs of the maintenance queue. A worker keeps one handler per name (a missing one does not compile). */
-export const MAINTENANCE_JOBS = [JOBS.sweepTimeouts, JOBS.reconcile, JOBS.reconcileWebhooks, JOBS.expireSessions] as const;
+export const MAINTENANCE_JOBS = [JOBS.sweepTimeouts, JOBS.reconcile, JOBS.reconcileWebhooks, JOBS.pruneAudit, JOBS.expireSessions] as const;
 export type MaintenanceJobName = (typeof MAINTENANCE_JOBS)[number];
 
 export const isMaintenanceJobName = (name: string): name is MaintenanceJobName => (MAINTENANCE_JOBS as readonly string[]).includes(name);

@@ -1,6 +1,7 @@
 // The admin side of webhook endpoints: create (the secret is returned once), list (never a secret),
 // delete, rotate (the old secret keeps signing for the overlap), deliveries and their attempts.
-import { isoOf, Keyset, keysetWhere, newId, pageOf, sql, sqlTransaction, type Db } from '@mediagen/db';
+// Writes take an optional AuditContext: the audit event commits with the change (never the secret).
+import { AuditContext, isoOf, Keyset, keysetWhere, newId, pageOf, recordAudit, sql, sqlTransaction, type Db } from '@mediagen/db';
 import { ensureCallbackEndpoint } from './outbox';
 import { newWebhookSecret } from './signing';
 import { WEBHOOK_EVENT_TYPES } from './events';
@@ -24,9 +25,13 @@ const view = (e: EndpointRow): EndpointView => ({
   previousSecretExpiresAt: e.previousSecretExpiresAt && e.previousSecretExpiresAt.getTime() > Date.now() ? e.previousSecretExpiresAt : null,
 });
 
-export async function createEndpoint(db: Db, accountId: string, url: string, events?: string[]): Promise<EndpointView & { secret: string }> {
-  const e = await db.webhookEndpoint.create({
-    data: { id: newId('wh'), accountId, url, events: events?.length ? [...new Set(events)] : [...WEBHOOK_EVENT_TYPES], secret: newWebhookSecret() },
+export async function createEndpoint(db: Db, accountId: string, url: string, events?: string[], audit?: AuditContext): Promise<EndpointView & { secret: string }> {
+  const e = await db.$transaction(async (tx) => {
+    const e = await tx.webhookEndpoint.create({
+      data: { id: newId('wh'), accountId, url, events: events?.length ? [...new Set(events)] : [...WEBHOOK_EVENT_TYPES], secret: newWebhookSecret() },
+    });
+    if (audit) await recordAudit(tx, { ...audit, action: 'webhook.create', targetType: 'webhook', targetId: e.id, accountId, after: { url: e.url, events: e.events } });
+    return e;
   });
   return { ...view(e), secret: e.secret };
 }
@@ -43,13 +48,18 @@ export async function listEndpoints(db: Db, accountId: string): Promise<Endpoint
 }
 
 /** Soft delete: its deliveries stay visible to admins; pending ones to its URL stop. */
-export async function deleteEndpoint(db: Db, id: string): Promise<boolean> {
-  const { count } = await db.webhookEndpoint.updateMany({ where: { id, deletedAt: null }, data: { deletedAt: new Date() } });
-  return count === 1;
+export async function deleteEndpoint(db: Db, id: string, audit?: AuditContext): Promise<boolean> {
+  return db.$transaction(async (tx) => {
+    const cur = await tx.webhookEndpoint.findFirst({ where: { id, deletedAt: null }, select: { accountId: true, url: true, events: true } });
+    if (!cur) return false;
+    const { count } = await tx.webhookEndpoint.updateMany({ where: { id, deletedAt: null }, data: { deletedAt: new Date() } });
+    if (count === 1 && audit) await recordAudit(tx, { ...audit, action: 'webhook.delete', targetType: 'webhook', targetId: id, accountId: cur.accountId, before: { url: cur.url, events: cur.events } });
+    return count === 1;
+  });
 }
 
 /** New secret; the current one becomes the previous one and keeps signing for `overlapMs`. */
-export async function rotateSecret(db: Db, id: string, overlapMs: number): Promise<(EndpointView & { secret: string }) | null> {
+export async function rotateSecret(db: Db, id: string, overlapMs: number, audit?: AuditContext): Promise<(EndpointView & { secret: string }) | null> {
   return db.$transaction(async (tx) => {
     const cur = await tx.webhookEndpoint.findFirst({ where: { id, deletedAt: null } });
     if (!cur) return null;
@@ -57,6 +67,9 @@ export async function rotateSecret(db: Db, id: string, overlapMs: number): Promi
       where: { id },
       data: { secret: newWebhookSecret(), previousSecret: cur.secret, previousSecretExpiresAt: new Date(Date.now() + overlapMs) },
     });
+    if (audit) {
+      await recordAudit(tx, { ...audit, action: 'webhook.rotate_secret', targetType: 'webhook', targetId: id, accountId: e.accountId, after: { url: e.url, previousSecretExpiresAt: e.previousSecretExpiresAt } });
+    }
     return { ...view(e), secret: e.secret };
   });
 }

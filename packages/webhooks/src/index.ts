@@ -8,3 +8,4 @@ export * from './outbox';
 export * from './deliver';
 export * from './endpoints';
 export * from './emit';
+export * from './fairness';

@@ -3,14 +3,21 @@
 // public unless ALLOW_PRIVATE_MEDIA_URLS) and the socket is pinned to the checked address (no
 // second DNS lookup a rebinding server could answer differently). Redirects are not followed: a
 // 3xx is a failed attempt, so a receiver cannot bounce our signed POST to an internal address.
+// Besides the attempt's overall deadline, connecting and the answer's first byte have short
+// deadlines of their own: a receiver that never answers frees its delivery slot in seconds.
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { checkUrl, isMediaProblem, type Resolver } from '@mediagen/media';
+import { checkUrl, isMediaProblem, UnresolvedHost, type Resolver } from '@mediagen/media';
 
 export interface SendPolicy {
   allowPrivate: boolean;
+  /** The whole attempt: connect, send, answer. */
   timeoutMs: number;
+  /** From the start until the connection (TLS included) is up; default timeoutMs. */
+  connectTimeoutMs?: number;
+  /** From the body sent until the answer's status line; default timeoutMs. */
+  firstByteTimeoutMs?: number;
   resolve?: Resolver;
 }
 
@@ -20,6 +27,8 @@ export interface SendResult {
   ok: boolean;
   /** Why the attempt failed (refused URL, network error, timeout, non-2xx). */
   error: string | null;
+  /** The address policy refused the URL (not a network failure): retrying cannot help. */
+  refused?: boolean;
   durationMs: number;
 }
 
@@ -39,7 +48,8 @@ export async function sendWebhook(url: string, body: string, headers: Record<str
   try {
     checked = await checkUrl(url, { allowPrivate: policy.allowPrivate, resolve: policy.resolve });
   } catch (err) {
-    return done(null, isMediaProblem(err) ? `refused: ${(err as Error).message}` : `refused: ${String(err)}`);
+    if (err instanceof UnresolvedHost) return done(null, `network error (${err.message})`);
+    return { ...done(null, isMediaProblem(err) ? `refused: ${(err as Error).message}` : `refused: ${String(err)}`), refused: true };
   }
   if (signal.aborted) return done(null, `timeout after ${policy.timeoutMs} ms`);
   return new Promise<SendResult>((resolve) => {
@@ -52,9 +62,21 @@ export async function sendWebhook(url: string, body: string, headers: Record<str
     const agent = new mod.Agent({ keepAlive: false, lookup } as http.AgentOptions);
     const payload = Buffer.from(body);
     let settled = false;
+    let phaseTimer: NodeJS.Timeout | undefined;
+    let phaseError: string | null = null;
+    /** A deadline for one phase (connect, first byte): the request is destroyed when it passes. */
+    const phase = (ms: number | undefined, what: string) => {
+      clearTimeout(phaseTimer);
+      if (ms === undefined || ms >= policy.timeoutMs) return;
+      phaseTimer = setTimeout(() => {
+        phaseError = `${what} within ${ms} ms`;
+        req.destroy(new Error(phaseError));
+      }, ms);
+    };
     const finish = (r: SendResult) => {
       if (settled) return;
       settled = true;
+      clearTimeout(phaseTimer);
       agent.destroy();
       resolve(r);
     };
@@ -69,7 +91,15 @@ export async function sendWebhook(url: string, body: string, headers: Record<str
         ...headers,
       },
     });
+    phase(policy.connectTimeoutMs, 'no connection');
+    req.on('socket', (socket) => {
+      const connected = () => phase(undefined, '');
+      socket.once(checked.url.protocol === 'https:' ? 'secureConnect' : 'connect', connected);
+    });
+    // Armed once the whole body is handed to the socket: from then on only the receiver is waited for.
+    req.on('finish', () => phase(policy.firstByteTimeoutMs, 'no answer'));
     req.on('response', (res) => {
+      clearTimeout(phaseTimer);
       const code = res.statusCode ?? 0;
       let read = 0;
       res.on('data', (chunk: Buffer) => {
@@ -83,7 +113,7 @@ export async function sendWebhook(url: string, body: string, headers: Record<str
       res.on('error', end);
     });
     req.on('error', (err: NodeJS.ErrnoException) => {
-      finish(done(null, signal.aborted ? `timeout after ${policy.timeoutMs} ms` : `network error (${err.code ?? err.message})`));
+      finish(done(null, phaseError ?? (signal.aborted ? `timeout after ${policy.timeoutMs} ms` : `network error (${err.code ?? err.message})`)));
     });
     req.end(payload);
   });

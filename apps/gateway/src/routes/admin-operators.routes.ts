@@ -9,6 +9,7 @@ import { disableOperator, listOperators, newId, upsertOperator } from '@mediagen
 import { hashPassword, MIN_PASSWORD_LENGTH, PasswordHashingBusy } from '@mediagen/console';
 import type { GatewayDeps } from '../deps';
 import { parseAdminBody } from '../services/admin-validation';
+import { adminTokenAudit } from '../services/audit-actor';
 
 export const operatorSchema = z.strictObject({
   name: z.string().trim().regex(/^[A-Za-z0-9._@-]{2,100}$/, 'letters, digits, . _ @ -'),
@@ -26,7 +27,7 @@ export function adminOperatorsRouter(deps: GatewayDeps): Router {
       if (e instanceof PasswordHashingBusy) throw new AppError('rate_limited', e.message, undefined, undefined, { 'Retry-After': String(e.retryAfterS) });
       throw e;
     });
-    await upsertOperator(deps.db, { id: newId('op'), name: b.name, role: b.role, passwordHash });
+    await upsertOperator(deps.db, { id: newId('op'), name: b.name, role: b.role, passwordHash }, adminTokenAudit(req));
     res.status(201).json({ name: b.name, role: b.role });
   });
   r.get('/operators', async (_req, res) => {
@@ -34,7 +35,7 @@ export function adminOperatorsRouter(deps: GatewayDeps): Router {
     res.json({ operators: ops.map((o) => ({ name: o.name, role: o.role, createdAt: o.createdAt.toISOString(), disabledAt: o.disabledAt?.toISOString() ?? null })) });
   });
   r.delete('/operators/:name', async (req, res) => {
-    if (!(await disableOperator(deps.db, req.params.name))) throw new AppError('not_found', `Operator ${req.params.name} not found`);
+    if (!(await disableOperator(deps.db, req.params.name, adminTokenAudit(req)))) throw new AppError('not_found', `Operator ${req.params.name} not found`);
     res.status(204).end();
   });
   return r;

@@ -9,6 +9,7 @@ import {
 } from '@mediagen/webhooks';
 import type { GatewayDeps } from '../deps';
 import { parseAdminBody } from '../services/admin-validation';
+import { adminTokenAudit } from '../services/audit-actor';
 import { resendDelivery } from '../services/webhook-resend';
 import { decodeCursor, encodeCursor } from '../services/cursor';
 import { cursorParam, limitParam, parseQuery } from '../services/listing';
@@ -35,7 +36,7 @@ export function adminWebhooksRouter(deps: GatewayDeps): Router {
     const b = parseAdminBody(createWebhookSchema, req.body);
     const url = parseCallbackUrl(b.url, { allowPrivateMediaUrls: deps.config.ALLOW_PRIVATE_MEDIA_URLS }, 'url')!;
     await account(req.params.id);
-    const e = await createEndpoint(db, req.params.id, url, b.events);
+    const e = await createEndpoint(db, req.params.id, url, b.events, adminTokenAudit(req));
     res.status(201).json({ id: e.id, url: e.url, events: e.events, secret: e.secret, createdAt: e.createdAt });
   });
 
@@ -45,12 +46,12 @@ export function adminWebhooksRouter(deps: GatewayDeps): Router {
   });
 
   r.delete('/webhooks/:id', async (req, res) => {
-    if (!(await deleteEndpoint(db, req.params.id))) throw new AppError('not_found', `Webhook ${req.params.id} not found`);
+    if (!(await deleteEndpoint(db, req.params.id, adminTokenAudit(req)))) throw new AppError('not_found', `Webhook ${req.params.id} not found`);
     res.status(204).end();
   });
 
   r.post('/webhooks/:id/rotate', async (req, res) => {
-    const e = await rotateSecret(db, req.params.id, deps.config.WEBHOOK_SECRET_OVERLAP_MS);
+    const e = await rotateSecret(db, req.params.id, deps.config.WEBHOOK_SECRET_OVERLAP_MS, adminTokenAudit(req));
     if (!e) throw new AppError('not_found', `Webhook ${req.params.id} not found`);
     res.json({ id: e.id, url: e.url, events: e.events, secret: e.secret, previousSecretExpiresAt: e.previousSecretExpiresAt });
   });

@@ -17,6 +17,7 @@ import {
 import type { GatewayDeps } from '../deps';
 import { adminIdempotency } from '../middleware/admin-idempotency';
 import { issueApiKey, revokeKeyEverywhere } from '../services/key-admin';
+import { adminTokenAudit } from '../services/audit-actor';
 import { parseAdminBody } from '../services/admin-validation';
 import { accountView, adminTaskView, apiKeyView } from '../services/admin-views';
 import { decodeCursor, encodeCursor } from '../services/cursor';
@@ -67,7 +68,7 @@ export function adminRouter(deps: GatewayDeps): Router {
   r.post('/accounts', async (req, res) => {
     const b = parseAdminBody(createAccountSchema, req.body);
     // One transaction: the account never exists without the balance it was created with.
-    const { id } = await createAccountWithBalance(db, b, ADMIN_ACTOR);
+    const { id } = await createAccountWithBalance(db, b, ADMIN_ACTOR, adminTokenAudit(req));
     res.status(201).json({ id, name: b.name, balanceCents: b.balanceCents ?? 0 });
   });
 
@@ -78,13 +79,13 @@ export function adminRouter(deps: GatewayDeps): Router {
   r.patch('/accounts/:id', async (req, res) => {
     const b = parseAdminBody(updateAccountSchema, req.body);
     await accountOr404(req.params.id);
-    await updateAccount(db, req.params.id, b);
+    await updateAccount(db, req.params.id, b, adminTokenAudit(req));
     res.json(await accountOr404(req.params.id));
   });
 
   r.post('/accounts/:id/api-keys', async (req, res) => {
     await accountOr404(req.params.id);
-    res.status(201).json(await issueApiKey(deps, req.params.id));
+    res.status(201).json(await issueApiKey(deps, req.params.id, adminTokenAudit(req)));
   });
 
   r.get('/accounts/:id/api-keys', async (req, res) => {
@@ -93,7 +94,7 @@ export function adminRouter(deps: GatewayDeps): Router {
 
   r.delete('/api-keys/:id', async (req, res) => {
     // Every gateway evicts its auth cache entry now, not when it expires.
-    if (!(await revokeKeyEverywhere(deps, req.params.id))) throw new AppError('not_found', `API key ${req.params.id} not found`);
+    if (!(await revokeKeyEverywhere(deps, req.params.id, adminTokenAudit(req)))) throw new AppError('not_found', `API key ${req.params.id} not found`);
     res.status(204).end();
   });
 

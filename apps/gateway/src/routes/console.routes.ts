@@ -17,8 +17,8 @@ export function mountConsole(deps: GatewayDeps): Router {
     // Re-read on every request only in development, where templates are being edited.
     cacheTemplates: deps.config.NODE_ENV !== 'development',
     defaultRateLimitPerMinute: deps.config.RATE_LIMIT_PER_MINUTE,
-    issueApiKey: (accountId) => issueApiKey(deps, accountId),
-    revokeApiKey: (keyId) => revokeKeyEverywhere(deps, keyId),
+    issueApiKey: (accountId, audit) => issueApiKey(deps, accountId, audit),
+    revokeApiKey: (keyId, audit) => revokeKeyEverywhere(deps, keyId, audit),
     resendDelivery: (deliveryId) => resendDelivery(deps, deliveryId),
     // The same check as `npm run channels:check`, for one channel; the results are stored for the
     // channel page, and a model found again is re-enabled.

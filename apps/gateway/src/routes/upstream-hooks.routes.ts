@@ -1,15 +1,19 @@
 // Callbacks from upstream providers (design.md section 4): POST /hooks/upstream/{channelId}.
-// The raw body is kept: signatures are over the exact bytes.
+// The raw body is kept: signatures are over the exact bytes. Callbacks are limited per client
+// address (UPSTREAM_HOOKS_RATE_LIMIT_PER_MINUTE) before the body is read: each one costs a lookup
+// and may cost a signature check, and the route needs no credential.
 import express, { Router } from 'express';
 import type { GatewayDeps } from '../deps';
 import { acceptUpstreamCallback } from '../services/upstream-callback';
+import { AddressLimiter, addressRateLimit } from '../middleware/ip-limits';
 
 /** Upstream callbacks are small JSON documents; anything larger is not one. */
 const MAX_CALLBACK_BYTES = 1024 * 1024;
 
 export function upstreamHooksRouter(deps: GatewayDeps): Router {
   const r = Router();
-  r.post('/hooks/upstream/:channelId', express.raw({ type: () => true, limit: MAX_CALLBACK_BYTES }), async (req, res) => {
+  const limit = addressRateLimit(new AddressLimiter(deps, 'hooks', deps.config.UPSTREAM_HOOKS_RATE_LIMIT_PER_MINUTE), 'upstream callbacks');
+  r.post('/hooks/upstream/:channelId', limit, express.raw({ type: () => true, limit: MAX_CALLBACK_BYTES }), async (req, res) => {
     const headers: Record<string, string | undefined> = {};
     for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : v;
     const query: Record<string, string> = {};

@@ -15,7 +15,7 @@ import {
 import { listEndpoints } from '@mediagen/webhooks';
 import type { ConsoleDeps } from '../deps';
 import type { Render } from '../render';
-import { actorOf, requireAdmin } from '../guards';
+import { actorOf, auditOf, requireAdmin } from '../guards';
 import { ConsoleError } from '../console-error';
 import { newOnceToken, oncePerForm } from '../form-once';
 import { decodePageCursor, encodePageCursor } from '../page-cursor';
@@ -56,7 +56,7 @@ export function accountRoutes(deps: ConsoleDeps, render: Render): Router {
     const f = formOf(createForm, req.body);
     const location = await oncePerForm(db, req, async () => {
       if (f.balance > MAX_BALANCE_CENTS) throw new ConsoleError(422, 'The opening balance is above the maximum balance.');
-      const { id } = await createAccountWithBalance(db, { name: f.name, balanceCents: f.balance, maxConcurrentTasks: f.maxConcurrentTasks }, actorOf(res.locals.session));
+      const { id } = await createAccountWithBalance(db, { name: f.name, balanceCents: f.balance, maxConcurrentTasks: f.maxConcurrentTasks }, actorOf(res.locals.session), auditOf(req, res.locals.session));
       return `/console/accounts/${encodeURIComponent(id)}`;
     });
     res.redirect(303, location);
@@ -100,7 +100,7 @@ export function accountRoutes(deps: ConsoleDeps, render: Render): Router {
     const f = formOf(limitsForm, req.body);
     const id = String(req.params.id);
     if (!(await findAccount(db, id))) throw new ConsoleError(404, `No account ${id}.`);
-    await updateAccount(db, id, f);
+    await updateAccount(db, id, f, auditOf(req, res.locals.session));
     res.redirect(303, `/console/accounts/${encodeURIComponent(id)}`);
   });
 
@@ -108,12 +108,12 @@ export function accountRoutes(deps: ConsoleDeps, render: Render): Router {
   r.post('/accounts/:id/keys', requireAdmin, async (req, res) => {
     const id = String(req.params.id);
     if (!(await findAccount(db, id))) throw new ConsoleError(404, `No account ${id}.`);
-    const created = await deps.issueApiKey(id);
+    const created = await deps.issueApiKey(id, auditOf(req, res.locals.session));
     await showAccount(req, res, { newKey: created });
   });
 
   r.post('/keys/:keyId/revoke', requireAdmin, async (req, res) => {
-    if (!(await deps.revokeApiKey(String(req.params.keyId)))) throw new ConsoleError(404, 'No such API key.');
+    if (!(await deps.revokeApiKey(String(req.params.keyId), auditOf(req, res.locals.session)))) throw new ConsoleError(404, 'No such API key.');
     const back = typeof req.body?.accountId === 'string' ? `/console/accounts/${encodeURIComponent(req.body.accountId)}` : '/console/accounts';
     res.redirect(303, back);
   });

@@ -5,10 +5,10 @@
 // and run the channel check of one channel with its real key.
 import { Router } from 'express';
 import { clearModelUnavailable, readChannelViews, setChannelDisabled } from '@mediagen/channel-health';
-import { channelLatencies } from '@mediagen/db';
+import { channelLatencies, withAudit } from '@mediagen/db';
 import type { ConsoleDeps } from '../deps';
 import type { Render } from '../render';
-import { requireAdmin } from '../guards';
+import { auditOf, requireAdmin } from '../guards';
 import { ConsoleError } from '../console-error';
 
 export function channelRoutes(deps: ConsoleDeps, render: Render): Router {
@@ -36,12 +36,20 @@ export function channelRoutes(deps: ConsoleDeps, render: Render): Router {
       if ((await deps.checkChannel(id)) === 0) throw new ConsoleError(404, `Channel ${id} is not in this gateway's channel config: run npm run channels:check where it is.`);
     } else if (action === 'enable-model') {
       const upstreamModel = typeof req.body?.upstreamModel === 'string' ? req.body.upstreamModel : '';
-      if (!upstreamModel || (await clearModelUnavailable(deps.redis, deps.redisPrefix, id, upstreamModel)) === 0)
-        throw new ConsoleError(404, `Channel ${id} has no unavailable upstream model ${JSON.stringify(upstreamModel).slice(0, 120)}.`);
+      // The marks live in Redis: the audit event commits only if the change went through.
+      const audit = { ...auditOf(req, res.locals.session), action: 'channel.model.enable', targetType: 'channel', targetId: id, after: { upstreamModel: upstreamModel.slice(0, 200) } };
+      const cleared = upstreamModel ? await withAudit(deps.db, audit, async () => {
+        const n = await clearModelUnavailable(deps.redis, deps.redisPrefix, id, upstreamModel);
+        if (n === 0) throw new ConsoleError(404, `Channel ${id} has no unavailable upstream model ${JSON.stringify(upstreamModel).slice(0, 120)}.`);
+        return n;
+      }) : 0;
+      if (cleared === 0) throw new ConsoleError(404, `Channel ${id} has no unavailable upstream model ${JSON.stringify(upstreamModel).slice(0, 120)}.`);
     } else {
-      await setChannelDisabled(deps.redis, deps.redisPrefix, id, action === 'disable');
-      // An operator's re-enable also lifts the channel's "model unknown upstream" marks.
-      if (action === 'enable') await clearModelUnavailable(deps.redis, deps.redisPrefix, id);
+      await withAudit(deps.db, { ...auditOf(req, res.locals.session), action: `channel.${action}`, targetType: 'channel', targetId: id, after: { disabled: action === 'disable' } }, async () => {
+        await setChannelDisabled(deps.redis, deps.redisPrefix, id, action === 'disable');
+        // An operator's re-enable also lifts the channel's "model unknown upstream" marks.
+        if (action === 'enable') await clearModelUnavailable(deps.redis, deps.redisPrefix, id);
+      });
     }
     res.redirect(303, '/console/channels');
   });

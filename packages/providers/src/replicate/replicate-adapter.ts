@@ -18,7 +18,7 @@ import { ORPHAN_MAX_PAGES, orphanSince } from '../orphan-search';
 import { listedPredictionSchema, OrphanMatch, predictionOrphanMatch, predictionPageSchema, predictionsBefore } from './replicate-orphan';
 import { predictionSchema, webhookSecretSchema } from './replicate-schemas';
 import { predictionStatus } from './replicate-status';
-import { ReplicateSecret, verifyReplicateWebhook } from './replicate-webhook';
+import { hasReplicateSignature, ReplicateSecret, verifyReplicateWebhook } from './replicate-webhook';
 
 const PREDICTION_ID = /^[\w-]+$/;
 
@@ -59,7 +59,8 @@ export function createReplicateAdapter(channel: ReplicateChannel): ChannelAdapte
   return {
     channel,
     submitDeadlineMs,
-    capabilities: { idempotentSubmit: false, cancel: true, callbacks: 'signed', synchronous: !!channel.preferWaitSeconds, findOrphan: channel.orphanSearch !== false },
+    // callbacks: false: the channel only polls (no webhook is passed, none is accepted).
+    capabilities: { idempotentSubmit: false, cancel: true, callbacks: channel.callbacks === false ? 'none' : 'signed', synchronous: !!channel.preferWaitSeconds, findOrphan: channel.orphanSearch !== false },
     classifyError: classify,
     unsupported: (model, variant) => replicateMappingError(model, upstreamModelFor(channel, model, variant)),
     coverage: (model, variant) => replicateCoverage(model, upstreamModelFor(channel, model, variant), variant),
@@ -155,6 +156,8 @@ export function createReplicateAdapter(channel: ReplicateChannel): ChannelAdapte
     },
 
     async verifyCallback(input) {
+      // Nothing to verify: no reason to fetch (or wait for) the secret.
+      if (!hasReplicateSignature(input.headers)) return null;
       let key: string;
       try {
         key = await secret.get();

@@ -10,6 +10,11 @@ export const replicateChannelSchema = channelBaseSchema.extend({
    */
   webhookSecret: z.string().regex(/^whsec_[A-Za-z0-9+/=]+$/, 'a whsec_... secret').optional(),
   /**
+   * false: no webhook is passed to Replicate and none is accepted; renders are followed by polling
+   * only. In production a channel with callbacks needs `webhookSecret` (channel-config.ts).
+   */
+  callbacks: z.boolean().default(true),
+  /**
    * `Prefer: wait=N` for image tasks: Replicate holds the submit open until the prediction is done
    * or N seconds pass, so a fast image model answers in the submit (no poll). Off when absent;
    * never used for video, where it would only hold a worker slot for minutes.

@@ -24,20 +24,38 @@ export function verifyReplicateWebhook(input: { headers: Record<string, string |
   }
 }
 
+/** Whether the callback carries a signature at all: one without is refused before any secret is fetched. */
+export const hasReplicateSignature = (headers: Record<string, string | undefined>): boolean =>
+  !!header(headers, 'webhook-id') && !!header(headers, 'webhook-timestamp') && !!header(headers, 'webhook-signature');
+
+/** After a failed fetch, the next one waits this long (as the fal key set's refresh): callbacks are not a lever to make us call Replicate. */
+export const SECRET_REFETCH_MIN_MS = 60_000;
+
 /**
- * The channel's signing secret: the configured one, or fetched once from the secret endpoint.
- * A failed fetch is not remembered, so the next callback tries again.
+ * The channel's signing secret: the configured one, or fetched from the secret endpoint: one fetch
+ * at a time (concurrent callbacks share it), kept once it succeeded. A failed fetch is retried no
+ * sooner than SECRET_REFETCH_MIN_MS later; until then every callback gets the same failure at once.
  */
 export class ReplicateSecret {
   private value: Promise<string> | null;
+  private failedAt = -Infinity;
+  private lastError: unknown = null;
 
-  constructor(configured: string | undefined, private readonly fetchSecret: () => Promise<string>) {
+  constructor(
+    configured: string | undefined,
+    private readonly fetchSecret: () => Promise<string>,
+    private readonly now: () => number = Date.now,
+  ) {
     this.value = configured ? Promise.resolve(configured) : null;
   }
 
   get(): Promise<string> {
-    this.value ??= this.fetchSecret().catch((err) => {
+    if (this.value) return this.value;
+    if (this.now() - this.failedAt < SECRET_REFETCH_MIN_MS) return Promise.reject(this.lastError);
+    this.value = this.fetchSecret().catch((err) => {
       this.value = null;
+      this.failedAt = this.now();
+      this.lastError = err;
       throw err;
     });
     return this.value;
