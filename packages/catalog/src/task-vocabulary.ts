@@ -13,3 +13,6 @@ export const OPEN_TASK_STATUSES = ['pending', 'processing'] as const satisfies r
 /** What a failed task's `errorCode` says. `cancelled` is an extension (POST /api/{type}/tasks/{taskId}/cancel, docs/api.md). */
 export const TASK_ERROR_CODES = ['content_violation', 'generation_failed', 'no_result', 'timeout', 'cancelled'] as const;
 export type TaskErrorCode = (typeof TASK_ERROR_CODES)[number];
+
+/** The statuses a task ends in: settled, its slot released, its private inputs no longer needed. */
+export const SETTLED_TASK_STATUSES = ['completed', 'failed'] as const satisfies readonly TaskStatusName[];

@@ -20,3 +20,4 @@ export * from './operators';
 export * from './admin-idempotency';
 export * from './console-queries';
 export * from './audit';
+export * from './access-checks';

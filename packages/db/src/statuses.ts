@@ -2,7 +2,7 @@
 // and failure codes are the client's vocabulary and come from @mediagen/catalog; attempt statuses
 // are this package's own (TaskAttempt.status is text). test/structure/vocabulary.test.ts fails on a
 // list written out again in another file.
-import { OPEN_TASK_STATUSES, TASK_ERROR_CODES } from '@mediagen/catalog';
+import { OPEN_TASK_STATUSES, SETTLED_TASK_STATUSES, TASK_ERROR_CODES } from '@mediagen/catalog';
 
 export const ATTEMPT_STATUSES = [
   'submitting', // created; the upstream may or may not have the render (the idempotency key decides)
@@ -44,3 +44,5 @@ export function sqlList(values: readonly string[]): string {
 export const OPEN_ATTEMPT_SQL = sqlList(OPEN_ATTEMPT_STATUSES);
 /** `'pending', 'processing'` for SQL. */
 export const OPEN_TASK_SQL = sqlList(OPEN_TASK_STATUSES);
+/** `'completed', 'failed'` for SQL. */
+export const SETTLED_TASK_SQL = sqlList(SETTLED_TASK_STATUSES);

@@ -7,7 +7,7 @@
 // can make us fetch in parallel, whatever its balance.
 import { AppError } from '@mediagen/errors';
 import { computeCost, type MediaRef, type TaskSpec } from '@mediagen/catalog';
-import { SubmitRefused } from '@mediagen/db';
+import { findAccountAdmission, SubmitRefused } from '@mediagen/db';
 import type { GatewayDeps } from '../deps';
 import { refusalError } from './refusals';
 
@@ -27,12 +27,9 @@ function costFloorCents(spec: TaskSpec, refs: MediaRef[]): number {
 }
 
 export async function precheckBeforeFetch(deps: GatewayDeps, accountId: string, spec: TaskSpec, refs: MediaRef[]): Promise<void> {
-  const acc = await deps.db.account.findUnique({
-    where: { id: accountId },
-    select: { balanceCents: true, tasksInProgress: true, maxConcurrentTasks: true },
-  });
+  const acc = await findAccountAdmission(deps.db, accountId);
   if (!acc) throw new AppError('unauthorized', 'The account of this API key no longer exists');
-  const balance = Number(acc.balanceCents);
+  const balance = acc.balanceCents;
   if (acc.tasksInProgress >= acc.maxConcurrentTasks) {
     throw refusalError(new SubmitRefused('too_many_tasks', balance, acc.tasksInProgress, acc.maxConcurrentTasks), 0, deps.config.TOP_UP_URL);
   }
