@@ -6,6 +6,7 @@ import '@mediagen/runtime/node-version'; // first: one readable line on a Node o
 import { spawn, ChildProcess, execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { loadConfig, type Config } from '@mediagen/config';
+import { describeOptimizer, loadOptimizerConfig } from '@mediagen/prompt-optimizer';
 import { ensurePostgres, ensureRedis, EngineMissingError, type Engine } from './lib/engines';
 import { nodeFlagsFor } from './lib/node-flags';
 
@@ -84,6 +85,8 @@ async function main(): Promise<void> {
   if (!cluster) process.env.REDIS_URL = redis.url;
   config = loadConfig();
   if (stopping) return;
+  // optimize_prompt: the simulator's optimizer by default in development; say which, or that it falls back.
+  const optimizer = describeOptimizer(loadOptimizerConfig(config));
 
   execFileSync('npx', ['prisma', 'generate'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DATABASE_URL: config.DATABASE_URL } });
   const { prepareDatabase } = await import('./prepare-db');
@@ -100,7 +103,8 @@ async function main(): Promise<void> {
     `\nREADY  ${base}  (API reference: ${base}/docs, queues: ${base}/admin/queues)\n` +
       (dev ? `       API key: ${dev.apiKey}  (balance ${dev.balanceCents} cents)\n` : '') +
       `       admin token: ${config.NODE_ENV === 'production' ? '(from ADMIN_TOKEN)' : config.ADMIN_TOKEN}\n` +
-      `       engines: ${pg.describe}, ${redis.describe}\n`,
+      `       engines: ${pg.describe}, ${redis.describe}\n` +
+      `       ${optimizer}\n`,
   );
 }
 

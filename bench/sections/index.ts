@@ -5,6 +5,7 @@ import { largeBodiesSection } from './large-bodies';
 import { largeResultsSection } from './large-results';
 import { pipelineSection } from './pipeline';
 import { pollSection } from './poll';
+import { promptOptimizerSection } from './prompt-optimizer';
 import { scaleSection } from './scale';
 import type { Section } from './section';
 import { submitSection } from './submit';
@@ -12,4 +13,4 @@ import { timeToResultSection } from './time-to-result';
 import { webhookFairnessSection } from './webhook-fairness';
 import { sseSection } from './sse';
 
-export const SECTIONS: Section[] = [submitSection, pollSection, pipelineSection, timeToResultSection, largeBodiesSection, inFlightSection, largeResultsSection, scaleSection, sseSection, webhookFairnessSection];
+export const SECTIONS: Section[] = [submitSection, pollSection, pipelineSection, timeToResultSection, largeBodiesSection, inFlightSection, largeResultsSection, scaleSection, sseSection, webhookFairnessSection, promptOptimizerSection];

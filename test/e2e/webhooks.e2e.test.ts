@@ -66,7 +66,7 @@ async function eventFor(path: string, taskId: string, timeoutMs = 30_000): Promi
 const verify = (secret: string, c: ReceivedCall) => new Webhook(secret).verify(c.body, headersOf(c)) as { type: string; timestamp: string; data: Record<string, unknown> };
 
 describe('account webhooks', () => {
-  it('deliver signed task.completed and task.failed events carrying the poll body, taskId and model', async () => {
+  it('deliver signed task.completed and task.failed events carrying the poll body, taskId, model and effectivePrompt', async () => {
     const account = await newAccount();
     const hook = await addWebhook(account, '/a');
     const done = await submit(account, 'image', image('a fox in snow'));
@@ -75,10 +75,10 @@ describe('account webhooks', () => {
 
     const okEvent = verify(hook.secret, ok);
     const okPoll = (await api.poll(account, 'image', done)).body;
-    expect(okEvent).toEqual({ type: 'task.completed', timestamp: expect.stringMatching(/Z$/), data: { ...okPoll, taskId: done, model: 'image-b-2.5' } });
+    expect(okEvent).toEqual({ type: 'task.completed', timestamp: expect.stringMatching(/Z$/), data: { ...okPoll, taskId: done, model: 'image-b-2.5', effectivePrompt: 'a fox in snow' } });
     const badEvent = verify(hook.secret, bad);
     const badPoll = (await api.poll(account, 'video', failed)).body;
-    expect(badEvent).toEqual({ type: 'task.failed', timestamp: expect.any(String), data: { ...badPoll, taskId: failed, model: 'video-a-h3' } });
+    expect(badEvent).toEqual({ type: 'task.failed', timestamp: expect.any(String), data: { ...badPoll, taskId: failed, model: 'video-a-h3', effectivePrompt: failingVideo.prompt } });
     expect(badEvent.data).toMatchObject({ status: 'failed', errorCode: 'generation_failed', retryable: true });
     // Another secret does not verify: the signature is real.
     expect(() => new Webhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`).verify(ok.body, headersOf(ok))).toThrow();

@@ -117,9 +117,11 @@ describe('admin API', () => {
     expect(res.body).toMatchObject({ id: t.body.taskId, accountId: a.id, model: 'image-b-2.5', status: 'pending', costCents: 3, attempts: [] });
     // An explicit shape: the fields admin clients have always seen, and no others.
     expect(Object.keys(res.body).sort()).toEqual(
-      ['accountId', 'attempts', 'billedSeconds', 'channelIndex', 'costCents', 'costMicros', 'createdAt', 'deadlineAt', 'errorCode', 'errorMessage', 'finishedAt', 'id', 'model', 'params', 'progress', 'resultUrls', 'retryable', 'startedAt', 'status', 'type', 'updatedAt'].sort(),
+      ['accountId', 'attempts', 'billedSeconds', 'channelIndex', 'costCents', 'costMicros', 'createdAt', 'deadlineAt', 'effectivePrompt', 'errorCode', 'errorMessage', 'finishedAt', 'id', 'model', 'params', 'progress', 'promptFallbackReason', 'promptOptimized', 'resultUrls', 'retryable', 'startedAt', 'status', 'type', 'updatedAt'].sort(),
     );
     expect(res.body).toMatchObject({ type: 'image', costMicros: expect.stringMatching(/^\d+$/), createdAt: expect.stringMatching(/Z$/), params: expect.objectContaining({ prompt: 'p' }) });
+    // No optimize_prompt: the prompt goes as written, and nothing was decided by an optimizer.
+    expect(res.body).toMatchObject({ effectivePrompt: 'p', promptOptimized: null, promptFallbackReason: null });
   });
 });
 

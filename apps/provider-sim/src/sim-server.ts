@@ -8,6 +8,7 @@ import { mediaUrlPath } from './media-path';
 import { serveMedia } from './media-route';
 import { loadProtocols, protocolAt, SimContext, SimOptions } from './protocol-registry';
 import { RenderStore } from './render-store';
+import { createOptimizerSim, type OptimizerSim } from './optimizer';
 import { fail, send } from './sim-http';
 
 export type { SimOptions } from './protocol-registry';
@@ -19,9 +20,11 @@ function upstreamModels(channel: Channel): string[] {
   return [...values, ...values.map((v) => v.split(':')[0]), ...effort];
 }
 
-export function createSimServer(opts: SimOptions): { server: http.Server; store: RenderStore } {
+export function createSimServer(opts: SimOptions): { server: http.Server; store: RenderStore; optimizer: OptimizerSim } {
   loadProtocols();
   const store = new RenderStore();
+  // optimize_prompt's language model, both protocols (optimizer.ts).
+  const optimizer = createOptimizerSim(opts.latencyMs);
   const sweeper = setInterval(() => store.sweep(), 60_000);
   sweeper.unref();
   const origin = (req: IncomingMessage) => `http://${req.headers.host ?? '127.0.0.1'}`;
@@ -74,6 +77,8 @@ export function createSimServer(opts: SimOptions): { server: http.Server; store:
         return timing ? send(res, 200, timing) : fail(res, 404, 'not_found', 'No such render.');
       }
       if (parts[0] === 'media') return serveMedia(store, req, res, parts.slice(1));
+      if (parts[0] === 'optimizer') return optimizer.handle(req, res, parts.slice(1));
+      if (parts[0] === 'stats' && parts[1] === 'optimizer') return send(res, 200, optimizer.calls);
       const protocol = parts[0] ? protocolAt(parts[0]) : undefined;
       if (protocol) return protocol.handle(contextFor(protocol.protocol), { req, res, url, rest: parts.slice(1) });
       return fail(res, 404, 'not_found', 'No such route.');
@@ -85,5 +90,5 @@ export function createSimServer(opts: SimOptions): { server: http.Server; store:
   });
   server.keepAliveTimeout = 30_000;
   server.on('close', () => clearInterval(sweeper));
-  return { server, store };
+  return { server, store, optimizer };
 }

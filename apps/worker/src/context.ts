@@ -5,6 +5,7 @@ import type { Config } from '@mediagen/config';
 import type { Db } from '@mediagen/db';
 import type { WorkerMetrics } from '@mediagen/metrics';
 import type { ChannelAdapter, ChannelConfig, DownloadPolicy } from '@mediagen/providers';
+import type { PromptOptimizer } from '@mediagen/prompt-optimizer';
 import type { RedisClient, TaskEventPublisher, TaskQueue, WebhookQueue } from '@mediagen/queue';
 import type { StorageDriver } from '@mediagen/storage';
 import type { ChannelSlots } from './channel-slots';
@@ -39,6 +40,8 @@ export interface WorkerContext {
   health: ChannelHealth;
   /** Result downloads (packages/providers download.ts): URL policy switch and byte caps. */
   download: DownloadPolicy;
+  /** optimize_prompt's language model (prompt-rewrite.ts); absent: prompts go as written. */
+  optimizer?: PromptOptimizer;
 }
 
 export const newStats = (): WorkerStats => ({ steps: 0, submits: 0, polls: 0, completed: 0, failed: 0, delayed: 0 });

@@ -18,6 +18,7 @@ import { currentStepScope, runInStepScope } from './step-scope';
 import { Next, StepOutcome, TaskRun } from './task-run';
 import { UnrecordedRender, writeKeptRender } from './render-ids';
 import { abandonAttempt } from './upstream-calls';
+import { needsPromptRewrite, rewritePrompt } from './prompt-rewrite';
 import { withoutUnavailableModels } from './unknown-model';
 
 export function createRunTaskProcessor(ctx: WorkerContext) {
@@ -88,6 +89,14 @@ export async function advanceTask(ctx: WorkerContext, payload: RunTaskPayload): 
     return null;
   }
   if (task.cancelRequested) return runCancel(ctx, task, payload.transientErrors);
+  // optimize_prompt: decided once, before the first submit; every attempt sends the decided prompt.
+  if (needsPromptRewrite(task, params)) {
+    await rewritePrompt(ctx, task, params);
+    // The rewrite took a while: the task may have been cancelled or timed out meanwhile. Start over
+    // from the rows, which now hold the decision (so this branch is not taken again).
+    return advanceTask(ctx, payload);
+  }
+  if (task.effectivePrompt !== null && run.spec.type === 'video') run.spec = { ...run.spec, prompt: task.effectivePrompt };
   const next = await advanceAttempts(run, attempt);
   // Wake up at the deadline at the latest, so a task times out even without the sweep.
   return next && { ...next, at: Math.min(next.at, task.deadlineAt.getTime() + 50) };

@@ -11,6 +11,8 @@ import { createWorkerMetrics } from '@mediagen/metrics';
 import { assertServesCatalog, ChannelAdapter, ChannelConfig, channelCoverage, createAdapters, describeCoverage, downloadPolicyFromConfig, loadChannelConfig, upstreamModelFor } from '@mediagen/providers';
 import { createRedis, createTaskEventPublisher, createTaskQueue, createWebhookQueue, redisErrorText } from '@mediagen/queue';
 import { createStorage } from '@mediagen/storage';
+import { createPromptOptimizer, describeOptimizer, loadOptimizerConfig } from '@mediagen/prompt-optimizer';
+import { optimizerBytes } from './prompt-rewrite';
 import { createChannelSlots } from './channel-slots';
 import { observeChannel } from './channel-observer';
 import { newStats, WorkerContext } from './context';
@@ -46,6 +48,8 @@ export async function startWorkerApp(
   // Before any connection: a channel that cannot serve a model it maps (or, in production, a model
   // no channel serves) stops the worker with the model and the channel named.
   const rawAdapters = (opts.adapters ?? createAdapters)(channels);
+  // A bad PROMPT_OPTIMIZER file stops the worker at start, like a bad channel file.
+  const optimizerConfig = loadOptimizerConfig(config);
   const unserved = assertServesCatalog(channels, rawAdapters, { production: config.NODE_ENV === 'production' });
   if (unserved.length) log.warn({ models: unserved }, 'no channel serves these models; their tasks will fail');
   const db = createDb(config.DATABASE_URL, { poolSize: Math.min(20, config.WORKER_CONCURRENCY + 5), timeouts: dbTimeoutsFrom(config) });
@@ -97,6 +101,8 @@ export async function startWorkerApp(
     health: channelHealth,
     download: downloadPolicyFromConfig(config),
   };
+  ctx.optimizer = createPromptOptimizer(optimizerConfig, { loadBytes: optimizerBytes(ctx) });
+  log.info(describeOptimizer(optimizerConfig));
   const taskWorker = createTaskWorker(ctx, workerRedis);
   const webhookWorker = createWebhookWorker(ctx, webhookRedis);
   const maintenance = await startMaintenance(ctx, maintenanceRedis);

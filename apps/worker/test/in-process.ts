@@ -19,6 +19,8 @@ export interface InProcess {
   db: Db;
   app: WorkerApp;
   sim: RenderStore;
+  /** The simulator's optimize_prompt model: calls answered per protocol. */
+  optimizerCalls: { openai: number; gemini: number };
   queue: TaskQueue;
   accountId: string;
   /** The worker's DATA_DIR (file storage root). */
@@ -47,7 +49,7 @@ export async function startInProcess(
   const simBase = `http://127.0.0.1:${(sim.server.address() as AddressInfo).port}`;
   const config = loadConfig({
     NODE_ENV: 'test', DATABASE_URL: opts.databaseUrl ? opts.databaseUrl(schema.url) : schema.url, REDIS_PREFIX: prefix, DATA_DIR: path.join(dataDir, 'data'), WORKER_PORT: '0',
-    PUBLIC_BASE_URL: 'http://files.test', SWEEP_INTERVAL_MS: '500', RECONCILE_INTERVAL_MS: '1000', RECONCILE_GRACE_MS: '1000', ...env,
+    PUBLIC_BASE_URL: 'http://files.test', SIM_BASE_URL: simBase, SWEEP_INTERVAL_MS: '500', RECONCILE_INTERVAL_MS: '1000', RECONCILE_GRACE_MS: '1000', ...env,
   });
   const channelConfig: ChannelConfig = parseChannelConfig(channels(simBase));
   const app = await startWorkerApp(config, { channels: channelConfig, log: pino({ level: 'warn' }), adapters: opts.adapters });
@@ -59,7 +61,7 @@ export async function startInProcess(
   await creditAccount(db, accountId, 100_000, 'test');
 
   return {
-    db, app, sim: sim.store, queue, accountId, dataDir: path.join(dataDir, 'data'),
+    db, app, sim: sim.store, optimizerCalls: sim.optimizer.calls, queue, accountId, dataDir: path.join(dataDir, 'data'),
     async submit(prompt, model = 'video-a-h3', overrides = {}) {
       const taskId = newId();
       const spec = { type: 'video', model, prompt, duration: 2, ratio: '16:9', resolution: '480p', tier: null, variant: null, refMode: null,

@@ -3,13 +3,24 @@
 import { z } from 'zod';
 import { pollResponseSchema } from './response-schemas';
 
+/** optimize_prompt (docs/prompt-format.md): the prompt that went upstream. */
+export const effectivePromptSchema = z
+  .string()
+  .nullable()
+  .meta({
+    description:
+      'The prompt sent upstream: with optimize_prompt, the structured rewrite (or the prompt as written when the rewrite failed); otherwise the prompt as written. Null while the rewrite is pending, or when the task has no prompt.',
+    example: 'Subjects:\n- <Picture 1>: a red fox\nShots:\n1. 0-5 s: the fox runs through snow\nSound:\n- Voice: none\n- Music: soft piano\n- Effects: wind',
+  });
+
 export const taskListItemSchema = pollResponseSchema
   .extend({
     taskId: z.string().meta({ example: 'tsk_01J9Z3N6K4' }),
     model: z.string().meta({ example: 'video-a-h3' }),
     createdAt: z.string().meta({ description: 'ISO 8601 time the task was created.', example: '2026-01-01T12:00:00.000Z' }),
+    effectivePrompt: effectivePromptSchema,
   })
-  .meta({ id: 'TaskListItem', description: 'The task\'s poll body plus taskId, model and createdAt.' });
+  .meta({ id: 'TaskListItem', description: 'The task\'s poll body plus taskId, model, createdAt and effectivePrompt.' });
 
 export const nextCursorSchema = z
   .string()
@@ -31,7 +42,7 @@ export const webhookEventSchema = z
   .object({
     type: z.enum(['task.completed', 'task.failed']),
     timestamp: z.string().meta({ description: 'ISO 8601 time the task settled.', example: '2026-01-01T12:00:05.000Z' }),
-    data: pollResponseSchema.extend({ taskId: z.string(), model: z.string() }),
+    data: pollResponseSchema.extend({ taskId: z.string(), model: z.string(), effectivePrompt: effectivePromptSchema.optional() }),
   })
   .meta({ id: 'WebhookEvent', description: 'Standard Webhooks body; verify webhook-signature before trusting it.' });
 

@@ -59,6 +59,22 @@ test('wait finds the kind, waits out Retry-After on a 429, and reports each chan
   }
 }, 20_000);
 
+test('retrieve reads one task with its effectivePrompt and remembers its kind for later polls', async () => {
+  const srv = await serve((req, res) => {
+    if (req.url === '/api/tasks/t9') return send(res, 200, { ...item('t9'), type: 'video', model: 'video-a-h3', effectivePrompt: 'Subjects:\n- Fox: a fox' });
+    if (req.url === '/api/video/tasks/t9') return send(res, 200, { status: 'completed', type: 'video', resultUrls: [] });
+    send(res, 404, { error: 'not found', code: 'not_found' });
+  });
+  try {
+    const mg = new MediaGen({ apiKey: 'mg_test', baseUrl: srv.url });
+    expect(await mg.tasks.retrieve('t9')).toMatchObject({ taskId: 't9', effectivePrompt: 'Subjects:\n- Fox: a fox' });
+    await mg.tasks.get('t9');
+    expect(srv.seen.map((s) => s.url)).toEqual(['/api/tasks/t9', '/api/video/tasks/t9']);
+  } finally {
+    await srv.close();
+  }
+});
+
 const sse = (res: http.ServerResponse, blocks: string[], end = true) => {
   res.writeHead(200, { 'Content-Type': 'text/event-stream' });
   for (const b of blocks) res.write(b);

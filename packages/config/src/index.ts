@@ -57,6 +57,8 @@ const envSchema = z.object({
     .default(''),
   SIM_PORT: z.coerce.number().int().min(0).max(65535).default(4010),
   PROVIDER_CONFIG: z.string().optional(),
+  /** optimize_prompt's language model: a JSON file, `sim`, or `off` (docs/prompt-format.md); unset: the simulator in development. */
+  PROMPT_OPTIMIZER: optionalText(z.string().min(1)),
   ALLOW_PRIVATE_MEDIA_URLS: bool.default(false),
   /** Deadline for reading all reference files of one submit (fetch + measure). */
   MEDIA_TIMEOUT_MS: z.coerce.number().int().positive().default(8_000),

@@ -47,6 +47,10 @@ export interface AdminTaskRecord {
   startedAt: Date | null;
   finishedAt: Date | null;
   deadlineAt: Date;
+  /** optimize_prompt (docs/prompt-format.md): the decided prompt, whether the optimizer wrote it, why not. */
+  effectivePrompt: string | null;
+  promptOptimized: boolean | null;
+  promptFallbackReason: string | null;
   attempts: AdminAttemptRecord[];
 }
 
@@ -88,6 +92,9 @@ export async function findTaskWithAttempts(db: Db, taskId: string): Promise<Admi
       startedAt: true,
       finishedAt: true,
       deadlineAt: true,
+      effectivePrompt: true,
+      promptOptimized: true,
+      promptFallbackReason: true,
       attempts: { orderBy: { attemptNo: 'asc' }, select: ATTEMPT_FIELDS },
     },
   });

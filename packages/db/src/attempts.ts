@@ -36,6 +36,10 @@ export interface TaskWithAttempt {
   /** POST .../cancel asked for an upstream cancel (extension): the next step cancels and settles. */
   cancelRequested: boolean;
   errorCode: string | null;
+  /** optimize_prompt: the prompt decided for every attempt (null: none decided, the params' prompt goes). */
+  effectivePrompt: string | null;
+  /** Null until the rewrite step decided (prompt-rewrite.ts). */
+  promptOptimized: boolean | null;
   attempt: Attempt | null;
 }
 
@@ -54,6 +58,7 @@ export async function loadTask(db: Db, taskId: string): Promise<TaskWithAttempt 
     db,
     `SELECT t."id", t."accountId", t."status"::text AS "status", t."model", t."params", t."progress", t."deadlineAt",
             (t."cancelRequestedAt" IS NOT NULL) AS "cancelRequested", t."errorCode",
+            t."effectivePrompt", t."promptOptimized",
             a."id" AS "aId", a."attemptNo" AS "aNo", a."channelId" AS "aChannel", a."upstreamId" AS "aUpstream",
             a."status" AS "aStatus", a."createdAt" AS "aCreated", a."submitSentAt" AS "aSent",
             a."submitOpenUntil" AS "aOpenUntil", ${OPEN_MS_SQL} AS "aOpenMs"
@@ -74,7 +79,7 @@ export async function loadTask(db: Db, taskId: string): Promise<TaskWithAttempt 
     : null;
   return {
     id: r.id, accountId: r.accountId, status: r.status, model: r.model, params: r.params, progress: r.progress, deadlineAt: r.deadlineAt,
-    cancelRequested: r.cancelRequested, errorCode: r.errorCode, attempt,
+    cancelRequested: r.cancelRequested, errorCode: r.errorCode, effectivePrompt: r.effectivePrompt, promptOptimized: r.promptOptimized, attempt,
   };
 }
 

@@ -19,5 +19,6 @@ export * from './cancel-queries';
 export * from './operators';
 export * from './admin-idempotency';
 export * from './console-queries';
+export * from './prompt-rewrite';
 export * from './audit';
 export * from './access-checks';

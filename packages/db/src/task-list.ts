@@ -4,6 +4,7 @@ import type { Db } from './client';
 import { isoOf, Keyset, keysetWhere, pageOf } from './keyset';
 import { sql } from './sql';
 import type { TaskView } from './tasks';
+import { effectivePromptSql } from './prompt-rewrite';
 
 export interface TaskListFilter {
   /** Required for clients; admins may list across accounts. */
@@ -18,12 +19,28 @@ export interface TaskListFilter {
   limit: number;
 }
 
+const LIST_COLUMNS = `"id", "accountId", "type"::text AS "type", "status"::text AS "status", "model", "progress", "resultUrls", "errorCode",
+            "errorMessage", "retryable", "costCents", ${isoOf('"createdAt"')} AS "createdAt", ${isoOf('"finishedAt"')} AS "finishedAt",
+            ${effectivePromptSql()} AS "effectivePrompt"`;
+
 export interface TaskListRow extends TaskView {
   accountId: string;
   model: string;
   costCents: number;
   createdAt: string;
   finishedAt: string | null;
+  /** The prompt sent upstream (docs/prompt-format.md); null while an optimize_prompt rewrite is pending. */
+  effectivePrompt: string | null;
+}
+
+/** One task of the account as a listing row (GET /api/tasks/{taskId}), or null. */
+export async function findTaskListRow(db: Db, taskId: string, accountId: string): Promise<TaskListRow | null> {
+  const { rows } = await sql<TaskListRow>(
+    db,
+    `SELECT ${LIST_COLUMNS} FROM "Task" WHERE "id" = $1 AND "accountId" = $2`,
+    [taskId, accountId],
+  );
+  return rows[0] ? { ...rows[0], resultUrls: rows[0].resultUrls ?? [] } : null;
 }
 
 // ORDER BY names the table's columns: a bare "createdAt" would be the ISO text alias of the select
@@ -46,8 +63,7 @@ export async function listTasks(db: Db, f: TaskListFilter): Promise<{ rows: Task
   values.push(f.limit + 1);
   const { rows } = await sql<TaskListRow>(
     db,
-    `SELECT "id", "accountId", "type"::text AS "type", "status"::text AS "status", "model", "progress", "resultUrls", "errorCode",
-            "errorMessage", "retryable", "costCents", ${isoOf('"createdAt"')} AS "createdAt", ${isoOf('"finishedAt"')} AS "finishedAt"
+    `SELECT ${LIST_COLUMNS}
        FROM "Task" ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
       ORDER BY "Task"."createdAt" DESC, "Task"."id" DESC LIMIT $${values.length}`,
     values,

@@ -8,6 +8,7 @@ import { httpMetrics, HttpMetrics } from './http-metrics';
 import { gatewayTaskMetrics, GatewayTaskMetrics, workerTaskMetrics, WorkerTaskMetrics } from './task-metrics';
 import { channelMetrics, ChannelMetrics } from './channel-metrics';
 import { upstreamMetrics, UpstreamMetrics } from './upstream-metrics';
+import { optimizerMetrics, OptimizerMetrics } from './optimizer-metrics';
 
 export * from './registry';
 export * from './http-metrics';
@@ -15,6 +16,7 @@ export * from './task-metrics';
 export * from './channel-metrics';
 export * from './cluster-gauges';
 export * from './upstream-metrics';
+export * from './optimizer-metrics';
 export * from './endpoint-access';
 export * from './readiness';
 
@@ -29,6 +31,7 @@ export interface WorkerMetrics {
   tasks: WorkerTaskMetrics;
   channels: ChannelMetrics;
   upstream: UpstreamMetrics;
+  optimizer: OptimizerMetrics;
 }
 
 export function createGatewayMetrics(opts: { processMetrics?: boolean } = {}): GatewayMetrics {
@@ -38,5 +41,5 @@ export function createGatewayMetrics(opts: { processMetrics?: boolean } = {}): G
 
 export function createWorkerMetrics(opts: { processMetrics?: boolean } = {}): WorkerMetrics {
   const registry = createRegistry('worker', opts);
-  return { registry, tasks: workerTaskMetrics(registry), channels: channelMetrics(registry), upstream: upstreamMetrics(registry) };
+  return { registry, tasks: workerTaskMetrics(registry), channels: channelMetrics(registry), upstream: upstreamMetrics(registry), optimizer: optimizerMetrics(registry) };
 }

@@ -1,5 +1,5 @@
 // The task events sent to clients: `task.completed` and `task.failed`. Body (design.md section 4):
-// `{type, timestamp, data}` with data = the task's poll body plus taskId and model.
+// `{type, timestamp, data}` with data = the task's poll body plus taskId, model and effectivePrompt.
 import { pollBody, TaskBodyRow } from '@mediagen/catalog';
 
 export const WEBHOOK_EVENT_TYPES = ['task.completed', 'task.failed'] as const;
@@ -9,6 +9,8 @@ export interface SettledTaskRow extends TaskBodyRow {
   id: string;
   model: string;
   finishedAt: Date;
+  /** The prompt sent upstream (optimize_prompt's rewrite, or the prompt as written). */
+  effectivePrompt: string | null;
 }
 
 export const eventTypeOf = (status: string): WebhookEventType | null =>
@@ -16,5 +18,5 @@ export const eventTypeOf = (status: string): WebhookEventType | null =>
 
 /** The JSON body, built once when the delivery is created; every retry sends these same bytes. */
 export function eventBody(type: WebhookEventType, t: SettledTaskRow): string {
-  return JSON.stringify({ type, timestamp: t.finishedAt.toISOString(), data: { ...pollBody(t), taskId: t.id, model: t.model } });
+  return JSON.stringify({ type, timestamp: t.finishedAt.toISOString(), data: { ...pollBody(t), taskId: t.id, model: t.model, effectivePrompt: t.effectivePrompt } });
 }

@@ -4,7 +4,7 @@
 // the mark unset, and the reconciler runs it later (unemittedTasks), so no event is lost. The
 // unique (taskId, endpointId, target, eventType) makes running it twice harmless.
 import type { PoolClient } from 'pg';
-import { newId, SETTLED_TASK_SQL, sql, sqlTransaction, type Db } from '@mediagen/db';
+import { effectivePromptSql, newId, SETTLED_TASK_SQL, sql, sqlTransaction, type Db } from '@mediagen/db';
 import { eventBody, eventTypeOf, SettledTaskRow } from './events';
 import { newWebhookSecret } from './signing';
 
@@ -48,7 +48,7 @@ export async function createTaskDeliveries(db: Db, taskId: string): Promise<stri
     const t = (
       await c.query<SettledTaskRow & { accountId: string; callbackUrl: string | null }>(
         `SELECT "id", "accountId", "type"::text AS "type", "status"::text AS "status", "model", "progress", "resultUrls", "errorCode",
-                "errorMessage", "retryable", "callbackUrl", "finishedAt"
+                "errorMessage", "retryable", "callbackUrl", "finishedAt", ${effectivePromptSql()} AS "effectivePrompt"
            FROM "Task" WHERE "id" = $1 AND "eventsEmittedAt" IS NULL AND "status" IN (${SETTLED_TASK_SQL}) FOR UPDATE`,
         [taskId],
       )

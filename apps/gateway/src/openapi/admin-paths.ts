@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { createAccountSchema, creditSchema, ledgerQuerySchema, updateAccountSchema } from '../routes/admin.routes';
-import { nextCursorSchema, TASK_STATUSES } from '@mediagen/catalog';
+import { effectivePromptSchema, nextCursorSchema, TASK_STATUSES } from '@mediagen/catalog';
 import { baseHeaders, errorResponse, internalError, ok, unauthorized, unavailable } from './responses';
 
 const ts = z.string().meta({ description: 'ISO 8601 time.', example: '2026-01-01T12:00:00.000Z' });
@@ -38,6 +38,9 @@ const adminTask = z
     status: z.enum(TASK_STATUSES),
     costCents: z.number().int(),
     costMicros: z.string().meta({ description: 'Exact cost in micro-USD, as a decimal string.' }),
+    effectivePrompt: effectivePromptSchema,
+    promptOptimized: z.boolean().nullable().meta({ description: 'optimize_prompt: true when the optimizer rewrote the prompt, false when it went as written, null when not asked or not decided yet.' }),
+    promptFallbackReason: z.string().nullable().meta({ description: 'Why the prompt went as written: `<reason>: <detail>`, reason one of already_structured, not_configured, timeout, error, refused, unparsable, invalid.', example: 'timeout: no answer within 20000 ms' }),
     attempts: z.array(z.looseObject({ attemptNo: z.number().int(), channelId: z.string() })).meta({ description: 'Each channel attempt: channel, upstream id, outcome.' }),
   })
   .meta({ id: 'AdminTask', description: 'The task row with its attempts; further columns may appear.' });
@@ -118,7 +121,7 @@ export function registerAdminPaths(reg: OpenAPIRegistry, security: Record<string
     method: 'get', path: '/admin/tasks/{taskId}', operationId: 'adminGetTask', summary: 'A task with its channel attempts',
     request: { params: idParam('taskId', 'tsk_01J9Z3N6K4') },
     responses: {
-      200: ok('The task.', adminTask, { id: 'tsk_01J9Z3N6K4', accountId: 'acc_01J9Z3N6K4', type: 'image', model: 'image-b-2.5', status: 'completed', costCents: 3, costMicros: '30000', attempts: [{ attemptNo: 1, channelId: 'sim-image' }] }),
+      200: ok('The task.', adminTask, { id: 'tsk_01J9Z3N6K4', accountId: 'acc_01J9Z3N6K4', type: 'image', model: 'image-b-2.5', status: 'completed', costCents: 3, costMicros: '30000', effectivePrompt: 'a red boat', promptOptimized: null, promptFallbackReason: null, attempts: [{ attemptNo: 1, channelId: 'sim-image' }] }),
       ...notFound('Task'),
       ...common(),
     },

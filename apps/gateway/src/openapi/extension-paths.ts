@@ -3,7 +3,7 @@
 // section describing the signed task events a client receives.
 import { z } from 'zod';
 import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-openapi';
-import { cancelResponseSchema, nextCursorSchema, TASK_STATUSES, taskListResponseSchema, webhookEventSchema } from '@mediagen/catalog';
+import { cancelResponseSchema, effectivePromptSchema, nextCursorSchema, TASK_STATUSES, taskListItemSchema, taskListResponseSchema, webhookEventSchema } from '@mediagen/catalog';
 import { createWebhookSchema, deliveryListQuerySchema } from '../routes/admin-webhooks.routes';
 import { adminTaskListQuerySchema } from '../routes/admin.routes';
 import { taskListQuerySchema } from '../services/listing';
@@ -58,6 +58,7 @@ const adminTaskListItem = z
     costCents: z.number().int(),
     createdAt: ts,
     finishedAt: ts.nullable(),
+    effectivePrompt: effectivePromptSchema,
   })
   .meta({ id: 'AdminTaskListItem' });
 
@@ -67,7 +68,7 @@ const exampleDelivery = {
 };
 const exampleEvent = {
   type: 'task.completed', timestamp: '2026-01-01T12:00:05.000Z',
-  data: { status: 'completed', resultUrls: ['https://api.example.com/files/results/tsk_01J9Z3N6K4/0.mp4'], type: 'video', taskId: 'tsk_01J9Z3N6K4', model: 'video-a-h3' },
+  data: { status: 'completed', resultUrls: ['https://api.example.com/files/results/tsk_01J9Z3N6K4/0.mp4'], type: 'video', taskId: 'tsk_01J9Z3N6K4', model: 'video-a-h3', effectivePrompt: 'a fox runs through snow' },
 };
 
 export function registerExtensionPaths(reg: OpenAPIRegistry, apiSecurity: Record<string, string[]>[], adminSecurity: Record<string, string[]>[]): void {
@@ -79,9 +80,20 @@ export function registerExtensionPaths(reg: OpenAPIRegistry, apiSecurity: Record
     description: 'Cursor-paginated: pass `nextCursor` back as `cursor` until it is null. Tasks created while paging appear on a new first page, never as duplicates.',
     request: { query: taskListQuerySchema },
     responses: {
-      200: ok('A page of tasks.', taskListResponseSchema, { data: [{ taskId: 'tsk_01J9Z3N6K4', status: 'processing', progress: 40, type: 'video', model: 'video-a-h3', createdAt: '2026-01-01T12:00:00.000Z' }], nextCursor: null }, rl),
+      200: ok('A page of tasks.', taskListResponseSchema, { data: [{ taskId: 'tsk_01J9Z3N6K4', status: 'processing', progress: 40, type: 'video', model: 'video-a-h3', createdAt: '2026-01-01T12:00:00.000Z', effectivePrompt: null }], nextCursor: null }, rl),
       400: errorResponse(400, 'Bad query parameter (`validation_error`) or a cursor this listing did not issue (`invalid_cursor`).', rl, 'invalid_cursor'),
       ...apiCommonResponses(),
+    },
+  });
+  reg.registerPath({
+    method: 'get', path: '/api/tasks/{taskId}', operationId: 'getTaskItem', tags: ['Tasks'], security: apiSecurity,
+    summary: 'One task as the listing shows it (extension)',
+    description: 'The listing item of one task, whatever its kind: its poll body plus taskId, model, createdAt and effectivePrompt (the prompt sent upstream, docs/prompt-format.md). Not cached; poll the per-kind path for status.',
+    request: { params: taskId },
+    responses: {
+      200: ok('The task.', taskListItemSchema, { taskId: 'tsk_01J9Z3N6K4', status: 'completed', resultUrls: ['https://api.example.com/files/results/tsk_01J9Z3N6K4/0.mp4'], type: 'video', model: 'video-a-h3', createdAt: '2026-01-01T12:00:00.000Z', effectivePrompt: 'Subjects:\n- <Picture 1>: a red fox\nShots:\n1. 0-5 s: the fox runs through snow\nSound:\n- Voice: none\n- Music: soft piano\n- Effects: wind' }, rl),
+      ...apiCommonResponses(),
+      404: errorResponse(404, 'No task with this id belongs to the account.', rl),
     },
   });
   for (const kind of ['video', 'image'] as const) {

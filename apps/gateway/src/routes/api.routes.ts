@@ -13,7 +13,7 @@ import { quoteTask } from '../services/quote.service';
 import { entryEtag, pollCache, pollLocal, pollTask } from '../services/poll.service';
 import type { PollEntry } from '../services/poll-cache';
 import { cancelTask } from '../services/cancel.service';
-import { listTaskItems } from '../services/task-list.service';
+import { listTaskItems, taskItem } from '../services/task-list.service';
 import { parseLastEventId, taskStreams } from '../services/task-streams';
 import { taskReads } from '../services/task-reads';
 
@@ -76,6 +76,9 @@ export function apiRouter(deps: GatewayDeps): Router {
   // Extensions (docs/api.md): listing and cancel.
   r.get('/tasks', async (req, res) => {
     res.json(await listTaskItems(deps, req.auth!.accountId, req.query));
+  });
+  r.get('/tasks/:taskId', async (req, res) => {
+    res.json(await taskItem(deps, req.auth!.accountId, req.params.taskId));
   });
   // Extension: Server-Sent Events of one task until its terminal event (services/task-streams.ts).
   // The request-rate limit above counts the stream once, as the one request it is.

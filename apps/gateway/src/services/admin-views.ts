@@ -1,7 +1,7 @@
 // The bodies the admin API answers with (design.md section 4), built field by field from the
 // records packages/db returns: a column added to the schema reaches admin clients only when it is
 // added here. Field names are the ones clients have always seen.
-import type { AccountRecord, AdminTaskRecord, ApiKeyRecord, LedgerRecord } from '@mediagen/db';
+import { effectivePromptOf, type AccountRecord, type AdminTaskRecord, type ApiKeyRecord, type LedgerRecord } from '@mediagen/db';
 
 export interface AccountView {
   id: string;
@@ -66,6 +66,9 @@ export function adminTaskView(t: AdminTaskRecord) {
     startedAt: iso(t.startedAt),
     finishedAt: iso(t.finishedAt),
     deadlineAt: t.deadlineAt.toISOString(),
+    effectivePrompt: effectivePromptOf(t),
+    promptOptimized: t.promptOptimized,
+    promptFallbackReason: t.promptFallbackReason,
     attempts: t.attempts.map((a) => ({
       id: a.id,
       taskId: a.taskId,

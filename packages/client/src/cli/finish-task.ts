@@ -40,7 +40,9 @@ export async function finishTask(ctx: Context, mg: MediaGen, o: FinishOptions): 
     saved = { file: o.output, bytes: await saveResult(task.resultUrls[0], o.output, ctx.signal()) };
   }
   if (o.json) {
-    ctx.io.out(JSON.stringify({ taskId: o.taskId, ...o.extra, ...task, ...(saved ? { file: saved.file } : {}) }));
+    // The prompt that went upstream (optimize_prompt's rewrite); left out when the service has no such read.
+    const effectivePrompt = await mg.tasks.retrieve(o.taskId, { signal: ctx.signal() }).then((t) => t.effectivePrompt, () => undefined);
+    ctx.io.out(JSON.stringify({ taskId: o.taskId, ...o.extra, ...task, ...(effectivePrompt !== undefined ? { effectivePrompt } : {}), ...(saved ? { file: saved.file } : {}) }));
   } else {
     ctx.io.out(`${o.taskId}  ${task.type ?? o.type}  ${task.status}${task.progress !== undefined ? ` ${task.progress}%` : ''}`);
     if (task.status === 'failed') ctx.io.out(`failed: ${task.errorCode}${task.retryable ? ' (retryable)' : ''}: ${task.errorMessage ?? ''} (refunded)`);

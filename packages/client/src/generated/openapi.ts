@@ -411,6 +411,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/tasks/{taskId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One task as the listing shows it (extension)
+         * @description The listing item of one task, whatever its kind: its poll body plus taskId, model, createdAt and effectivePrompt (the prompt sent upstream, docs/prompt-format.md). Not cached; poll the per-kind path for status.
+         */
+        get: operations["getTaskItem"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/tasks/{taskId}/events": {
         parameters: {
             query?: never;
@@ -724,8 +744,27 @@ export interface components {
             costCents: number;
             /** @description Exact cost in micro-USD, as a decimal string. */
             costMicros: string;
+            /**
+             * @description The prompt sent upstream: with optimize_prompt, the structured rewrite (or the prompt as written when the rewrite failed); otherwise the prompt as written. Null while the rewrite is pending, or when the task has no prompt.
+             * @example Subjects:
+             *     - <Picture 1>: a red fox
+             *     Shots:
+             *     1. 0-5 s: the fox runs through snow
+             *     Sound:
+             *     - Voice: none
+             *     - Music: soft piano
+             *     - Effects: wind
+             */
+            effectivePrompt: string | null;
             id: string;
             model: string;
+            /**
+             * @description Why the prompt went as written: `<reason>: <detail>`, reason one of already_structured, not_configured, timeout, error, refused, unparsable, invalid.
+             * @example timeout: no answer within 20000 ms
+             */
+            promptFallbackReason: string | null;
+            /** @description optimize_prompt: true when the optimizer rewrote the prompt, false when it went as written, null when not asked or not decided yet. */
+            promptOptimized: boolean | null;
             /** @enum {string} */
             status: "pending" | "processing" | "completed" | "failed";
             /** @enum {string} */
@@ -741,6 +780,18 @@ export interface components {
              * @example 2026-01-01T12:00:00.000Z
              */
             createdAt: string;
+            /**
+             * @description The prompt sent upstream: with optimize_prompt, the structured rewrite (or the prompt as written when the rewrite failed); otherwise the prompt as written. Null while the rewrite is pending, or when the task has no prompt.
+             * @example Subjects:
+             *     - <Picture 1>: a red fox
+             *     Shots:
+             *     1. 0-5 s: the fox runs through snow
+             *     Sound:
+             *     - Voice: none
+             *     - Music: soft piano
+             *     - Effects: wind
+             */
+            effectivePrompt: string | null;
             errorCode: string | null;
             errorMessage: string | null;
             /**
@@ -1269,13 +1320,25 @@ export interface components {
              */
             taskId: string;
         };
-        /** @description The task's poll body plus taskId, model and createdAt. */
+        /** @description The task's poll body plus taskId, model, createdAt and effectivePrompt. */
         TaskListItem: {
             /**
              * @description ISO 8601 time the task was created.
              * @example 2026-01-01T12:00:00.000Z
              */
             createdAt: string;
+            /**
+             * @description The prompt sent upstream: with optimize_prompt, the structured rewrite (or the prompt as written when the rewrite failed); otherwise the prompt as written. Null while the rewrite is pending, or when the task has no prompt.
+             * @example Subjects:
+             *     - <Picture 1>: a red fox
+             *     Shots:
+             *     1. 0-5 s: the fox runs through snow
+             *     Sound:
+             *     - Voice: none
+             *     - Music: soft piano
+             *     - Effects: wind
+             */
+            effectivePrompt: string | null;
             /**
              * @description Present when failed; branch on this, not on errorMessage.
              * @enum {string}
@@ -1397,6 +1460,18 @@ export interface components {
         /** @description Standard Webhooks body; verify webhook-signature before trusting it. */
         WebhookEvent: {
             data: {
+                /**
+                 * @description The prompt sent upstream: with optimize_prompt, the structured rewrite (or the prompt as written when the rewrite failed); otherwise the prompt as written. Null while the rewrite is pending, or when the task has no prompt.
+                 * @example Subjects:
+                 *     - <Picture 1>: a red fox
+                 *     Shots:
+                 *     1. 0-5 s: the fox runs through snow
+                 *     Sound:
+                 *     - Voice: none
+                 *     - Music: soft piano
+                 *     - Effects: wind
+                 */
+                effectivePrompt?: string | null;
                 /**
                  * @description Present when failed; branch on this, not on errorMessage.
                  * @enum {string}
@@ -3366,7 +3441,8 @@ export interface operations {
                      *           ],
                      *           "type": "video",
                      *           "taskId": "tsk_01J9Z3N6K4",
-                     *           "model": "video-a-h3"
+                     *           "model": "video-a-h3",
+                     *           "effectivePrompt": "a fox runs through snow"
                      *         }
                      *       },
                      *       "attempts": [
@@ -3531,7 +3607,8 @@ export interface operations {
                      *           ],
                      *           "type": "video",
                      *           "taskId": "tsk_01J9Z3N6K4",
-                     *           "model": "video-a-h3"
+                     *           "model": "video-a-h3",
+                     *           "effectivePrompt": "a fox runs through snow"
                      *         }
                      *       },
                      *       "attempts": []
@@ -3926,6 +4003,9 @@ export interface operations {
                      *       "status": "completed",
                      *       "costCents": 3,
                      *       "costMicros": "30000",
+                     *       "effectivePrompt": "a red boat",
+                     *       "promptOptimized": null,
+                     *       "promptFallbackReason": null,
                      *       "attempts": [
                      *         {
                      *           "attemptNo": 1,
@@ -5860,7 +5940,8 @@ export interface operations {
                      *           "progress": 40,
                      *           "type": "video",
                      *           "model": "video-a-h3",
-                     *           "createdAt": "2026-01-01T12:00:00.000Z"
+                     *           "createdAt": "2026-01-01T12:00:00.000Z",
+                     *           "effectivePrompt": null
                      *         }
                      *       ],
                      *       "nextCursor": null
@@ -5922,6 +6003,202 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Request rate exceeded for this API key (RATE_LIMIT_PER_MINUTE); see RateLimit and Retry-After. */
+            429: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy": string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 10
+                     */
+                    "Retry-After": number;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too many requests for this API key; retry after the time in the Retry-After header",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "code": "internal_error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description The database did not answer in time; retry shortly. */
+            503: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 1
+                     */
+                    "Retry-After"?: number;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Queue unavailable; retry shortly",
+                     *       "code": "service_unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    getTaskItem: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The taskId from the submit response. */
+                taskId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The task. */
+            200: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "taskId": "tsk_01J9Z3N6K4",
+                     *       "status": "completed",
+                     *       "resultUrls": [
+                     *         "https://api.example.com/files/results/tsk_01J9Z3N6K4/0.mp4"
+                     *       ],
+                     *       "type": "video",
+                     *       "model": "video-a-h3",
+                     *       "createdAt": "2026-01-01T12:00:00.000Z",
+                     *       "effectivePrompt": "Subjects:\n- <Picture 1>: a red fox\nShots:\n1. 0-5 s: the fox runs through snow\nSound:\n- Voice: none\n- Music: soft piano\n- Effects: wind"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TaskListItem"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    /**
+                     * @description Bearer challenge (RFC 6750).
+                     * @example Bearer realm="api"
+                     */
+                    "WWW-Authenticate": string;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid or revoked API key",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description No task with this id belongs to the account. */
+            404: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Task tsk_01J9Z3N6K4 not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
             /** @description Request rate exceeded for this API key (RATE_LIMIT_PER_MINUTE); see RateLimit and Retry-After. */
@@ -8063,7 +8340,8 @@ export interface operations {
                  *         ],
                  *         "type": "video",
                  *         "taskId": "tsk_01J9Z3N6K4",
-                 *         "model": "video-a-h3"
+                 *         "model": "video-a-h3",
+                 *         "effectivePrompt": "a fox runs through snow"
                  *       }
                  *     }
                  */

@@ -6,7 +6,7 @@ import type { HttpClient } from '../http';
 import { sleep } from '../http';
 import { NotFoundError } from '../errors';
 import { readEvents } from './event-stream';
-import type { CancelResult, Task, TaskListParams, TaskPage, TaskType } from '../types';
+import type { CancelResult, Task, TaskListItem, TaskListParams, TaskPage, TaskType } from '../types';
 
 export interface TaskOptions {
   type?: TaskType;
@@ -45,6 +45,17 @@ export class Tasks {
     return this.withType(taskId, opts, (type) =>
       this.http.request<Task>({ method: 'GET', path: `/api/${type}/tasks/${encodeURIComponent(taskId)}`, signal: opts.signal }),
     );
+  }
+
+  /**
+   * One task as the listing shows it (extension: GET /api/tasks/{taskId}), whatever its kind: the
+   * poll body plus taskId, model, createdAt and `effectivePrompt`, the prompt sent upstream (with
+   * `optimize_prompt`, the structured rewrite; null while the rewrite is pending).
+   */
+  async retrieve(taskId: string, opts: { signal?: AbortSignal } = {}): Promise<TaskListItem> {
+    const t = await this.http.request<TaskListItem>({ method: 'GET', path: `/api/tasks/${encodeURIComponent(taskId)}`, signal: opts.signal });
+    this.remember(t.taskId, t.type);
+    return t;
   }
 
   /**

@@ -2,7 +2,7 @@
 // (filter, createdAt, id) indexes), and one task's timeline.
 import { Router } from 'express';
 import { TASK_STATUSES as STATUSES } from '@mediagen/catalog';
-import { findTaskWithAttempts, ledgerForTask, listTasks } from '@mediagen/db';
+import { effectivePromptOf, findTaskWithAttempts, ledgerForTask, listTasks } from '@mediagen/db';
 import type { ConsoleDeps } from '../deps';
 import type { Render } from '../render';
 import { ConsoleError } from '../console-error';
@@ -54,7 +54,9 @@ export function taskRoutes(deps: ConsoleDeps, render: Render): Router {
     const task = await findTaskWithAttempts(deps.db, id);
     if (!task) throw new ConsoleError(404, `No task ${id}. Check the id, or search the Tasks page by account.`);
     const ledger = await ledgerForTask(deps.db, id);
-    render(res, 'task', { title: `Task ${id}`, task, events: taskTimeline(task, ledger), params: JSON.stringify(task.params, null, 2) });
+    // optimize_prompt: the prompt that went upstream, and for operators whether the optimizer wrote it.
+    const prompt = { effective: effectivePromptOf(task), asked: (task.params as { optimizePrompt?: unknown })?.optimizePrompt === true };
+    render(res, 'task', { title: `Task ${id}`, task, prompt, events: taskTimeline(task, ledger), params: JSON.stringify(task.params, null, 2) });
   });
 
   return r;

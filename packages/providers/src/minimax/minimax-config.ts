@@ -35,8 +35,9 @@ export const minimaxChannelSchema = channelBaseSchema.extend({
   /** `aigc_watermark` (the upstream's default is false). */
   watermark: z.boolean().default(false),
   /**
-   * Send `prompt_optimizer` for optimize_prompt (a v1 field; v2 is not documented to take it).
-   * Off: optimize_prompt is the best-effort rewrite the spec allows to fall back to the prompt as sent.
+   * Retired: was "send v1's `prompt_optimizer` for optimize_prompt"; v2 documents no such field and
+   * the worker now rewrites the prompt itself (docs/prompt-format.md). Still accepted so existing
+   * channel files load; ignored.
    */
   promptOptimizer: z.boolean().default(false),
   /**

@@ -62,7 +62,8 @@ export function minimaxBody(req: RenderRequest, spec: VideoTaskSpec, upstreamMod
     ratio: frames.length ? 'adaptive' : spec.ratio,
     aigc_watermark: channel.watermark,
   };
-  if (channel.promptOptimizer && spec.optimizePrompt) body.prompt_optimizer = true;
+  // optimize_prompt is our own rewrite before the submit (apps/worker prompt-rewrite.ts): the prompt
+  // here is already the one to render. v2 documents no prompt_optimizer field, so none is sent.
   return body;
 }
 

@@ -1,5 +1,6 @@
 // mediagen video "<prompt>" [--model video-a-h3] [--duration 5] [--ratio 16:9] [--resolution 768p]
-//   [--max-cost CENTS] [--wait] [-o fox.mp4] [--timeout S] [--idempotency-key K] [--json]
+//   [--max-cost CENTS] [--optimize-prompt] [--wait] [-o fox.mp4] [--timeout S] [--idempotency-key K] [--json]
+// --json prints the task with `effectivePrompt`, the prompt sent upstream (optimize_prompt's rewrite).
 // Without --wait it prints the task id and returns; -o implies --wait.
 import { parseArgs } from 'node:util';
 import type { VideoGenerateParams } from '../../types';
@@ -9,7 +10,7 @@ import { UsageError } from '../exit-codes';
 import { finishTask } from '../finish-task';
 
 export const usage =
-  'mediagen video "<prompt>" [--model video-a-h3] [--duration <s>] [--ratio 16:9] [--resolution 768p] [--max-cost <cents>] [--wait] [-o file.mp4] [--timeout <s>] [--json]';
+  'mediagen video "<prompt>" [--model video-a-h3] [--duration <s>] [--ratio 16:9] [--resolution 768p] [--max-cost <cents>] [--optimize-prompt] [--wait] [-o file.mp4] [--timeout <s>] [--json]';
 
 /** The options that make the generate body (shared with `mediagen quote video`). */
 export const bodyOptions = {
@@ -38,6 +39,7 @@ export async function run(ctx: Context, args: string[]): Promise<number> {
     allowPositionals: true,
     options: {
       ...bodyOptions,
+      'optimize-prompt': { type: 'boolean', default: false },
       wait: { type: 'boolean', default: false },
       output: { type: 'string', short: 'o' },
       timeout: { type: 'string' },
@@ -46,7 +48,7 @@ export async function run(ctx: Context, args: string[]): Promise<number> {
     },
   });
   if (positionals.length !== 1) throw new UsageError(`Give the prompt as one quoted argument: ${usage}`);
-  const params = videoParams(values, positionals[0]);
+  const params = { ...videoParams(values, positionals[0]), ...(values['optimize-prompt'] ? { optimize_prompt: true } : {}) } as VideoGenerateParams;
   const mg = ctx.client();
   const sub = await mg.videos.generate(params, { idempotencyKey: values['idempotency-key'], maxCostCents: cents('max-cost', values['max-cost']), signal: ctx.signal() });
   return finishTask(ctx, mg, {
