@@ -8,6 +8,7 @@
 //     (`$queryRaw`, `$executeRaw`, `$transaction`), the pool helpers (`sql`, `sqlTransaction`) or an
 //     SQL statement on one of our tables anywhere else fails;
 //   - the apps read no environment variable themselves: loadConfig (packages/config) parses them once;
+//   - CONTRIBUTING.md's tree and the README's layout name every workspace;
 //   - the import graph has no circles: a small walk over the relative imports of every workspace's
 //     src/ (type-only imports included: a circle of types is still two files that cannot be read
 //     alone), Tarjan's strongly connected components. `madge --circular` reports the same circles.
@@ -199,6 +200,20 @@ describe('the apps read settings through packages/config', () => {
   it('reads no environment variable in apps/*/src (the simulator included)', () => {
     const found = SOURCES.filter((f) => rel(f).startsWith('apps/')).flatMap((f) => envReads(f).map((l) => `${rel(f)}:${l}`));
     expect(found).toEqual([]);
+  });
+});
+
+describe('the layouts in the docs list every workspace', () => {
+  const dirs = ['apps', 'packages'].flatMap((g) => fs.readdirSync(path.join(ROOT, g)).filter((w) => fs.existsSync(path.join(ROOT, g, w, 'package.json'))).map((w) => [g, w] as const));
+
+  it("CONTRIBUTING.md's tree and the README's layout name every app and package", () => {
+    const contributing = fs.readFileSync(path.join(ROOT, 'CONTRIBUTING.md'), 'utf8');
+    const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const missing = dirs.flatMap(([g, w]) => [
+      ...(new RegExp(`^\\s+${w}/\\s`, 'm').test(contributing) ? [] : [`CONTRIBUTING.md: ${g}/${w}`]),
+      ...(readme.includes(`${g}/${w} `) ? [] : [`README.md: ${g}/${w}`]),
+    ]);
+    expect(missing).toEqual([]);
   });
 });
 
