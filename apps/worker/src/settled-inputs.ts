@@ -1,6 +1,6 @@
 // Private inputs (a client's inline reference files) are kept only while their task may still
-// need them (issue 11.8): once the task has settled (completed or failed), the stored files and
-// their rows are deleted. Runs with the reconciler on the maintenance queue, so an input outlives
+// need them: once the task has settled (completed or failed), the stored files and their rows are
+// deleted. Runs with the reconciler on the maintenance queue, so an input outlives
 // its task by at most RECONCILE_INTERVAL_MS.
 import { deleteInlineFiles, settledInputFiles, type Db } from '@mediagen/db';
 import type { StorageDriver } from '@mediagen/storage';

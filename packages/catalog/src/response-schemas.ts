@@ -1,4 +1,5 @@
-// Response bodies of spec 2.1, 2.2, 7.1 and the error body of design.md section 4. The gateway
+// Response bodies of the task, the balance and the error (the service spec's resources and HTTP
+// statuses; the error body of design.md section 4). The gateway
 // builds its OpenAPI document from these and its tests parse real responses with them, so the
 // documented and the actual shapes cannot drift apart.
 import { z } from 'zod';

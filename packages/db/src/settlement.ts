@@ -16,7 +16,7 @@ export interface TaskFailure {
   retryable: boolean;
 }
 
-/** Spec 7.2: only a content violation is not worth retrying with the same input. */
+/** Only a content violation is not worth retrying with the same input (the spec's task failure codes). */
 export const RETRYABLE: Readonly<Record<FailureCode, boolean>> = {
   content_violation: false,
   generation_failed: true,

@@ -1,8 +1,8 @@
-// Request-rate limit per account (spec 7.1: "rate limit exceeded" -> 429). Counted in Redis so
+// Request-rate limit per account (the service spec's HTTP statuses: "rate limit exceeded" -> 429). Counted in Redis so
 // every gateway instance shares one window; headers follow the IETF RateLimit fields draft.
 // The numeric limit is not in the spec: RATE_LIMIT_PER_MINUTE, overridable per account. It is
 // counted per account, not per API key: the limit is an account setting, and N keys of one account
-// must not buy N times the limit (issue 11.11).
+// must not buy N times the limit.
 //
 // A fixed window of one minute per account in Redis (the keys express-rate-limit with
 // rate-limit-redis used here before), whose requests each gateway reserves a few at a time
