@@ -71,14 +71,8 @@ export function addressRateLimit(limiter: AddressLimiter, what: string): Request
   };
 }
 
-const failureLimiters = new WeakMap<GatewayDeps, AddressLimiter>();
-
 /** The failed-authentication limiter of this gateway, shared by API-key and admin authentication. */
-export function authFailures(deps: GatewayDeps): AddressLimiter {
-  let l = failureLimiters.get(deps);
-  if (!l) failureLimiters.set(deps, (l = new AddressLimiter(deps, 'authfail', deps.config.AUTH_FAILURES_PER_MINUTE)));
-  return l;
-}
+export const authFailures: (deps: GatewayDeps) => AddressLimiter = onePerDeps((deps) => new AddressLimiter(deps, 'authfail', deps.config.AUTH_FAILURES_PER_MINUTE));
 
 /**
  * Runs `check` (which throws the 401); a failure is counted and turns into 429 once the address is
