@@ -17,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import ts from 'typescript';
 import { OPEN_TASK_STATUSES, SETTLED_TASK_STATUSES, TASK_ERROR_CODES, TASK_STATUSES } from '@mediagen/catalog';
-import { ATTEMPT_STATUSES, OPEN_ATTEMPT_STATUSES } from '@mediagen/db';
+import { ATTEMPT_STATUSES, DELIVERY_STATUSES, OPEN_ATTEMPT_STATUSES } from '@mediagen/db';
 
 const ROOT = path.resolve(__dirname, '../..');
 const SKIP_DIRS = new Set(['node_modules', 'generated', 'dist', '__fixtures__', 'fixtures']);
@@ -60,6 +60,7 @@ describe('each vocabulary is declared once', () => {
     { name: 'failure codes', values: TASK_ERROR_CODES, home: 'packages/catalog/src/task-vocabulary.ts' },
     { name: 'attempt statuses', values: ATTEMPT_STATUSES, home: 'packages/db/src/statuses.ts' },
     { name: 'open attempt statuses', values: OPEN_ATTEMPT_STATUSES, home: 'packages/db/src/statuses.ts' },
+    { name: 'webhook delivery statuses', values: DELIVERY_STATUSES, home: 'packages/db/src/statuses.ts' },
   ];
   // The SDK (packages/client) ships to other programs on its own and declares the statuses it
   // reads from the API; the contract tests compare it with the API's schemas.

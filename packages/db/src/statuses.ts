@@ -28,6 +28,10 @@ export function isOpenAttempt(status: string): boolean {
   return OPEN_ATTEMPTS.has(status);
 }
 
+/** A webhook delivery's status (WebhookDelivery.status is text): waiting or retrying, delivered, given up. */
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
 /** What a failed task's errorCode says (the catalog's TASK_ERROR_CODES). */
 export type FailureCode = (typeof TASK_ERROR_CODES)[number];
 

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { cancelResponseSchema, effectivePromptSchema, nextCursorSchema, TASK_STATUSES, taskListItemSchema, taskListResponseSchema, webhookEventSchema } from '@mediagen/catalog';
+import { DELIVERY_STATUSES } from '@mediagen/db';
 import { createWebhookSchema, deliveryListQuerySchema } from '../routes/admin-webhooks.routes';
 import { adminTaskListQuerySchema } from '../routes/admin.routes';
 import { taskListQuerySchema } from '../services/listing';
@@ -29,7 +30,7 @@ const delivery = z
     target: z.enum(['endpoint', 'callback']),
     url: z.string(),
     eventType: z.enum(['task.completed', 'task.failed']),
-    status: z.enum(['pending', 'delivered', 'failed']),
+    status: z.enum(DELIVERY_STATUSES),
     attemptCount: z.number().int(),
     nextAttemptAt: ts.nullable(),
     lastError: z.string().nullable(),

@@ -7,7 +7,7 @@ import { parseCallbackUrl } from '@mediagen/catalog';
 import {
   createEndpoint, deleteEndpoint, getDelivery, listDeliveries, listEndpoints, rotateSecret, WEBHOOK_EVENT_TYPES,
 } from '@mediagen/webhooks';
-import { accountExists, findEndpointSummary } from '@mediagen/db';
+import { accountExists, DELIVERY_STATUSES, findEndpointSummary } from '@mediagen/db';
 import type { GatewayDeps } from '../deps';
 import { parseAdminBody } from '../services/admin-validation';
 import { adminTokenAudit } from '../services/audit-actor';
@@ -20,7 +20,7 @@ export const createWebhookSchema = z.strictObject({
   events: z.array(z.enum(WEBHOOK_EVENT_TYPES)).min(1).optional().meta({ description: 'Event types to send; default all.' }),
 });
 export const deliveryListQuerySchema = z.strictObject({
-  status: z.enum(['pending', 'delivered', 'failed']).optional(),
+  status: z.enum(DELIVERY_STATUSES).optional(),
   limit: limitParam(50, 200),
   cursor: cursorParam,
 });
