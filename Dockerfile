@@ -21,6 +21,7 @@ COPY packages/channel-health/package.json packages/channel-health/
 COPY packages/client/package.json packages/client/
 COPY packages/config/package.json packages/config/
 COPY packages/console/package.json packages/console/
+COPY packages/account/package.json packages/account/
 COPY packages/db/package.json packages/db/
 COPY packages/errors/package.json packages/errors/
 COPY packages/logging/package.json packages/logging/

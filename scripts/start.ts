@@ -9,6 +9,7 @@ import { loadConfig, type Config } from '@mediagen/config';
 import { describeOptimizer, loadOptimizerConfig } from '@mediagen/prompt-optimizer';
 import { ensurePostgres, ensureRedis, EngineMissingError, type Engine } from './lib/engines';
 import { nodeFlagsFor } from './lib/node-flags';
+import type { DevBootstrap } from './dev-bootstrap';
 
 const root = path.resolve(__dirname, '..');
 // `npm start` is the local development runner: it says so, for itself and the processes it starts
@@ -92,20 +93,37 @@ async function main(): Promise<void> {
   const { prepareDatabase } = await import('./prepare-db');
   await prepareDatabase(config.DATABASE_URL);
   const { bootstrapDevAccount } = await import('./dev-bootstrap');
-  const dev = config.NODE_ENV === 'production' ? null : await bootstrapDevAccount(config.DATABASE_URL);
+  const dev = config.NODE_ENV === 'production' ? null : await bootstrapDevAccount(config.DATABASE_URL, dataDir);
 
   run('sim', 'apps/provider-sim/src/main.ts');
   run('worker', 'apps/worker/src/main.ts');
   run('gateway', 'apps/gateway/src/main.ts');
   const base = `http://localhost:${config.PORT}`;
   await waitHealthy(`${base}/healthz`, 60_000);
-  console.log(
-    `\nREADY  ${base}  (API reference: ${base}/docs, queues: ${base}/admin/queues)\n` +
-      (dev ? `       API key: ${dev.apiKey}  (balance ${dev.balanceCents} cents)\n` : '') +
-      `       admin token: ${config.NODE_ENV === 'production' ? '(from ADMIN_TOKEN)' : config.ADMIN_TOKEN}\n` +
-      `       engines: ${pg.describe}, ${redis.describe}\n` +
-      `       ${optimizer}\n`,
+  console.log(readyLines(base, dev, config, `${pg.describe}, ${redis.describe}`, optimizer));
+}
+
+/**
+ * The READY block: where the API, its reference, the console and Bull Board are, and in development
+ * the key and the console operator, both made valid by this start (dev-bootstrap.ts).
+ */
+function readyLines(base: string, dev: DevBootstrap | null, cfg: Config, engines: string, optimizer: string): string {
+  const lines = [`\nREADY  ${base}  (API reference: ${base}/docs)`];
+  lines.push(
+    dev
+      ? `       console: ${base}/console/  operator: ${dev.operator.name}  password: ${dev.operator.password}${dev.operator.reset ? '  (reset to this by this start)' : ''}`
+      : `       console: ${base}/console/  (operators: npm run operator -- create <name> --role admin)`,
   );
+  lines.push(`       queues: ${base}/admin/queues/  (Bull Board, from a console session)`);
+  lines.push(`       account pages (sign up, keys, usage, top-up): ${base}/account`);
+  if (dev)
+    lines.push(
+      `       API key: ${dev.apiKey}  (balance ${dev.balanceCents} cents)${dev.keyReactivated ? '  (re-activated: a production start against this database had revoked it)' : ''}`,
+    );
+  lines.push(`       admin token: ${cfg.NODE_ENV === 'production' ? '(from ADMIN_TOKEN)' : cfg.ADMIN_TOKEN}`);
+  lines.push(`       engines: ${engines}`);
+  lines.push(`       ${optimizer}\n`);
+  return lines.join('\n');
 }
 
 main().catch((err) => {

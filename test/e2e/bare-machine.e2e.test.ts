@@ -94,6 +94,22 @@ test('starts embedded PostgreSQL and redis-server, serves a task with the printe
   expect(await answers('127.0.0.1', Number(pgPort))).toBe(true);
   expect(await answers('127.0.0.1', Number(redisPort))).toBe(true);
 
+  // The console is named on the READY line with a development operator that signs in as printed.
+  const consoleLine = /console: (http\S+\/console\/)  operator: (\S+)  password: (\S+)/.exec(ready);
+  expect(consoleLine).not.toBeNull();
+  const [, consoleUrl, operatorName, operatorPassword] = consoleLine!;
+  expect(consoleUrl).toBe(`http://localhost:${port}/console/`);
+  const form = await fetch(`http://127.0.0.1:${port}/console/login`);
+  const cookie = form.headers.get('set-cookie')!.split(';')[0];
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1];
+  const signIn = await fetch(`http://127.0.0.1:${port}/console/login`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { Cookie: cookie, 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ _csrf: csrf, name: operatorName, password: operatorPassword }).toString(),
+  });
+  expect(signIn.status).toBe(303);
+
   const apiKey = /API key: (\S+)/.exec(ready)![1];
   const auth = { Authorization: `Bearer ${apiKey}` };
   const submit = await fetch(`http://127.0.0.1:${port}/api/image/generate`, {

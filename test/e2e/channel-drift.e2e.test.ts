@@ -17,7 +17,12 @@ import { eventually } from './support/wait';
 jest.setTimeout(120_000);
 
 const ROOT = path.resolve(__dirname, '../..');
-const KEYS = { MINIMAX_API_KEY: 'sim-minimax', FAL_KEY: 'sim-fal', REPLICATE_API_TOKEN: 'sim-replicate', ARK_API_KEY: 'sim-ark', GEMINI_API_KEY: 'sim-gemini' };
+// The example config names Replicate's webhook secret (required in production); the simulator signs with the same one.
+const REPLICATE_SECRET = `whsec_${Buffer.from('drift-test-replicate-secret').toString('base64')}`;
+const KEYS = {
+  MINIMAX_API_KEY: 'sim-minimax', FAL_KEY: 'sim-fal', REPLICATE_API_TOKEN: 'sim-replicate', ARK_API_KEY: 'sim-ark', GEMINI_API_KEY: 'sim-gemini',
+  REPLICATE_WEBHOOK_SECRET: REPLICATE_SECRET, SIM_REPLICATE_WEBHOOK_SECRET: REPLICATE_SECRET,
+};
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mg-drift-'));
 
 /** The example config with each channel's base URL on the simulator (the only edit a trial needs). */

@@ -11,10 +11,12 @@ import type { Account, apiClient } from './support/api';
 import type { Stack } from './support/stack';
 import { e2eSuite } from './support/suite';
 import { taskChecks } from './support/task-checks';
+import { eventually } from './support/wait';
 import { isMp4, isPng } from './support/doc-fakes/common';
 import { CANCELS, CASES, Case, FAL_IMAGE, KEYS, Outcome, REFERENCES, VARIANTS, byChannel, channels, fakes } from './support/doc-fakes/scenarios';
 
-jest.setTimeout(45_000);
+// Room for the deadlines of the waits below on a loaded machine (they end as soon as their condition holds).
+jest.setTimeout(150_000);
 
 let stack: Stack;
 let api: ReturnType<typeof apiClient>;
@@ -95,20 +97,23 @@ async function cancelRun(c: Case, path: RegExp, words = '[fake:slow]', afterFini
   // Cancel once the vendor holds the render (still queued there: a slow render queues for 2 s).
   const held = () => [...c.fake.jobs.values()].find((j) => j.prompt.includes(prompt));
   const recorded = async () => held() && (await stack.db.taskAttempt.findFirst({ where: { taskId, upstreamId: { not: null } } }));
-  for (let i = 0; i < 300 && !(await recorded()); i++) await sleep(50);
-  if (!(await recorded())) throw new Error(`the render of ${prompt} never started upstream`);
-  for (let i = 0; afterFinish && i < 100 && c.fake.phase(held()!) !== 'succeeded'; i++) await sleep(50);
+  // Conditions with deadlines, not counted sleeps: on a loaded machine each step may take seconds.
+  await eventually(`the render of ${prompt} to start upstream`, recorded, 60_000);
+  if (afterFinish) await eventually('the render to finish upstream', async () => c.fake.phase(held()!) === 'succeeded', 30_000);
   const answer = (await api.cancel(account, c.kind, taskId)).status;
   let last: Record<string, unknown> = {};
-  for (let i = 0; i < 40; i++) {
-    const r = await api.poll(account, c.kind, taskId);
-    if (r.status === 200) last = r.body;
-    if (last.status === 'completed' || last.status === 'failed') break;
-    await sleep(300);
-  }
+  await eventually(
+    'the cancelled task to settle',
+    async () => {
+      const r = await api.poll(account, c.kind, taskId);
+      if (r.status === 200) last = r.body;
+      return last.status === 'completed' || last.status === 'failed';
+    },
+    60_000,
+  ).catch(() => undefined); // the assertions say what state it was left in
   const job = held();
   const cancelCalls = () => c.fake.seen.filter((s) => job && s.path.includes(job.id) && path.test(`${s.method} ${s.path}`)).map((s) => `${s.method} ${s.status}`);
-  for (let i = 0; i < 50 && cancelCalls().length === 0; i++) await sleep(100);
+  await eventually('the cancel call', async () => cancelCalls().length > 0, 30_000).catch(() => undefined);
   const calls = cancelCalls();
   return { answer, last, calls, taskId };
 }

@@ -17,7 +17,7 @@ let stack: Stack;
 let api: ReturnType<typeof apiClient>;
 let account: Account;
 
-e2eSuite('shutdown', { stack: { workers: 1 }, balanceCents: 1_000_000, maxConcurrentTasks: 200 }, (s) => ({ stack, api, account } = s));
+e2eSuite('shutdown', { stack: { workers: 1, env: { LOG_LEVEL: 'info' } }, balanceCents: 1_000_000, maxConcurrentTasks: 200 }, (s) => ({ stack, api, account } = s));
 
 /** Every task of the list settled in Postgres (the gateway may be gone by then). */
 const allSettled = (ids: string[], timeoutMs: number) =>

@@ -40,7 +40,8 @@ e2eSuite(
       fs.writeFileSync(path.join(dir, 'channels.json'), JSON.stringify({
         channels: [channel('obs-video', ['video-a-h3'], { reportsViolations: true }), channel('obs-image', ['image-b-2.5', 'image-a-5.0'])],
       }));
-      return { env: { PROVIDER_CONFIG: path.join(dir, 'channels.json'), OBS_UPSTREAM_KEY: UPSTREAM_KEY, SIM_RENDER_MS: '200' } };
+      // Info lines: the test reads the task transitions the logs describe.
+      return { env: { PROVIDER_CONFIG: path.join(dir, 'channels.json'), OBS_UPSTREAM_KEY: UPSTREAM_KEY, SIM_RENDER_MS: '200', LOG_LEVEL: 'info' } };
     },
   },
   (s) => ({ stack, api, account } = s),
@@ -72,7 +73,14 @@ it('metrics of the gateway and the worker move with real traffic', async () => {
   const last = await Promise.all(ids.map((id, i) => api.untilSettled(account, i < 3 ? 'video' : 'image', id).then((b) => b.at(-1)!)));
   expect(last.map((b) => b.status)).toEqual(['completed', 'completed', 'failed', 'completed']);
 
-  const [g1, w1] = [await scrapeGateway(), await scrapeWorker()];
+  // A task settles before its attempt closes and gives its channel slot back: on a loaded machine
+  // the scrape can come in between. Wait for that (a condition), then read both.
+  await eventually('the attempts to close', async () => (await stack.db.taskAttempt.count({ where: { taskId: { in: ids }, finishedAt: null } })) === 0, 30_000);
+  const g1 = await eventually('no render in flight at scrape time', async () => {
+    const text = await scrapeGateway();
+    return /mediagen_renders_in_flight\{channel="obs-video",app="gateway"\} 0/.test(text) ? text : undefined;
+  }, 30_000);
+  const w1 = await scrapeWorker();
   const moved = (a: string, b: string, name: string, labels: Record<string, string>) => metricValue(b, name, labels) - metricValue(a, name, labels);
   expect(moved(g0, g1, 'mediagen_tasks_created_total', { model: 'video-a-h3' })).toBe(3);
   expect(moved(g0, g1, 'mediagen_tasks_created_total', { model: 'image-b-2.5' })).toBe(1);

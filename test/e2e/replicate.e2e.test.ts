@@ -150,10 +150,13 @@ it('SIGKILL mid-render: a new worker resumes polling the same prediction; exactl
   const [w1] = stack.workers.filter((w) => w.child.exitCode === null && w.child.signalCode === null);
   const taskId = await submit('video', seedance('a worker killed mid-render #sim:delay=3000'));
   const running = await eventually('the prediction id recorded', () => stack.db.taskAttempt.findFirst({ where: { taskId, upstreamId: { not: null } } }));
+  // The replacement is running before the kill: a process start takes seconds on a loaded machine,
+  // and this file's TASK_TIMEOUT_MS (10 s) would otherwise end the task as `timeout` first. The
+  // takeover then waits only for the job lock to lapse (WORKER_LOCK_MS).
+  await stack.startWorker();
   w1.child.kill('SIGKILL');
   await w1.exited;
-  await stack.startWorker();
-  const last = (await api.untilSettled(account, 'video', taskId, 20_000)).at(-1)!;
+  const last = (await api.untilSettled(account, 'video', taskId, 60_000)).at(-1)!;
   expect(last).toMatchObject({ status: 'completed' });
   const sim = await api.simTask(taskId);
   expect(sim.submits).toBe(1);

@@ -121,6 +121,11 @@ describe('data access lives in packages/db', () => {
   );
   const TABLES = [...MODELS].map((m) => m[0].toUpperCase() + m.slice(1));
   const RAW = new Set(['$queryRaw', '$queryRawUnsafe', '$executeRaw', '$executeRawUnsafe', '$transaction']);
+  /** Prisma's model delegate methods (so `body.account.trim()` is not taken for a query). */
+  const METHODS = new Set([
+    'findUnique', 'findUniqueOrThrow', 'findFirst', 'findFirstOrThrow', 'findMany', 'create', 'createMany', 'createManyAndReturn',
+    'update', 'updateMany', 'updateManyAndReturn', 'upsert', 'delete', 'deleteMany', 'count', 'aggregate', 'groupBy',
+  ]);
   const SQL_TEXT = new RegExp(`\\b(SELECT\\b[\\s\\S]*\\bFROM|INSERT INTO|UPDATE|DELETE FROM)\\s+"(${TABLES.join('|')})"`);
 
   /**
@@ -150,7 +155,7 @@ describe('data access lives in packages/db', () => {
       if (ts.isPropertyAccessExpression(n)) {
         const name = n.name.text;
         if (RAW.has(name)) out.push(`${line(n)}: ${name}`);
-        else if (ts.isCallExpression(n.parent) && n.parent.expression === n && ts.isPropertyAccessExpression(n.expression) && MODELS.has(n.expression.name.text))
+        else if (METHODS.has(name) && ts.isCallExpression(n.parent) && n.parent.expression === n && ts.isPropertyAccessExpression(n.expression) && MODELS.has(n.expression.name.text))
           out.push(`${line(n)}: .${n.expression.name.text}.${name}(...)`);
       } else if (ts.isCallExpression(n) && ts.isIdentifier(n.expression) && fromDb.has(n.expression.text)) {
         out.push(`${line(n)}: ${n.expression.text}(...)`);

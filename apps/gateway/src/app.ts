@@ -20,6 +20,7 @@ import { adminChannelsRouter } from './routes/admin-channels.routes';
 import { adminWebhooksRouter } from './routes/admin-webhooks.routes';
 import { adminOperatorsRouter } from './routes/admin-operators.routes';
 import { mountConsole } from './routes/console.routes';
+import { mountAccount, mountStripeWebhook } from './routes/account.routes';
 import { errorHandler, notFoundHandler } from './middleware/error-handler';
 import { bullBoardCsp, filesHeaders, refuseNulInUrl, securityHeaders } from './middleware/security-headers';
 import { AddressLimiter, addressRateLimit } from './middleware/ip-limits';
@@ -43,9 +44,10 @@ export function createApp(deps: GatewayDeps): Express {
   app.use(healthRouter(deps));
   app.use(upstreamHooksRouter(deps));
   app.use(metricsRouter(deps));
+  app.use(mountStripeWebhook(deps)); // its own raw-body parser: the signature covers the exact bytes
   app.use(topUpPageRouter());
-  app.use(frontPageRouter(deps.config.PUBLIC_BASE_URL));
-  const openapi = buildOpenApiDocument(deps.config.PUBLIC_BASE_URL);
+  app.use(frontPageRouter(deps.config.PUBLIC_BASE_URL, deps.sold));
+  const openapi = buildOpenApiDocument(deps.config.PUBLIC_BASE_URL, deps.sold);
   app.get('/openapi.json', (_req, res) => res.json(openapi));
   app.use('/docs', docsRouter());
   app.use(
@@ -56,6 +58,8 @@ export function createApp(deps: GatewayDeps): Express {
   );
   // The operators' console, and Bull Board for its sessions as well as the bearer token.
   app.use('/console', mountConsole(deps));
+  // The account holders' pages (sign-up, keys, usage, top-up, webhooks).
+  app.use('/account', mountAccount(deps));
   app.use('/admin/queues', bullBoardCsp, bullBoardRouter(deps));
   app.use('/admin', adminAuth(deps));
   app.use('/admin', adminOperatorsRouter(deps));

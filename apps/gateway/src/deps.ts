@@ -12,6 +12,7 @@ import { createLogger } from '@mediagen/logging';
 import { revokeDevelopmentKey } from './services/dev-key';
 import type { Logger } from 'pino';
 import { assertServesCatalog, ChannelAdapter, ChannelConfig, createAdapters, loadChannelConfig } from '@mediagen/providers';
+import { parseSoldModels, type SoldCatalog } from '@mediagen/catalog';
 
 export interface GatewayDeps {
   config: Config;
@@ -31,15 +32,18 @@ export interface GatewayDeps {
    * the development default): the gateway uses them only to verify upstream callbacks.
    */
   adapters: Map<string, ChannelAdapter>;
+  /** What this deployment sells (SOLD_MODELS): submits, the OpenAPI document and the front page follow it. */
+  sold: SoldCatalog;
   /** The same channel config: the console's channel check probes its channels with their keys. */
   channels: ChannelConfig;
 }
 
 export async function createDeps(config: Config): Promise<GatewayDeps> {
   // First: a bad channel file stops the gateway before it opens any connection.
+  const sold = parseSoldModels(config.SOLD_MODELS);
   const channels = loadChannelConfig(config);
   const adapters = createAdapters(channels);
-  assertServesCatalog(channels, adapters, { production: config.NODE_ENV === 'production' });
+  assertServesCatalog(channels, adapters, { production: config.NODE_ENV === 'production', sold });
   const db = createDb(config.DATABASE_URL, { poolSize: 20, timeouts: dbTimeoutsFrom(config) });
   // Auto-pipelining sends the commands of concurrent requests (rate-limit counter, poll cache,
   // enqueue) in one write instead of one write each.
@@ -69,7 +73,7 @@ export async function createDeps(config: Config): Promise<GatewayDeps> {
   clusterGauges(metrics.registry, clusterSnapshotReader(redis, config.REDIS_PREFIX, queue), (err) =>
     log.warn({ err: err.message }, 'metrics: cluster gauges unavailable'),
   );
-  return { config, db, redis, queue, webhookQueue, storage, events, log, metrics, adapters, channels };
+  return { config, db, redis, queue, webhookQueue, storage, events, log, metrics, adapters, channels, sold };
 }
 
 /** Start-up waits briefly for Redis, but a gateway may also start while Redis is down. */

@@ -210,11 +210,15 @@ describe('request errors', () => {
 });
 
 describe('top-up page', () => {
-  it('the default topUpUrl answers with a page', async () => {
+  it('the default topUpUrl is the account holder\'s top-up page (sign-in first), and the old address leads there', async () => {
     const a = await h.newAccount();
     const url = new URL((await request(h.app).get('/api/balance').set(a.auth)).body.topUpUrl);
+    expect(url.pathname).toBe('/account/top-up');
     const res = await request(h.app).get(url.pathname);
-    expect(res.status).toBe(200);
-    expect(res.text).toContain('Top up');
+    expect(res.status).toBe(303);
+    expect(res.headers.location).toBe('/account/signin?next=%2Faccount%2Ftop-up');
+    const old = await request(h.app).get('/billing/top-up');
+    expect(old.status).toBe(200);
+    expect(old.text).toContain('/account/top-up');
   });
 });

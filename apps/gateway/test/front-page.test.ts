@@ -20,6 +20,11 @@ test('GET / links the reference, the OpenAPI document, the health checks and the
   expect(res.text).toContain("import { MediaGen } from '@mediagen/client'");
   expect(res.text).toContain('mg.tasks.wait(task.taskId)');
   expect(res.text).not.toMatch(/<script|<style|\son\w+=/i);
+  // Styled like the console, with its stylesheet (and only that) allowed; links to the console and the account pages.
+  expect(res.text).toContain('<link rel="stylesheet" href="/console/static/console.css">');
+  expect(res.headers['content-security-policy']).toMatch(/default-src 'none'; style-src 'self'/);
+  for (const link of ['href="/console/"', 'href="/account"']) expect(res.text).toContain(link);
+  expect((await request(h.app).get('/console/static/console.css')).status).toBe(200);
 });
 
 test('the base URL is escaped into the page', () => {

@@ -10,7 +10,7 @@ import { createAdapters, loadChannelConfigFile, parseChannelConfig, type Channel
 import { createSimServer } from '../src/sim-server';
 
 const EXAMPLE = path.resolve(__dirname, '../../../config/providers.example.json');
-const env = { MINIMAX_API_KEY: 'mm', FAL_KEY: 'fal', REPLICATE_API_TOKEN: 'r8', ARK_API_KEY: 'ark', GEMINI_API_KEY: 'gem' };
+const env = { MINIMAX_API_KEY: 'mm', FAL_KEY: 'fal', REPLICATE_API_TOKEN: 'r8', REPLICATE_WEBHOOK_SECRET: 'whsec_cmVwbGljYXRlLXdlYmhvb2stc2VjcmV0', ARK_API_KEY: 'ark', GEMINI_API_KEY: 'gem' };
 const MOUNT: Record<string, string> = { modelark: 'modelark/api/v3', minimax: 'minimax', gemini: 'gemini/v1beta', fal: 'fal', replicate: 'replicate/v1' };
 
 /** The example, each channel pointed at the simulator under its own key (the simulator tells channels apart by key). */

@@ -72,7 +72,7 @@ function movie(buf: Buffer): Movie {
 
 describe('ModelArk', () => {
   it('renders a Seedance video of the requested duration, ratio and resolution, with usage', async () => {
-    const { upstreamId } = await ark.submit(req(videoB('a fox')));
+    const { upstreamId } = await ark.submit(req(videoB('a fox #sim:delay=1500')));
     expect(upstreamId).toMatch(/^r_/);
     expect((await ark.poll(upstreamId)).state).toBe('running');
     const s = await untilDone(ark, upstreamId);

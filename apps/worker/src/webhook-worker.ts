@@ -11,7 +11,7 @@ export function deliverOptions(ctx: WorkerContext): DeliverOptions {
   return {
     schedule: { baseMs: c.WEBHOOK_RETRY_BASE_MS, maxDelayMs: c.WEBHOOK_RETRY_MAX_DELAY_MS, windowMs: c.WEBHOOK_RETRY_WINDOW_MS },
     send: {
-      allowPrivate: c.ALLOW_PRIVATE_MEDIA_URLS,
+      allowPrivate: c.ALLOW_LOCAL_WEBHOOKS,
       timeoutMs: c.WEBHOOK_TIMEOUT_MS,
       connectTimeoutMs: c.WEBHOOK_CONNECT_TIMEOUT_MS,
       firstByteTimeoutMs: c.WEBHOOK_FIRST_BYTE_TIMEOUT_MS,

@@ -1,9 +1,10 @@
 // Builds a worker process's parts from the config and shuts them down in order. main.ts adds the
 // signals; tests start the same thing in-process.
+import { parseSoldModels } from '@mediagen/catalog';
 import http from 'node:http';
 import type { Logger } from 'pino';
 import type { Worker } from 'bullmq';
-import { createChannelHealth } from '@mediagen/channel-health';
+import { createChannelHealth, REGISTRY_REFRESH_MS } from '@mediagen/channel-health';
 import type { Config } from '@mediagen/config';
 import { createDb, dbTimeoutsFrom } from '@mediagen/db';
 import { createLogger } from '@mediagen/logging';
@@ -50,7 +51,8 @@ export async function startWorkerApp(
   const rawAdapters = (opts.adapters ?? createAdapters)(channels);
   // A bad PROMPT_OPTIMIZER file stops the worker at start, like a bad channel file.
   const optimizerConfig = loadOptimizerConfig(config);
-  const unserved = assertServesCatalog(channels, rawAdapters, { production: config.NODE_ENV === 'production' });
+  // Only what is sold (SOLD_MODELS) must be served: a deployment offering two models starts.
+  const unserved = assertServesCatalog(channels, rawAdapters, { production: config.NODE_ENV === 'production', sold: parseSoldModels(config.SOLD_MODELS) });
   if (unserved.length) log.warn({ models: unserved }, 'no channel serves these models; their tasks will fail');
   const db = createDb(config.DATABASE_URL, { poolSize: Math.min(20, config.WORKER_CONCURRENCY + 5), timeouts: dbTimeoutsFrom(config) });
   // BullMQ wants its own connections for blocking commands; plain commands share one.
@@ -66,24 +68,25 @@ export async function startWorkerApp(
     cooldownMs: config.CHANNEL_BREAKER_COOLDOWN_MS,
   });
   const adapters = new Map([...rawAdapters].map(([id, a]) => [id, observeChannel(a, { metrics, health: channelHealth, log })]));
-  // The gateway has no channel file: it learns the channels (for /admin/channels) from the workers.
-  await channelHealth
-    .register(
-      channels.channels.map((c) => ({
-        id: c.id, models: Object.keys(c.models), tier: c.tier, costOrder: c.costOrder, enabled: c.enabled, maxInFlight: c.maxInFlight,
-        cancel: upstreamCancel(adapters.get(c.id)) !== null,
-        // What the channel renders of each model it maps, for the console and GET /admin/channels.
-        coverage: Object.fromEntries(
-          Object.keys(c.models).map((key) => {
-            const variant = key.startsWith('video-c-3.1-') ? key : null;
-            const limits = channelCoverage(adapters.get(c.id), variant ? 'video-c-3.1' : key, variant);
-            return [key, { renders: describeCoverage(limits), limits: { ...limits } }];
-          }),
-        ),
-        upstreamModels: Object.fromEntries(Object.keys(c.models).map((key) => [key, upstreamModelFor(c, key) ?? ''])),
-      })),
-    )
-    .catch((err: Error) => log.warn({ err: err.message }, 'channel list not published'));
+  // The gateway has no channel file: it learns the channels (for /admin/channels) from the workers,
+  // which report them at start and every REGISTRY_REFRESH_MS (a channel nobody reports expires).
+  const channelInfos = channels.channels.map((c) => ({
+    id: c.id, models: Object.keys(c.models), tier: c.tier, costOrder: c.costOrder, enabled: c.enabled, maxInFlight: c.maxInFlight,
+    cancel: upstreamCancel(adapters.get(c.id)) !== null,
+    // What the channel renders of each model it maps, for the console and GET /admin/channels.
+    coverage: Object.fromEntries(
+      Object.keys(c.models).map((key) => {
+        const variant = key.startsWith('video-c-3.1-') ? key : null;
+        const limits = channelCoverage(adapters.get(c.id), variant ? 'video-c-3.1' : key, variant);
+        return [key, { renders: describeCoverage(limits), limits: { ...limits } }];
+      }),
+    ),
+    upstreamModels: Object.fromEntries(Object.keys(c.models).map((key) => [key, upstreamModelFor(c, key) ?? ''])),
+  }));
+  const publishChannels = () => channelHealth.register(channelInfos).catch((err: Error) => log.warn({ err: err.message }, 'channel list not published'));
+  await publishChannels();
+  const channelRefresh = setInterval(() => void publishChannels(), REGISTRY_REFRESH_MS);
+  channelRefresh.unref();
   const ctx: WorkerContext = {
     config,
     db,
@@ -113,6 +116,7 @@ export async function startWorkerApp(
 
   const stop = async () => {
     running = false;
+    clearInterval(channelRefresh);
     maintenance.keeper.stop();
     const drain = Promise.all([taskWorker.close(), maintenance.worker.close(), webhookWorker.close()]);
     const deadline = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), config.SHUTDOWN_TIMEOUT_MS).unref());

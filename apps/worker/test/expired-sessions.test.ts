@@ -29,8 +29,8 @@ it('is a scheduled maintenance job that deletes expired sessions and keeps live 
   await createSession(db, { id: 'live', operatorId: id, csrfToken: 'c', expiresAt: new Date(Date.now() + hour) });
   const ctx = { db, log: { warn: () => undefined } } as unknown as WorkerContext;
   const result = await maintenanceProcessor(ctx)({ name: 'expire-sessions', data: {} });
-  expect(result).toEqual({ sessionsDeleted: 2 });
+  expect(result).toEqual({ sessionsDeleted: 2, linksDeleted: 0 });
   expect((await db.operatorSession.findMany({ select: { id: true } })).map((s) => s.id)).toEqual(['live']);
   // Safe to run again (another worker, a retry after a crash): nothing left to delete.
-  expect(await maintenanceProcessor(ctx)({ name: JOBS.expireSessions, data: {} })).toEqual({ sessionsDeleted: 0 });
+  expect(await maintenanceProcessor(ctx)({ name: JOBS.expireSessions, data: {} })).toEqual({ sessionsDeleted: 0, linksDeleted: 0 });
 });

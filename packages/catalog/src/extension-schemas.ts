@@ -46,6 +46,20 @@ export const webhookEventSchema = z
   })
   .meta({ id: 'WebhookEvent', description: 'Standard Webhooks body; verify webhook-signature before trusting it.' });
 
+export const modelListResponseSchema = z
+  .object({
+    models: z.array(
+      z.object({
+        id: z.string().meta({ example: 'image-b-2.5' }),
+        type: z.enum(['video', 'image']),
+        tiers: z.array(z.enum(['official', 'third-party'])).optional().meta({ description: 'video-b: the tiers sold here.' }),
+        variants: z.array(z.string()).optional().meta({ description: 'video-c-3.1: the variants sold here.' }),
+      }),
+    ),
+  })
+  .meta({ id: 'ModelListResponse', description: 'The models this deployment sells (SOLD_MODELS), in catalog order.' });
+
+export type ModelListResponse = z.infer<typeof modelListResponseSchema>;
 export type TaskListResponse = z.infer<typeof taskListResponseSchema>;
 export type CancelResponse = z.infer<typeof cancelResponseSchema>;
 export type WebhookEvent = z.infer<typeof webhookEventSchema>;

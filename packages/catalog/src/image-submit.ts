@@ -4,6 +4,7 @@
 import type { ImageTaskSpec, ValidateOptions } from './types';
 import { imageSubmitBodySchema } from './request-schemas';
 import { resolveImageModel } from './model-resolution';
+import { checkSold } from './sold';
 import { DEFAULT_IMAGE_RATIO } from './models';
 import { parseMediaRef } from './media-items';
 import { parseCallbackUrl } from './callback-url';
@@ -12,6 +13,7 @@ import { checkChoice, checkInlineCount, checkPrompt, fail, isSent, parseStructur
 export function parseImageSubmit(body: unknown, opts: ValidateOptions): { spec: ImageTaskSpec; clientRequestId: string | null; callbackUrl: string | null; maxCostCents: number | null } {
   const parsed = parseStructure(imageSubmitBodySchema, body);
   const { model } = resolveImageModel(parsed.model);
+  checkSold(opts.sold, model, null, null);
 
   let resolution: string | null = model.defaultResolution;
   if (isSent(parsed.resolution)) {

@@ -1,4 +1,5 @@
 // Types shared by the catalog's validators, pricing and its consumers (gateway, media, worker).
+import type { SoldCatalog } from './sold';
 
 export type TaskType = 'video' | 'image';
 export type MediaKind = 'image' | 'video' | 'audio';
@@ -75,4 +76,8 @@ export interface Cost {
 export interface ValidateOptions {
   /** ALLOW_PRIVATE_MEDIA_URLS: accept http:// and loopback URLs (development and tests only). */
   allowPrivateMediaUrls: boolean;
+  /** ALLOW_LOCAL_WEBHOOKS: callback_url / webhook URLs on http:// and local addresses; unset: as allowPrivateMediaUrls. */
+  allowLocalWebhooks?: boolean;
+  /** What this deployment sells (SOLD_MODELS); unset: the whole catalog. */
+  sold?: SoldCatalog;
 }

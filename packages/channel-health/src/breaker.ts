@@ -18,7 +18,7 @@
 // accounts failing count as five. Infrastructure outcomes (transient: timeouts, connection
 // errors, 429, 5xx) count every time, whoever's task met them.
 import { disabledChannels } from './operator-disable';
-import { healthKey, minuteOf, outcomesKey, RECENT_MINUTES, RedisClient, registryKey, streakAccountsKey } from './keys';
+import { healthKey, minuteOf, outcomesKey, RECENT_MINUTES, RedisClient, registryKey, registrySeenKey, REGISTRY_TTL_MS, streakAccountsKey } from './keys';
 
 /** unknown_model: the upstream does not know the model; shown as the last error, never counted by the breaker (other models work). */
 export type Outcome = 'succeeded' | 'failed' | 'transient' | 'violation' | 'unusable' | 'unknown_model';
@@ -137,7 +137,8 @@ export interface ChannelHealth {
   /** When each channel last failed (0: never), for choosing among channels that are all open. */
   lastFailures(channelIds: string[]): Promise<Map<string, number>>;
   /** Publishes this worker's channel list for the gateway's /admin/channels and gauges. */
-  register(channels: ChannelInfo[]): Promise<void>;
+  /** Publishes (and refreshes) the channels this worker runs; call every REGISTRY_REFRESH_MS. */
+  register(channels: ChannelInfo[], now?: number): Promise<void>;
   /** Channels an operator disabled (operator-disable.ts); optional so test doubles need not have it. */
   disabled?(): Promise<Set<string>>;
 }
@@ -167,9 +168,17 @@ export function createChannelHealth(redis: RedisClient, prefix: string, settings
       return new Map(channelIds.map((id, i) => [id, Number(res[i] ?? 0)]));
     },
     disabled: () => disabledChannels(redis, prefix),
-    async register(channels) {
+    async register(channels, at = now()) {
       if (channels.length === 0) return;
+      // One key per command: on a cluster the two keys may live on different masters.
       await redis.hset(registryKey(prefix), Object.fromEntries(channels.map((c) => [c.id, JSON.stringify(c)])));
+      await redis.zadd(registrySeenKey(prefix), ...channels.flatMap((c) => [at, c.id]));
+      // Channels no worker reported for a while leave the list (what the view already hides).
+      const stale = await redis.zrangebyscore(registrySeenKey(prefix), '-inf', at - REGISTRY_TTL_MS);
+      if (stale.length) {
+        await redis.hdel(registryKey(prefix), ...stale);
+        await redis.zrem(registrySeenKey(prefix), ...stale);
+      }
     },
   };
 }

@@ -1,7 +1,7 @@
 // The deployment's channels as the gateway shows them (GET /admin/channels, metrics gauges): the
 // list the workers registered, each with its breaker state, recent outcomes and renders in flight.
 import type { BreakerState, ChannelInfo, Outcome } from './breaker';
-import { disabledChannelsKey, channelSlotsKey, healthKey, minuteOf, outcomesKey, RECENT_MINUTES, RedisClient, registryKey } from './keys';
+import { disabledChannelsKey, channelSlotsKey, healthKey, minuteOf, outcomesKey, RECENT_MINUTES, RedisClient, registryKey, registrySeenKey, REGISTRY_TTL_MS } from './keys';
 import { type UnavailableModel, unavailableModels } from './model-unavailable';
 import { readCheckResults, type StoredCheck } from './check-results';
 
@@ -12,7 +12,7 @@ export interface ChannelView extends ChannelInfo {
   /** Failed/transient outcomes in a row while closed (the streak that opens the breaker). */
   consecutiveFailures: number;
   openedAt: string | null;
-  /** End of the cool-down; after it the next task probes the channel. */
+  /** End of the cool-down while open (always in the future); null once it passed (half-open) or closed. */
   openUntil: string | null;
   probeTaskId: string | null;
   lastError: { kind: string; message: string; at: string } | null;
@@ -31,9 +31,12 @@ export interface ChannelView extends ChannelInfo {
 const iso = (ms: string | undefined) => (ms && Number(ms) > 0 ? new Date(Number(ms)).toISOString() : null);
 
 export async function readChannelViews(redis: RedisClient, prefix: string, now = Date.now()): Promise<ChannelView[]> {
-  const registered = await redis.hgetall(registryKey(prefix));
-  const channels = Object.values(registered)
-    .map((json) => JSON.parse(json) as ChannelInfo)
+  const [registered, seen] = await Promise.all([redis.hgetall(registryKey(prefix)), redis.zrangebyscore(registrySeenKey(prefix), now - REGISTRY_TTL_MS, '+inf')]);
+  // Only channels a running worker reported lately (keys.ts REGISTRY_TTL_MS).
+  const live = new Set(seen);
+  const channels = Object.entries(registered)
+    .filter(([id]) => live.has(id))
+    .map(([, json]) => JSON.parse(json) as ChannelInfo)
     .sort((a, b) => a.id.localeCompare(b.id));
   if (channels.length === 0) return [];
   const minute = minuteOf(now);
@@ -70,7 +73,8 @@ export async function readChannelViews(redis: RedisClient, prefix: string, now =
       state,
       consecutiveFailures: state === 'closed' ? Number(h.failures ?? 0) : 0,
       openedAt: state === 'closed' ? null : iso(h.openedAt),
-      openUntil: state === 'closed' ? null : iso(h.openUntil),
+      // Only a future time: past its cool-down the breaker is half-open, not open "until" a past time.
+      openUntil: state === 'open' ? iso(h.openUntil) : null,
       probeTaskId: state === 'half-open' ? (h.probeTask ?? null) : null,
       lastError: h.lastFailureAt ? { kind: h.lastErrorKind ?? 'failed', message: h.lastError ?? '', at: iso(h.lastFailureAt)! } : null,
       lastSuccessAt: iso(h.lastSuccessAt),

@@ -25,6 +25,15 @@ export const outcomesKey = (prefix: string, channelId: string, minute: number) =
 /** Hash: channel id -> JSON description, written by each worker at start (the gateway has no channel file). */
 export const registryKey = (prefix: string) => `${prefix}:channels`;
 
+/**
+ * Sorted set: channel id -> when a running worker last reported it. Workers report their channels
+ * every REGISTRY_REFRESH_MS; a channel no worker reported for REGISTRY_TTL_MS is not shown and is
+ * removed (a development run's simulator channels must not linger in production's list on a shared Redis).
+ */
+export const registrySeenKey = (prefix: string) => `${prefix}:channels:seen`;
+export const REGISTRY_REFRESH_MS = 30_000;
+export const REGISTRY_TTL_MS = 3 * REGISTRY_REFRESH_MS;
+
 /** Sorted set: tasks holding an in-flight slot on the channel (apps/worker channel-slots.ts). */
 export const channelSlotsKey = (prefix: string, channelId: string) => `${prefix}:channel-slots:${channelId}`;
 

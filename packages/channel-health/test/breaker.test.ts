@@ -3,7 +3,7 @@
 // channels (and falls back to the least recently failed one when every channel is open).
 import { randomBytes } from 'node:crypto';
 import IORedis from 'ioredis';
-import { createChannelHealth, ChannelHealth, pickChannel, readChannelViews } from '../src';
+import { createChannelHealth, ChannelHealth, pickChannel, readChannelViews, REGISTRY_REFRESH_MS, REGISTRY_TTL_MS } from '../src';
 
 const redis = new IORedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
 const prefix = `test:breaker:${randomBytes(4).toString('hex')}`;
@@ -131,7 +131,24 @@ it('readChannelViews shows registered channels with state, recent outcomes and l
   });
   expect(b).toMatchObject({ id: 'b', state: 'closed', lastError: null, rendersInFlight: 1, openedAt: null });
   advance(350);
-  expect((await readChannelViews(redis, p, clock))[0].state).toBe('half-open');
+  // Past the cool-down: half-open, and no "until" a time that has passed.
+  expect((await readChannelViews(redis, p, clock))[0]).toMatchObject({ state: 'half-open', openUntil: null, openedAt: expect.any(String) });
+});
+
+it('a channel no running worker reported lately is not listed, and the next report removes it', async () => {
+  const { p, health } = fresh();
+  const t0 = Date.now();
+  const info = (id: string) => ({ id, models: ['m1'], tier: null, costOrder: 1, enabled: true, maxInFlight: 10 });
+  // An earlier run (say, development's simulator channels) on the same Redis and prefix.
+  await health.register([info('sim-old'), info('live')], t0 - REGISTRY_TTL_MS - 1_000);
+  expect((await readChannelViews(redis, p, t0)).map((c) => c.id)).toEqual([]);
+  // This run's worker reports `live` (and keeps doing so every REGISTRY_REFRESH_MS).
+  await health.register([info('live')], t0);
+  expect((await readChannelViews(redis, p, t0)).map((c) => c.id)).toEqual(['live']);
+  expect(await redis.hexists(`${p}:channels`, 'sim-old')).toBe(0);
+  // A worker that stopped reporting: its channels leave the list once the TTL has passed.
+  expect((await readChannelViews(redis, p, t0 + REGISTRY_TTL_MS + 1)).map((c) => c.id)).toEqual([]);
+  expect(REGISTRY_REFRESH_MS * 2).toBeLessThan(REGISTRY_TTL_MS);
 });
 
 describe('customers cannot trip it (issue 12, point 8)', () => {

@@ -4,7 +4,7 @@ import { Images, Videos } from './resources/generate';
 import { Tasks } from './resources/tasks';
 import { Webhooks } from './resources/webhooks';
 import { BatchItem, BatchOptions, BatchOutcome, runBatch } from './resources/batch';
-import type { Balance } from './types';
+import type { Balance, ModelList } from './types';
 
 export class MediaGen {
   readonly videos: Videos;
@@ -22,6 +22,11 @@ export class MediaGen {
 
   get baseUrl(): string {
     return this.http.baseUrl;
+  }
+
+  /** The models this service sells, with their sold tiers or variants (GET /api/models). */
+  models(opts: { signal?: AbortSignal } = {}): Promise<ModelList> {
+    return this.http.request<ModelList>({ method: 'GET', path: '/api/models', signal: opts.signal });
   }
 
   /**

@@ -13,6 +13,8 @@ export type TaskStatus = Task['status'];
 export type TaskType = Task['type'];
 export type TaskErrorCode = NonNullable<Task['errorCode']>;
 export type Balance = Schemas['BalanceResponse'];
+/** GET /api/models: what the service sells (it may sell a subset of the catalog). */
+export type ModelList = Schemas['ModelListResponse'];
 /** What a generate body would cost (POST /api/{video,image}/quote). */
 export type Quote = Schemas['QuoteResponse'];
 /** Every `code` an error response of the service can carry (the union of the per-status error bodies). */

@@ -59,7 +59,18 @@ const envSchema = z.object({
   PROVIDER_CONFIG: z.string().optional(),
   /** optimize_prompt's language model: a JSON file, `sim`, or `off` (docs/prompt-format.md); unset: the simulator in development. */
   PROMPT_OPTIMIZER: optionalText(z.string().min(1)),
+  /**
+   * What this deployment sells: comma-separated model ids, `<model>:<tier>` or `<model>:<variant>`
+   * (packages/catalog sold.ts). Unset: the whole catalog. Checked against the catalog at start.
+   */
+  SOLD_MODELS: optionalText(z.string()),
   ALLOW_PRIVATE_MEDIA_URLS: bool.default(false),
+  /**
+   * Webhook endpoints and callback_url on http:// and local (loopback, private) addresses, for a
+   * receiver on the developer's machine. Default: on when NODE_ENV=development (as `npm start`
+   * sets), off otherwise; refused in production. Reference media are not affected.
+   */
+  ALLOW_LOCAL_WEBHOOKS: bool.optional(),
   /** Deadline for reading all reference files of one submit (fetch + measure). */
   MEDIA_TIMEOUT_MS: z.coerce.number().int().positive().default(8_000),
   TOP_UP_URL: z.string().url().optional(),
@@ -171,6 +182,21 @@ const envSchema = z.object({
   DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
   /** TCP keepalive on database connections after this much idle time, so a dead peer is noticed. 0 disables. */
   DB_KEEPALIVE_MS: z.coerce.number().int().min(0).default(10_000),
+  /** Account holders (/account, docs/account.md): who may sign up; unset: open, except closed in production. */
+  SIGNUP_MODE: optionalText(z.enum(['open', 'invite', 'closed'])),
+  /** Opening balance of an account made by sign-up (a ledger top-up). */
+  SIGNUP_BALANCE_CENTS: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
+  /** smtp://user:pass@host:port (smtps:// for TLS); unset: verification and reset links are written to the log. */
+  SMTP_URL: optionalText(z.string().regex(/^smtps?:\/\//, 'an smtp:// or smtps:// URL')),
+  MAIL_FROM: z.string().min(3).default('mediagen <no-reply@localhost>'),
+  /** Stripe Checkout top-ups; both unset: top-ups are made by the operator. */
+  STRIPE_SECRET_KEY: optionalText(z.string().min(8)),
+  STRIPE_WEBHOOK_SECRET: optionalText(z.string().min(8)),
+  /** Origin of Stripe's API (no path); a stand-in in tests. */
+  STRIPE_API_URL: z.string().regex(/^https?:\/\/[^/?#]+\/?$/, 'an origin such as https://api.stripe.com').default('https://api.stripe.com'),
+  TOPUP_MIN_CENTS: z.coerce.number().int().min(50).default(500),
+  TOPUP_MAX_CENTS: z.coerce.number().int().min(50).max(100_000_000).default(100_000),
+  TOPUP_CURRENCY: z.string().regex(/^[a-z]{3}$/, 'a lower-case ISO 4217 code such as usd').default('usd'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
 });
@@ -232,7 +258,9 @@ export function parseTrustProxy(value: string | undefined): false | number | str
 
 type Env = z.infer<typeof envSchema>;
 export type Config = Readonly<
-  Omit<Env, 'PUBLIC_BASE_URL' | 'ADMIN_TOKEN' | 'TOP_UP_URL' | 'FILE_SIGNING_SECRET'> & {
+  Omit<Env, 'PUBLIC_BASE_URL' | 'ADMIN_TOKEN' | 'TOP_UP_URL' | 'FILE_SIGNING_SECRET' | 'SIGNUP_MODE' | 'ALLOW_LOCAL_WEBHOOKS'> & {
+    SIGNUP_MODE: 'open' | 'invite' | 'closed';
+    ALLOW_LOCAL_WEBHOOKS: boolean;
     PUBLIC_BASE_URL: string;
     ADMIN_TOKEN: string;
     FILE_SIGNING_SECRET: string;
@@ -260,6 +288,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     problems.push('PUBLIC_BASE_URL must be https in production (result URLs are https per spec 2.1)');
   if (prod && e.ALLOW_PRIVATE_MEDIA_URLS)
     problems.push('ALLOW_PRIVATE_MEDIA_URLS is for development and tests only; refused in production');
+  if (prod && e.ALLOW_LOCAL_WEBHOOKS) problems.push('ALLOW_LOCAL_WEBHOOKS is for development and tests only; refused in production');
   if (e.STORAGE_DRIVER === 's3' && !e.S3_BUCKET) problems.push('S3_BUCKET is required when STORAGE_DRIVER=s3');
   if (!e.S3_ACCESS_KEY_ID !== !e.S3_SECRET_ACCESS_KEY)
     problems.push('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together (set both, or neither for the default credential chain)');
@@ -267,6 +296,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   // the prefix would move the tag and split a script's keys over several slots.
   if (e.REDIS_CLUSTER_NODES && /[{}]/.test(e.REDIS_PREFIX))
     problems.push('REDIS_PREFIX must not contain { or } with REDIS_CLUSTER_NODES (the service adds its own hash tags)');
+  if (!e.STRIPE_SECRET_KEY !== !e.STRIPE_WEBHOOK_SECRET)
+    problems.push('STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET go together (set both for card top-ups, or neither)');
+  if (e.TOPUP_MIN_CENTS > e.TOPUP_MAX_CENTS) problems.push('TOPUP_MIN_CENTS must not exceed TOPUP_MAX_CENTS');
   if (problems.length) throw new ConfigError(`Invalid environment:\n  ${problems.join('\n  ')}`);
 
   const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
@@ -282,7 +314,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     PUBLIC_BASE_URL: publicBaseUrl,
     ADMIN_TOKEN: effectiveAdmin,
     ADMIN_DISABLED: adminToken === undefined,
+    // Private media URLs imply local webhooks (they always did); development allows them by default.
+    ALLOW_LOCAL_WEBHOOKS: e.ALLOW_LOCAL_WEBHOOKS ?? (e.ALLOW_PRIVATE_MEDIA_URLS || env.NODE_ENV === 'development'),
     FILE_SIGNING_SECRET: e.FILE_SIGNING_SECRET ?? createHash('sha256').update(`file-signing\n${effectiveAdmin}`).digest('hex'),
-    TOP_UP_URL: e.TOP_UP_URL ?? `${publicBaseUrl}/billing/top-up`,
+    TOP_UP_URL: e.TOP_UP_URL ?? `${publicBaseUrl}/account/top-up`,
+    SIGNUP_MODE: e.SIGNUP_MODE ?? (prod ? 'closed' : 'open'),
   });
 }

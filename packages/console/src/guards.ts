@@ -18,10 +18,13 @@ export function requireSession(deps: ConsoleDeps): RequestHandler {
   };
 }
 
-/** Every state-changing request carries the session's CSRF token in the form field `_csrf`. */
+/**
+ * Every state-changing request carries the session's CSRF token in the form field `_csrf` (any
+ * surface whose res.locals.session has a csrfToken: the console and the account pages).
+ */
 export const requireCsrf: RequestHandler = (req, res, next) => {
   if (req.method === 'GET' || req.method === 'HEAD') return next();
-  const s = res.locals.session as SessionRecord;
+  const s = res.locals.session as Pick<SessionRecord, 'csrfToken'>;
   if (!csrfMatches(s, (req.body as Record<string, unknown> | undefined)?._csrf)) {
     return next(new ConsoleError(403, 'The form was stale or not sent from this console. Reload the page and try again.'));
   }

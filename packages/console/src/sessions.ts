@@ -9,7 +9,31 @@ export const SESSION_COOKIE = 'mg_console';
 /** Sessions last 8 hours (a working day); signing in again is cheap, a stolen laptop's session is not. */
 export const SESSION_TTL_MS = 8 * 3600_000;
 
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+export const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+
+/**
+ * The cookie side of a server-side session, for any surface (console, account pages): a random
+ * token for the cookie and the sha256 that the database keeps, a CSRF token, and the cookie's
+ * set/read/clear. Each surface stores its sessions in its own table.
+ */
+export function cookieSessions(cookie: string, ttlMs: number) {
+  return {
+    cookie,
+    ttlMs,
+    /** A new session's secrets: `token` goes to the cookie, `id` (its sha256) to the database. */
+    mint: () => {
+      const token = randomBytes(32).toString('base64url');
+      return { token, id: sha256(token), csrfToken: randomBytes(32).toString('base64url'), expiresAt: new Date(Date.now() + ttlMs) };
+    },
+    set: (res: Response, token: string, secure: boolean) => res.cookie(cookie, token, { httpOnly: true, sameSite: 'strict', secure, path: '/', maxAge: ttlMs }),
+    /** The stored id of the request's session cookie, or undefined. */
+    idOf: (req: Request): string | undefined => {
+      const token = readCookie(req, cookie);
+      return token && token.length <= 100 ? sha256(token) : undefined;
+    },
+    clear: (res: Response, secure: boolean) => res.clearCookie(cookie, { httpOnly: true, sameSite: 'strict', secure, path: '/' }),
+  };
+}
 
 /**
  * The value of one cookie of the request (no cookie parser needed for one name). A value that is
@@ -49,7 +73,7 @@ export async function endSession(db: Db, req: Request, res: Response, secure: bo
   res.clearCookie(SESSION_COOKIE, { httpOnly: true, sameSite: 'strict', secure, path: '/' });
 }
 
-export function csrfMatches(session: SessionRecord, given: unknown): boolean {
+export function csrfMatches(session: Pick<SessionRecord, 'csrfToken'>, given: unknown): boolean {
   if (typeof given !== 'string') return false;
   const a = Buffer.from(sha256(given));
   const b = Buffer.from(sha256(session.csrfToken));

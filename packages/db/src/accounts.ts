@@ -2,7 +2,8 @@
 // still goes through creditAccount (billing.ts), so each one is a ledger entry.
 // Writes take an optional AuditContext: the audit event then commits in the same transaction.
 import type { Db } from './client';
-import { AuditContext, recordAudit } from './audit';
+import { sql, sqlTransaction } from './sql';
+import { AuditActor, AuditContext, recordAudit, recordAuditIn } from './audit';
 
 export interface AccountRecord {
   id: string;
@@ -65,12 +66,16 @@ export async function updateAccount(db: Db, id: string, fields: AccountLimits, a
 
 export interface ApiKeyRecord {
   id: string;
+  /** The holder's label; null for keys made by the admin API. */
+  name: string | null;
   prefix: string;
   createdAt: Date;
   revokedAt: Date | null;
+  /** To about a minute (gateways batch it: touchApiKeys). */
+  lastUsedAt: Date | null;
 }
 
-export async function createApiKey(db: Db, key: { id: string; accountId: string; keyHash: string; prefix: string }, audit?: AuditContext): Promise<void> {
+export async function createApiKey(db: Db, key: { id: string; accountId: string; keyHash: string; prefix: string; name?: string | null }, audit?: AuditContext): Promise<void> {
   if (!audit) {
     await db.apiKey.create({ data: key });
     return;
@@ -82,13 +87,49 @@ export async function createApiKey(db: Db, key: { id: string; accountId: string;
   });
 }
 
+/** Live keys an account holder may have at once (developer options page). */
+export const MAX_LIVE_KEYS_PER_ACCOUNT = 20;
+
+/**
+ * Creates the key unless the account already has `max` live ones: the account row is locked first,
+ * so two concurrent creates cannot both pass the count. false when over the limit.
+ */
+export async function createApiKeyWithinLimit(
+  db: Db,
+  key: { id: string; accountId: string; keyHash: string; prefix: string; name: string | null },
+  audit: { actor: AuditActor; ip?: string | null } = { actor: { type: 'system' } },
+  max = MAX_LIVE_KEYS_PER_ACCOUNT,
+): Promise<boolean> {
+  return sqlTransaction(db, async (c) => {
+    await c.query('SELECT 1 FROM "Account" WHERE "id" = $1 FOR UPDATE', [key.accountId]);
+    const n = await c.query<{ n: number }>('SELECT count(*)::int AS n FROM "ApiKey" WHERE "accountId" = $1 AND "revokedAt" IS NULL', [key.accountId]);
+    if (n.rows[0].n >= max) return false;
+    await c.query('INSERT INTO "ApiKey" ("id", "accountId", "keyHash", "prefix", "name") VALUES ($1, $2, $3, $4, $5)', [key.id, key.accountId, key.keyHash, key.prefix, key.name]);
+    await recordAuditIn(c, { actor: audit.actor, action: 'api_key.create', targetType: 'api_key', targetId: key.id, accountId: key.accountId, after: { name: key.name, prefix: key.prefix }, ip: audit.ip ?? null });
+    return true;
+  });
+}
+
 /** The account's keys, newest first. */
 export async function listApiKeys(db: Db, accountId: string): Promise<ApiKeyRecord[]> {
   return db.apiKey.findMany({
     where: { accountId },
-    orderBy: { createdAt: 'desc' },
-    select: { id: true, prefix: true, createdAt: true, revokedAt: true },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    select: { id: true, name: true, prefix: true, createdAt: true, revokedAt: true, lastUsedAt: true },
   });
+}
+
+/**
+ * Marks keys as used now, at most once a minute each: gateways collect the keys they saw and call
+ * this once a minute, so authentication never writes per request.
+ */
+export async function touchApiKeys(db: Db, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await sql(
+    db,
+    `UPDATE "ApiKey" SET "lastUsedAt" = now() WHERE "id" = ANY($1::text[]) AND ("lastUsedAt" IS NULL OR "lastUsedAt" < now() - interval '1 minute')`,
+    [ids],
+  );
 }
 
 /**
@@ -107,6 +148,22 @@ export async function revokeApiKey(db: Db, id: string, audit?: AuditContext): Pr
   });
 }
 
+/**
+ * The holder revokes one of their account's keys: ownership, the revocation and its audit event in
+ * one transaction. null when the account has no such live key (another account's key included).
+ */
+export async function revokeHolderApiKey(db: Db, accountId: string, keyId: string, audit: { actor: AuditActor; ip?: string | null }): Promise<{ keyHash: string } | null> {
+  return sqlTransaction(db, async (c) => {
+    const r = await c.query<{ keyHash: string; name: string | null; prefix: string }>(
+      'UPDATE "ApiKey" SET "revokedAt" = now() WHERE "id" = $1 AND "accountId" = $2 AND "revokedAt" IS NULL RETURNING "keyHash", "name", "prefix"',
+      [keyId, accountId],
+    );
+    if (!r.rows[0]) return null;
+    await recordAuditIn(c, { actor: audit.actor, action: 'api_key.revoke', targetType: 'api_key', targetId: keyId, accountId, before: { name: r.rows[0].name, prefix: r.rows[0].prefix, revoked: false }, after: { revoked: true }, ip: audit.ip ?? null });
+    return { keyHash: r.rows[0].keyHash };
+  });
+}
+
 export interface ApiKeyOwner {
   apiKeyId: string;
   accountId: string;
@@ -118,8 +175,10 @@ export interface ApiKeyOwner {
 export async function findApiKeyByHash(db: Db, keyHash: string): Promise<ApiKeyOwner | null> {
   const key = await db.apiKey.findUnique({
     where: { keyHash },
-    select: { id: true, accountId: true, revokedAt: true, account: { select: { rateLimitPerMinute: true } } },
+    select: { id: true, accountId: true, revokedAt: true, account: { select: { rateLimitPerMinute: true, disabledAt: true } } },
   });
   if (!key) return null;
-  return { apiKeyId: key.id, accountId: key.accountId, revoked: key.revokedAt !== null, rateLimitPerMinute: key.account.rateLimitPerMinute };
+  // A disabled account's keys answer as revoked until an operator enables it again.
+  const revoked = key.revokedAt !== null || key.account.disabledAt !== null;
+  return { apiKeyId: key.id, accountId: key.accountId, revoked, rateLimitPerMinute: key.account.rateLimitPerMinute };
 }

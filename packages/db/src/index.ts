@@ -20,5 +20,8 @@ export * from './operators';
 export * from './admin-idempotency';
 export * from './console-queries';
 export * from './prompt-rewrite';
+export * from './holders';
+export * from './top-ups';
+export * from './holder-queries';
 export * from './audit';
 export * from './access-checks';

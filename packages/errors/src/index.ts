@@ -10,9 +10,13 @@ export const ERROR_STATUS = {
   unknown_field: 400,
   invalid_model: 400,
   model_withdrawn: 400,
+  /** A catalog model (or one of its tiers or variants) this deployment does not sell (SOLD_MODELS). */
+  model_not_offered: 400,
   wrong_endpoint: 400,
   unsupported_parameter: 400,
   invalid_media: 400,
+  /** A signed callback (Stripe's events at POST /billing/stripe/webhook) whose signature does not verify against its body. */
+  invalid_signature: 400,
   unauthorized: 401,
   insufficient_balance: 402,
   forbidden: 403,

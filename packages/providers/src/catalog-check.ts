@@ -8,7 +8,9 @@
 //   each kind) has at least one enabled channel able to render it. An option without one is an
 //   error in production, naming the option and the channels looked at; a warning elsewhere (tests
 //   and trials run configs that serve a few models; those tasks fail with generation_failed).
-import { EFFORT_RESOLUTIONS, MODELS, VIDEO_A_MODES, type ModelInfo } from '@mediagen/catalog';
+// - only what is sold (SOLD_MODELS, default the whole catalog) must be served: a filter in front
+//   of the coverage check, so an operator offering a subset of the catalog starts.
+import { EFFORT_RESOLUTIONS, MODELS, VIDEO_A_MODES, WHOLE_CATALOG, type ModelInfo, type SoldCatalog } from '@mediagen/catalog';
 import type { ChannelAdapter } from './channel-adapter';
 import { Channel, ChannelConfig, ChannelConfigError, upstreamModelFor } from './channel-config';
 import { channelsFor } from './channel-order';
@@ -82,7 +84,12 @@ export interface CatalogCheck {
   unserved: string[];
 }
 
-export function checkAgainstCatalog(config: ChannelConfig, adapters: Map<string, ChannelAdapter>, models: readonly ModelInfo[] = Object.values(MODELS)): CatalogCheck {
+export function checkAgainstCatalog(
+  config: ChannelConfig,
+  adapters: Map<string, ChannelAdapter>,
+  models: readonly ModelInfo[] = Object.values(MODELS),
+  sold: SoldCatalog = WHOLE_CATALOG,
+): CatalogCheck {
   const errors: string[] = [];
   const unserved: string[] = [];
   for (const model of models) {
@@ -96,6 +103,8 @@ export function checkAgainstCatalog(config: ChannelConfig, adapters: Map<string,
         if (why) errors.push(`channel ${c.id} (${c.protocol}) cannot serve ${unit.label}: ${why}`);
         else able.push({ channel: c, coverage: channelCoverage(adapters.get(c.id), unit.model, unit.variant) });
       }
+      // What is not sold here needs no channel (a channel mapping it must still be able to serve it).
+      if (!sold.sells(unit.model, unit.tier ?? unit.variant)) continue;
       if (able.length === 0) {
         unserved.push(`no enabled channel can serve ${unit.label} (channels looked at: ${serving.map((c) => c.id).join(', ') || 'none'})`);
         continue;
@@ -116,8 +125,8 @@ export function checkAgainstCatalog(config: ChannelConfig, adapters: Map<string,
  * Throws ChannelConfigError listing every problem; returns the unserved options for a warning when
  * they are allowed (outside production).
  */
-export function assertServesCatalog(config: ChannelConfig, adapters: Map<string, ChannelAdapter>, opts: { production: boolean }): string[] {
-  const { errors, unserved } = checkAgainstCatalog(config, adapters);
+export function assertServesCatalog(config: ChannelConfig, adapters: Map<string, ChannelAdapter>, opts: { production: boolean; sold?: SoldCatalog }): string[] {
+  const { errors, unserved } = checkAgainstCatalog(config, adapters, Object.values(MODELS), opts.sold);
   const fatal = [...errors, ...(opts.production ? unserved : [])];
   if (fatal.length) throw new ChannelConfigError(`The channel config does not fit the catalog:\n  ${fatal.join('\n  ')}`);
   return unserved;

@@ -3,6 +3,7 @@
 // serve them; a config that maps a model to a channel that cannot serve it, or leaves one
 // unserved, is refused at startup naming the model and the channel.
 import path from 'node:path';
+import { parseSoldModels } from '@mediagen/catalog';
 import { assertServesCatalog, ChannelConfigError, checkAgainstCatalog, createAdapters, loadChannelConfig, loadChannelConfigFile, parseChannelConfig } from '../src';
 
 const EXAMPLE = path.resolve(__dirname, '../../../config/providers.example.json');
@@ -42,4 +43,22 @@ it('refuses to start in production without PROVIDER_CONFIG (customers would be s
   expect(() => loadChannelConfig({ NODE_ENV: 'production', SIM_PORT: 4010 })).toThrow(ChannelConfigError);
   expect(() => loadChannelConfig({ NODE_ENV: 'production', SIM_PORT: 4010 })).toThrow(/PROVIDER_CONFIG is required in production/);
   expect(loadChannelConfig({ NODE_ENV: 'development', SIM_PORT: 4010 }).channels.length).toBeGreaterThan(0);
+});
+
+it('a production config with two image channels starts when SOLD_MODELS names what they serve', () => {
+  const config = parseChannelConfig({
+    channels: [
+      { id: 'gemini', protocol: 'gemini', baseUrl: 'https://generativelanguage.googleapis.com/v1beta', apiKey: 'k', costOrder: 1, models: { 'image-d-2.5-flash-image': 'gemini-2.5-flash-image' } },
+      { id: 'ark', protocol: 'modelark', baseUrl: 'https://ark.example/api/v3', apiKey: 'k', costOrder: 1, models: { 'image-b-2.5': 'seedream-4-0-250828' } },
+    ],
+  }, {});
+  const adapters = createAdapters(config);
+  try {
+    expect(() => assertServesCatalog(config, adapters, { production: true })).toThrow(/no enabled channel can serve video-a-h3/);
+    expect(assertServesCatalog(config, adapters, { production: true, sold: parseSoldModels('image-b-2.5,image-d-2.5-flash-image') })).toEqual([]);
+    // Selling a model no channel serves still stops the start, naming it.
+    expect(() => assertServesCatalog(config, adapters, { production: true, sold: parseSoldModels('image-b-2.5,image-a-5.0') })).toThrow(/The channel config does not fit the catalog:\n  no enabled channel can serve image-a-5.0 \(channels looked at: none\)$/);
+  } finally {
+    for (const a of adapters.values()) a.close();
+  }
 });

@@ -69,7 +69,7 @@ describe.each([
 
   it.each(PROTOCOLS)('%s: the submit is `unsent`, and says so', async (protocol) => {
     const err = await submitError(adapters.get(protocol)!);
-    expect(err.kind).toBe('unsent');
+    expect([err.kind, err.message]).toEqual(['unsent', expect.stringMatching(code)]);
     expect(err.message).toMatch(code);
     expect(err.message).toMatch(/never reached the upstream/);
   });

@@ -46,7 +46,9 @@ export interface Stack {
 /** Fast settings for tests: short renders, quick stalled-job recovery, frequent maintenance. */
 const TEST_ENV = {
   NODE_ENV: 'test',
-  LOG_LEVEL: 'info',
+  // Warnings and errors only, so a failure's output is not buried in JSON lines; a test that reads
+  // info lines asks for them (env LOG_LEVEL), and E2E_LOG_LEVEL=info turns them on for a whole run.
+  LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? 'warn',
   POLL_CACHE_MS: '0',
   ALLOW_PRIVATE_MEDIA_URLS: 'true',
   SIM_RENDER_MS: '300',

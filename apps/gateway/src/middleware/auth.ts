@@ -16,6 +16,7 @@ import { AppError } from '@mediagen/errors';
 import { GatewayDeps, onePerDeps } from '../deps';
 import { DEV_API_KEY_HASH, hashApiKey, looksLikeApiKey } from '../services/api-keys';
 import { guardAuth } from './ip-limits';
+import { keyUsage } from '../services/key-usage';
 
 export interface AuthContext {
   apiKeyId: string;
@@ -65,9 +66,12 @@ function createApiKeyAuth(deps: GatewayDeps): ApiKeyAuth {
   /** Keys found valid, with until when they count as known (VOUCH_MS). */
   const vouchedUntil = new Map<string, number>();
   let revocations = 0;
+  // A key's state changed (revoked, or its account disabled or enabled again): forget both what
+  // this gateway knew and what it knew it did not know.
   deps.events.onKeyRevoked((hash) => {
     revocations++;
     cache.delete(hash);
+    unknown.delete(hash);
     vouchedUntil.delete(hash);
   });
   const production = deps.config.NODE_ENV === 'production';
@@ -144,6 +148,7 @@ function createApiKeyAuth(deps: GatewayDeps): ApiKeyAuth {
   // The cache by the Authorization header as sent: a known key costs one Map look-up, no parsing,
   // no sha256 and no promise. Entries point at the hash-keyed entry, so a revocation (which evicts
   // that one) ends them too.
+  const usage = keyUsage(deps);
   const byHeader = new Map<string, { hash: string; entry: Entry }>();
   const known = (req: Request): AuthContext | undefined => {
     const header = req.headers.authorization;
@@ -156,6 +161,7 @@ function createApiKeyAuth(deps: GatewayDeps): ApiKeyAuth {
     // A key in use is looked up again shortly before its entry expires, so its requests never
     // wait for the lookup; the entry still ends CACHE_MS after the lookup that made it.
     if (k.entry.until - now < REFRESH_MS && !inFlight.has(k.hash)) lookup(k.hash).catch(() => undefined);
+    usage.seen(k.entry.ctx.apiKeyId);
     return k.entry.ctx;
   };
   const middleware: RequestHandler = (req, _res, next) => {
@@ -167,6 +173,7 @@ function createApiKeyAuth(deps: GatewayDeps): ApiKeyAuth {
     const header = req.headers.authorization;
     guardAuth(deps, req, () => authenticate(header), () => vouched(header)).then(({ ctx, hash }) => {
       req.auth = ctx;
+      usage.seen(ctx.apiKeyId);
       if (header !== undefined && header.length <= 300) {
         const entry = cache.get(hash);
         if (entry !== undefined && entry.ctx === ctx) {

@@ -3,7 +3,7 @@
 // section describing the signed task events a client receives.
 import { z } from 'zod';
 import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-openapi';
-import { cancelResponseSchema, effectivePromptSchema, nextCursorSchema, TASK_STATUSES, taskListItemSchema, taskListResponseSchema, webhookEventSchema } from '@mediagen/catalog';
+import { cancelResponseSchema, effectivePromptSchema, modelListResponseSchema, nextCursorSchema, TASK_STATUSES, taskListItemSchema, taskListResponseSchema, webhookEventSchema } from '@mediagen/catalog';
 import { DELIVERY_STATUSES } from '@mediagen/db';
 import { createWebhookSchema, deliveryListQuerySchema } from '../routes/admin-webhooks.routes';
 import { adminTaskListQuerySchema } from '../routes/admin.routes';
@@ -75,6 +75,15 @@ const exampleEvent = {
 export function registerExtensionPaths(reg: OpenAPIRegistry, apiSecurity: Record<string, string[]>[], adminSecurity: Record<string, string[]>[]): void {
   const rl = rateLimitHeaders();
   const taskId = z.object({ taskId: z.string().meta({ description: 'The taskId from the submit response.', example: 'tsk_01J9Z3N6K4' }) });
+  reg.registerPath({
+    method: 'get', path: '/api/models', operationId: 'listModels', tags: ['Account'], security: apiSecurity,
+    summary: 'The models this deployment sells (extension)',
+    description: 'A deployment may sell a subset of the catalog (SOLD_MODELS); a submit naming another model answers 400 `model_not_offered`.',
+    responses: {
+      200: ok('The models sold here, in catalog order.', modelListResponseSchema, { models: [{ id: 'image-b-2.5', type: 'image' }, { id: 'video-b-2.5', type: 'video', tiers: ['third-party'] }] }, rl),
+      ...apiCommonResponses(),
+    },
+  });
   reg.registerPath({
     method: 'get', path: '/api/tasks', operationId: 'listTasks', tags: ['Tasks'], security: apiSecurity,
     summary: 'List the account\'s tasks, newest first (extension)',

@@ -3,11 +3,11 @@
 import { z } from 'zod';
 import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import {
-  IMAGE_MODEL_IDS,
   LEGACY_MODEL_ALIASES,
   MAX_PROMPT_CHARS,
-  VIDEO_MODEL_IDS,
+  WHOLE_CATALOG,
   balanceResponseSchema,
+  type SoldCatalog,
   imageSubmitBodySchema,
   pollResponseSchema,
   submitResponseSchema,
@@ -16,22 +16,44 @@ import {
 import { errorResponse, internalError, ok, rateLimitHeaders, retryAfterHeader, unauthorized, unavailable } from './responses';
 
 // The validators keep `model` and `prompt` as plain strings so that their own error codes
-// (invalid_model, model_withdrawn, validation_error) name the problem; the document states the
-// same rules as an enum and a maximum length, both taken from the catalog.
+// (invalid_model, model_withdrawn, model_not_offered, validation_error) name the problem; the
+// document states the same rules as an enum and a maximum length, both taken from the catalog,
+// and the enum lists only what this deployment sells (SOLD_MODELS).
 const promptSchema = z.string().max(MAX_PROMPT_CHARS);
-const videoModels = [...VIDEO_MODEL_IDS, ...Object.keys(LEGACY_MODEL_ALIASES)] as [string, ...string[]];
-export const documentedVideoBody = videoSubmitBodySchema
-  .extend({
-    model: z.enum(videoModels).meta({ description: `Video model. The legacy alias ${Object.keys(LEGACY_MODEL_ALIASES).join(', ')} maps to ${Object.values(LEGACY_MODEL_ALIASES).join(', ')}.`, example: 'video-a-h3' }),
-    prompt: promptSchema.nullable().optional().meta({ description: `Text prompt, ${MAX_PROMPT_CHARS} characters at most, not blank. Required, except for video-a-h3 with ref_mode lip-sync.`, example: 'A red fox runs through fresh snow at dawn' }),
-  })
-  .meta({ id: 'VideoSubmitBody', description: 'POST /api/video/generate body (spec 4.1).' });
-export const documentedImageBody = imageSubmitBodySchema
-  .extend({
-    model: z.enum(IMAGE_MODEL_IDS as [string, ...string[]]).meta({ description: 'Image model.', example: 'image-b-2.5' }),
-    prompt: promptSchema.meta({ description: `Text prompt, ${MAX_PROMPT_CHARS} characters at most, not blank.`, example: 'A watercolor lighthouse at dusk' }),
-  })
-  .meta({ id: 'ImageSubmitBody', description: 'POST /api/image/generate body (spec 4.3).' });
+const modelEnum = (ids: string[], description: string, example: string) =>
+  ids.length > 0
+    ? z.enum(ids as [string, ...string[]]).meta({ description, example: ids.includes(example) ? example : ids[0] })
+    : z.string().meta({ description: `${description} None is offered by this deployment.` });
+
+export type DocumentedBodies = ReturnType<typeof documentedBodies>;
+
+/** The submit bodies as documented for what is sold; the quote paths document the same bodies. */
+export function documentedBodies(sold: SoldCatalog) {
+  const video = sold.models('video').map((m) => m.id);
+  const aliases = Object.entries(LEGACY_MODEL_ALIASES).filter(([, to]) => video.includes(to));
+  const aliasText = aliases.map(([from, to]) => ` The legacy alias ${from} maps to ${to}.`).join('');
+  const videoBody = videoSubmitBodySchema
+    .extend({
+      model: modelEnum([...video, ...aliases.map(([from]) => from)], `Video model.${aliasText}`, 'video-a-h3'),
+      prompt: promptSchema.nullable().optional().meta({ description: `Text prompt, ${MAX_PROMPT_CHARS} characters at most, not blank. Required, except for video-a-h3 with ref_mode lip-sync.`, example: 'A red fox runs through fresh snow at dawn' }),
+    })
+    .meta({ id: 'VideoSubmitBody', description: 'POST /api/video/generate body (spec 4.1).' });
+  const imageBody = imageSubmitBodySchema
+    .extend({
+      model: modelEnum(sold.models('image').map((m) => m.id), 'Image model.', 'image-b-2.5'),
+      prompt: promptSchema.meta({ description: `Text prompt, ${MAX_PROMPT_CHARS} characters at most, not blank.`, example: 'A watercolor lighthouse at dusk' }),
+    })
+    .meta({ id: 'ImageSubmitBody', description: 'POST /api/image/generate body (spec 4.3).' });
+  // The examples name a sold model: the catalog's usual one, or the first sold.
+  const example = (ids: string[], usual: string, full: Record<string, unknown>, prompt: string) =>
+    ids.length === 0 || ids.includes(usual) ? full : { model: ids[0], prompt };
+  return {
+    videoBody,
+    imageBody,
+    videoExample: example(video, 'video-a-h3', { model: 'video-a-h3', prompt: 'A red fox runs through fresh snow at dawn', duration: 5, ratio: '16:9' }, 'A red fox runs through fresh snow at dawn'),
+    imageExample: example(sold.models('image').map((m) => m.id), 'image-b-2.5', { model: 'image-b-2.5', prompt: 'A red fox in fresh snow', ratio: '16:9' }, 'A red fox in fresh snow'),
+  };
+}
 
 const rl = rateLimitHeaders();
 const rateLimited = (description: string): ResponseConfig =>
@@ -45,7 +67,9 @@ export const apiCommonResponses = (): Record<number, ResponseConfig> => ({
   503: unavailable(),
 });
 
-export function registerPublicPaths(reg: OpenAPIRegistry, security: Record<string, string[]>[]): void {
+/** Returns the documented submit bodies, for the paths that take the same body (quote). */
+export function registerPublicPaths(reg: OpenAPIRegistry, security: Record<string, string[]>[], sold: SoldCatalog = WHOLE_CATALOG): DocumentedBodies {
+  const documented = documentedBodies(sold);
   const idempotencyHeader = z.object({
     'Idempotency-Key': z.string().min(1).max(255).optional().meta({ description: 'Client-chosen unique id (1-255 chars); wins over client_request_id.', example: 'batch-7-item-42' }),
   });
@@ -91,8 +115,8 @@ export function registerPublicPaths(reg: OpenAPIRegistry, security: Record<strin
           content: {
             'application/json':
               kind === 'video'
-                ? { schema: documentedVideoBody, example: { model: 'video-a-h3', prompt: 'A red fox runs through fresh snow at dawn', duration: 5, ratio: '16:9' } }
-                : { schema: documentedImageBody, example: { model: 'image-b-2.5', prompt: 'A red fox in fresh snow', ratio: '16:9' } },
+                ? { schema: documented.videoBody, example: documented.videoExample }
+                : { schema: documented.imageBody, example: documented.imageExample },
           },
         },
       },
@@ -132,4 +156,5 @@ export function registerPublicPaths(reg: OpenAPIRegistry, security: Record<strin
       ...apiCommonResponses(),
     },
   });
+  return documented;
 }

@@ -4,10 +4,10 @@
 // media only for a key that could submit (the lower bound of the cost covered, below its limit).
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { quoteResponseSchema } from '@mediagen/catalog';
-import { apiCommonResponses, documentedImageBody, documentedVideoBody } from './public-paths';
+import { apiCommonResponses, type DocumentedBodies } from './public-paths';
 import { errorResponse, ok, rateLimitHeaders, retryAfterHeader } from './responses';
 
-export function registerQuotePaths(reg: OpenAPIRegistry, security: Record<string, string[]>[]): void {
+export function registerQuotePaths(reg: OpenAPIRegistry, security: Record<string, string[]>[], documented: DocumentedBodies): void {
   const rl = rateLimitHeaders();
   for (const kind of ['video', 'image'] as const) {
     reg.registerPath({
@@ -26,8 +26,8 @@ export function registerQuotePaths(reg: OpenAPIRegistry, security: Record<string
           content: {
             'application/json':
               kind === 'video'
-                ? { schema: documentedVideoBody, example: { model: 'video-b-2.0', prompt: 'A red fox runs through fresh snow at dawn', duration: 4 } }
-                : { schema: documentedImageBody, example: { model: 'image-b-2.5', prompt: 'A red fox in fresh snow' } },
+                ? { schema: documented.videoBody, example: documented.videoExample }
+                : { schema: documented.imageBody, example: documented.imageExample },
           },
         },
       },

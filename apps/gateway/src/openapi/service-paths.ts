@@ -2,7 +2,7 @@
 // health checks, the top-up page, metrics and the result files.
 import { z } from 'zod';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
-import { baseHeaders, errorResponse, internalError, ok, unauthorized, unavailable, HeaderObject } from './responses';
+import { baseHeaders, errorResponse, internalError, ok, retryAfterHeader, unauthorized, unavailable, HeaderObject } from './responses';
 
 const html = (description: string, example: string) => ({ description, headers: baseHeaders(), content: { 'text/html': { schema: z.string(), example } } });
 
@@ -40,8 +40,23 @@ export function registerServicePaths(reg: OpenAPIRegistry, adminSecurity: Record
     },
   });
   reg.registerPath({
-    method: 'get', path: '/billing/top-up', operationId: 'getTopUpPage', tags: ['Service'], security: open, summary: 'The default topUpUrl: how to top up',
-    responses: { 200: html('The top-up page.', '<!doctype html><title>Top up your balance</title>...') },
+    method: 'get', path: '/billing/top-up', operationId: 'getTopUpPage', tags: ['Service'], security: open, summary: 'The former default topUpUrl: leads to the account holder\'s top-up page',
+    responses: { 200: html('A page that moves on to /account/top-up (meta refresh and a link).', '<!doctype html><title>Top up your balance</title>...') },
+  });
+  reg.registerPath({
+    method: 'post', path: '/billing/stripe/webhook', operationId: 'receiveStripeEvent', tags: ['Service'], security: open,
+    summary: 'Stripe events: credits card top-ups (checkout.session.completed), reverses refunds and disputes',
+    description: 'Verified with the Stripe SDK against the raw body and STRIPE_WEBHOOK_SECRET; each event and each Checkout Session acts once (docs/account.md). Not for API clients.',
+    request: {
+      headers: z.object({ 'stripe-signature': z.string().meta({ example: 't=1700000000,v1=5257a869e7...' }) }),
+      body: { required: true, content: { 'application/json': { schema: z.looseObject({}), example: { id: 'evt_1', type: 'checkout.session.completed', data: { object: { id: 'cs_test_1' } } } } } },
+    },
+    responses: {
+      200: ok('Received (also for events that change nothing: a repeat, an unknown session).', z.object({ received: z.literal(true) }), { received: true }),
+      400: errorResponse(400, 'Missing or bad Stripe-Signature: nothing is credited.', {}, 'invalid_signature'),
+      404: errorResponse(404, 'Card top-ups are not configured (no STRIPE_SECRET_KEY).'),
+      500: internalError(),
+    },
   });
   reg.registerPath({
     method: 'get', path: '/metrics', operationId: 'getMetrics', tags: ['Admin'], security: adminSecurity, summary: 'Prometheus metrics',
@@ -64,6 +79,7 @@ export function registerServicePaths(reg: OpenAPIRegistry, adminSecurity: Record
       401: errorResponse(401, 'The signature or token does not verify.'),
       404: errorResponse(404, 'No such channel, a channel without callbacks, or no task has this render.'),
       413: errorResponse(413, 'Body over 1 MB.'),
+      429: errorResponse(429, 'Too many callbacks from this address (UPSTREAM_HOOKS_RATE_LIMIT_PER_MINUTE); nothing was read.', { 'Retry-After': retryAfterHeader }, 'rate_limited'),
       500: internalError(),
       503: unavailable(),
     },

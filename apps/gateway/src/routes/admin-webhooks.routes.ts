@@ -16,7 +16,7 @@ import { decodeCursor, encodeCursor } from '../services/cursor';
 import { cursorParam, limitParam, parseQuery } from '../services/listing';
 
 export const createWebhookSchema = z.strictObject({
-  url: z.string().max(2048).meta({ description: 'https URL receiving the events (http and private hosts only with ALLOW_PRIVATE_MEDIA_URLS).', example: 'https://example.com/hooks/mediagen' }),
+  url: z.string().max(2048).meta({ description: 'https URL receiving the events (http and local hosts only with ALLOW_LOCAL_WEBHOOKS, on by default in development).', example: 'https://example.com/hooks/mediagen' }),
   events: z.array(z.enum(WEBHOOK_EVENT_TYPES)).min(1).optional().meta({ description: 'Event types to send; default all.' }),
 });
 export const deliveryListQuerySchema = z.strictObject({
@@ -35,7 +35,7 @@ export function adminWebhooksRouter(deps: GatewayDeps): Router {
 
   r.post('/accounts/:id/webhooks', async (req, res) => {
     const b = parseAdminBody(createWebhookSchema, req.body);
-    const url = parseCallbackUrl(b.url, { allowPrivateMediaUrls: deps.config.ALLOW_PRIVATE_MEDIA_URLS }, 'url')!;
+    const url = parseCallbackUrl(b.url, { allowPrivateMediaUrls: deps.config.ALLOW_PRIVATE_MEDIA_URLS, allowLocalWebhooks: deps.config.ALLOW_LOCAL_WEBHOOKS }, 'url')!;
     await account(req.params.id);
     const e = await createEndpoint(db, req.params.id, url, b.events, adminTokenAudit(req));
     res.status(201).json({ id: e.id, url: e.url, events: e.events, secret: e.secret, createdAt: e.createdAt });

@@ -1,5 +1,6 @@
 // The public API (spec section 4): submit, poll, balance. Auth and the request-rate limit run
 // before the body is parsed, so an unauthenticated 40 MB body is never read into memory.
+import { modelList } from '../services/model-list';
 import express, { Router } from 'express';
 import { findAccount } from '@mediagen/db';
 import { AppError } from '@mediagen/errors';
@@ -100,6 +101,10 @@ export function apiRouter(deps: GatewayDeps): Router {
   };
   r.post('/video/tasks/:taskId/cancel', cancel('video'));
   r.post('/image/tasks/:taskId/cancel', cancel('image'));
+  // Extension: what this deployment sells (SOLD_MODELS), for clients that offer a choice.
+  r.get('/models', (_req, res) => {
+    res.json(modelList(deps.sold));
+  });
   r.get('/balance', async (req, res) => {
     const acc = await findAccount(deps.db, req.auth!.accountId);
     if (!acc) throw new AppError('unauthorized', 'The account of this API key no longer exists');

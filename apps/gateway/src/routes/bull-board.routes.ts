@@ -21,7 +21,12 @@ function board(queues: Queue[], readOnlyMode: boolean): Router {
   const adapter = new ExpressAdapter();
   adapter.setBasePath(BASE);
   // bull-board bundles its own express typings; the adapter is structurally the same.
-  createBullBoard({ queues: queues.map((q) => new BullMQAdapter(q, { readOnlyMode, allowRetries: !readOnlyMode })), serverAdapter: adapter as never });
+  createBullBoard({
+    queues: queues.map((q) => new BullMQAdapter(q, { readOnlyMode, allowRetries: !readOnlyMode })),
+    serverAdapter: adapter as never,
+    // Bull Board is opened from the console's menu; its header links back (bull-board's miscLinks).
+    options: { uiConfig: { boardTitle: 'mediagen queues', miscLinks: [{ text: 'Back to the console', url: '/console/' }] } },
+  });
   return adapter.getRouter() as Router;
 }
 

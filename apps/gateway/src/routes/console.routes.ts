@@ -4,8 +4,10 @@ import { consoleRouter } from '@mediagen/console';
 import { runChannelChecks } from '@mediagen/channel-check';
 import { saveCheckResults } from '@mediagen/channel-health';
 import type { GatewayDeps } from '../deps';
-import { issueApiKey, revokeKeyEverywhere } from '../services/key-admin';
+import { newLinkToken } from '@mediagen/account';
+import { issueApiKey, revokeKeyEverywhere, setAccountDisabledEverywhere } from '../services/key-admin';
 import { resendDelivery } from '../services/webhook-resend';
+import { createWebhookEndpoint } from '../services/webhook-create';
 
 export function mountConsole(deps: GatewayDeps): Router {
   const production = deps.config.NODE_ENV === 'production';
@@ -20,6 +22,7 @@ export function mountConsole(deps: GatewayDeps): Router {
     issueApiKey: (accountId, audit) => issueApiKey(deps, accountId, audit),
     revokeApiKey: (keyId, audit) => revokeKeyEverywhere(deps, keyId, audit),
     resendDelivery: (deliveryId) => resendDelivery(deps, deliveryId),
+    createWebhook: (accountId, url, events) => createWebhookEndpoint(deps, accountId, url, events),
     // The same check as `npm run channels:check`, for one channel; the results are stored for the
     // channel page, and a model found again is re-enabled.
     checkChannel: async (channelId) => {
@@ -28,5 +31,10 @@ export function mountConsole(deps: GatewayDeps): Router {
       return results.length;
     },
     logError: (err, msg) => deps.log.error({ err }, msg),
+    holders: {
+      signupMode: deps.config.SIGNUP_MODE,
+      setDisabled: (accountId, disabled, actor, ip) => setAccountDisabledEverywhere(deps, accountId, disabled, actor, ip),
+      createInvite: async (createdBy) => `${deps.config.PUBLIC_BASE_URL}/account/signup?invite=${await newLinkToken({ db: deps.db }, 'invite', null, createdBy)}`,
+    },
   });
 }

@@ -1,16 +1,16 @@
 import { Router } from 'express';
 
 /**
- * The default `topUpUrl` (spec 2.2) points here, so it is never a dead link. Deployments with a
- * billing portal set TOP_UP_URL to it instead.
+ * The old default `topUpUrl` (spec 2.2), kept so links already handed out still lead somewhere: a
+ * page that moves on to the account holder's top-up page, /account/top-up (sign-in first when
+ * needed). A page rather than a redirect keeps its documented 200 answer.
  */
 export function topUpPageRouter(): Router {
   const r = Router();
   r.get('/billing/top-up', (_req, res) => {
     res.type('html').send(
-      '<!doctype html><meta charset="utf-8"><title>Top up your balance</title>' +
-        '<h1>Top up your balance</h1><p>Balances of this service are topped up by its operator. ' +
-        'Contact your account administrator to add credit; your balance is at <code>GET /api/balance</code>.</p>',
+      '<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=/account/top-up"><title>Top up your balance</title>' +
+        '<h1>Top up your balance</h1><p>Balances are topped up on <a href="/account/top-up">your account\'s top-up page</a>.</p>',
     );
   });
   return r;

@@ -15,7 +15,7 @@ export interface QuoteInput {
 }
 
 export async function quoteTask(deps: GatewayDeps, input: QuoteInput): Promise<QuoteResponse> {
-  const { spec, maxCostCents } = parseSubmit(deps.config, input.endpoint, input.body);
+  const { spec, maxCostCents } = parseSubmit(deps.config, input.endpoint, input.body, deps.sold);
   const { cost } = await inspectAndPrice(deps, input.accountId, spec, input.signal);
   checkCostCeiling(cost, maxCostCents);
   return quoteBody(spec, cost);

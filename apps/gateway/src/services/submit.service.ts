@@ -13,6 +13,7 @@ import {
   idempotencyKeyLength,
   MediaRef,
   TaskSpec,
+  type SoldCatalog,
 } from '@mediagen/catalog';
 import { inspectReferences, Inspection, mediaPolicyFromConfig, MediaPolicy } from '@mediagen/media';
 import type { Config } from '@mediagen/config';
@@ -75,8 +76,9 @@ export const referencesOf = (spec: TaskSpec): MediaRef[] =>
   spec.type === 'image' ? spec.images : [...spec.media, ...(spec.firstFrame ? [spec.firstFrame] : []), ...(spec.lastFrame ? [spec.lastFrame] : [])];
 
 /** The generate body validated (structure and model rules), as both generate and quote read it. */
-export function parseSubmit(config: Config, endpoint: Endpoint, body: unknown) {
-  const opts = { allowPrivateMediaUrls: config.ALLOW_PRIVATE_MEDIA_URLS };
+/** `sold`: what this deployment sells (SOLD_MODELS); a model not sold is refused with model_not_offered. */
+export function parseSubmit(config: Config, endpoint: Endpoint, body: unknown, sold?: SoldCatalog) {
+  const opts = { allowPrivateMediaUrls: config.ALLOW_PRIVATE_MEDIA_URLS, allowLocalWebhooks: config.ALLOW_LOCAL_WEBHOOKS, sold };
   return endpoint === 'video' ? parseVideoSubmit(body, opts) : parseImageSubmit(body, opts);
 }
 
@@ -108,7 +110,7 @@ export function checkCostCeiling(cost: Cost, maxCostCents: number | null): void 
 
 export async function submitTask(deps: GatewayDeps, input: SubmitInput): Promise<Record<string, unknown>> {
   const { config, db } = deps;
-  const { spec, clientRequestId, callbackUrl, maxCostCents } = parseSubmit(config, input.endpoint, input.body);
+  const { spec, clientRequestId, callbackUrl, maxCostCents } = parseSubmit(config, input.endpoint, input.body, deps.sold);
   const key = idempotencyKeyOf(input.idempotencyHeader, clientRequestId);
 
   // Without Redis the task could not be queued; refuse before anything is claimed or charged.

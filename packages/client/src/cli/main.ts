@@ -8,11 +8,12 @@ import * as video from './commands/video';
 import * as task from './commands/task';
 import * as tasks from './commands/tasks';
 import * as balance from './commands/balance';
+import * as models from './commands/models';
 import * as cancel from './commands/cancel';
 import * as quote from './commands/quote';
 import * as batch from './commands/batch';
 
-const COMMANDS = { image, video, quote, batch, task, tasks, cancel, balance } as const;
+const COMMANDS = { image, video, quote, batch, task, tasks, cancel, balance, models } as const;
 
 const help = [
   'mediagen: generate videos and images with the media generation task service',

@@ -391,6 +391,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The models this deployment sells (extension)
+         * @description A deployment may sell a subset of the catalog (SOLD_MODELS); a submit naming another model answers 400 `model_not_offered`.
+         */
+        get: operations["listModels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/tasks": {
         parameters: {
             query?: never;
@@ -531,6 +551,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/billing/stripe/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stripe events: credits card top-ups (checkout.session.completed), reverses refunds and disputes
+         * @description Verified with the Stripe SDK against the raw body and STRIPE_WEBHOOK_SECRET; each event and each Checkout Session acts once (docs/account.md). Not for API clients.
+         */
+        post: operations["receiveStripeEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/billing/top-up": {
         parameters: {
             query?: never;
@@ -538,7 +578,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The default topUpUrl: how to top up */
+        /** The former default topUpUrl: leads to the account holder's top-up page */
         get: operations["getTopUpPage"];
         put?: never;
         post?: never;
@@ -722,7 +762,7 @@ export interface components {
             /** @description Event types to send; default all. */
             events?: ("task.completed" | "task.failed")[];
             /**
-             * @description https URL receiving the events (http and private hosts only with ALLOW_PRIVATE_MEDIA_URLS).
+             * @description https URL receiving the events (http and local hosts only with ALLOW_LOCAL_WEBHOOKS, on by default in development).
              * @example https://example.com/hooks/mediagen
              */
             url: string;
@@ -953,7 +993,7 @@ export interface components {
              * @example invalid_json
              * @enum {string}
              */
-            code: "invalid_json" | "invalid_cursor" | "validation_error" | "unknown_field" | "invalid_model" | "model_withdrawn" | "wrong_endpoint" | "unsupported_parameter" | "invalid_media";
+            code: "invalid_json" | "invalid_cursor" | "validation_error" | "unknown_field" | "invalid_model" | "model_withdrawn" | "model_not_offered" | "wrong_endpoint" | "unsupported_parameter" | "invalid_media" | "invalid_signature";
             /** @description The offending fields, for validation errors. */
             details?: components["schemas"]["ErrorDetail"][];
             /**
@@ -1223,6 +1263,19 @@ export interface components {
              * @example https://example.com/cat.png
              */
             url: string;
+        };
+        /** @description The models this deployment sells (SOLD_MODELS), in catalog order. */
+        ModelListResponse: {
+            models: {
+                /** @example image-b-2.5 */
+                id: string;
+                /** @description video-b: the tiers sold here. */
+                tiers?: ("official" | "third-party")[];
+                /** @enum {string} */
+                type: "video" | "image";
+                /** @description video-c-3.1: the variants sold here. */
+                variants?: string[];
+            }[];
         };
         PollResponse: {
             /**
@@ -5109,7 +5162,8 @@ export interface operations {
                 /**
                  * @example {
                  *       "model": "image-b-2.5",
-                 *       "prompt": "A red fox in fresh snow"
+                 *       "prompt": "A red fox in fresh snow",
+                 *       "ratio": "16:9"
                  *     }
                  */
                 "application/json": components["schemas"]["ImageSubmitBody"];
@@ -5857,6 +5911,173 @@ export interface operations {
                 };
             };
             /** @description The database did not answer in time, or the task is changing state; retry shortly. */
+            503: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 1
+                     */
+                    "Retry-After"?: number;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Queue unavailable; retry shortly",
+                     *       "code": "service_unavailable"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    listModels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The models sold here, in catalog order. */
+            200: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit?: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy"?: string;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "models": [
+                     *         {
+                     *           "id": "image-b-2.5",
+                     *           "type": "image"
+                     *         },
+                     *         {
+                     *           "id": "video-b-2.5",
+                     *           "type": "video",
+                     *           "tiers": [
+                     *             "third-party"
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ModelListResponse"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    /**
+                     * @description Bearer challenge (RFC 6750).
+                     * @example Bearer realm="api"
+                     */
+                    "WWW-Authenticate": string;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Invalid or revoked API key",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description Request rate exceeded for this API key (RATE_LIMIT_PER_MINUTE); see RateLimit and Retry-After. */
+            429: {
+                headers: {
+                    /**
+                     * @description Quota left in the current window: `"<policy>"; r=<remaining>; t=<seconds until reset>`.
+                     * @example "per-key"; r=119; t=42
+                     */
+                    RateLimit: string;
+                    /**
+                     * @description The quota: `"per-key"; q=<requests>; w=60` for the request rate, `"in-progress"; q=<tasks>; qu="concurrent-requests"` for tasks in progress.
+                     * @example "per-key"; q=120; w=60; pk=:ZjQ5ZDBhOWFlNjFj:
+                     */
+                    "RateLimit-Policy": string;
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 10
+                     */
+                    "Retry-After": number;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too many requests for this API key; retry after the time in the Retry-After header",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "code": "internal_error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description The database did not answer in time; retry shortly. */
             503: {
                 headers: {
                     /**
@@ -6894,9 +7115,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "model": "video-b-2.0",
+                 *       "model": "video-a-h3",
                  *       "prompt": "A red fox runs through fresh snow at dawn",
-                 *       "duration": 4
+                 *       "duration": 5,
+                 *       "ratio": "16:9"
                  *     }
                  */
                 "application/json": components["schemas"]["VideoSubmitBody"];
@@ -7682,6 +7904,118 @@ export interface operations {
             };
         };
     };
+    receiveStripeEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                "stripe-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_1",
+                 *       "type": "checkout.session.completed",
+                 *       "data": {
+                 *         "object": {
+                 *           "id": "cs_test_1"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Received (also for events that change nothing: a repeat, an unknown session). */
+            200: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "received": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        received: true;
+                    };
+                };
+            };
+            /** @description Missing or bad Stripe-Signature: nothing is credited. */
+            400: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "duration: must be between 1 and 15 seconds at 768p",
+                     *       "code": "invalid_signature"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description Card top-ups are not configured (no STRIPE_SECRET_KEY). */
+            404: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Task tsk_01J9Z3N6K4 not found",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal server error",
+                     *       "code": "internal_error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+        };
+    };
     getTopUpPage: {
         parameters: {
             query?: never;
@@ -7691,7 +8025,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The top-up page. */
+            /** @description A page that moves on to /account/top-up (meta refresh and a link). */
             200: {
                 headers: {
                     /**
@@ -8096,6 +8430,31 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description Too many callbacks from this address (UPSTREAM_HOOKS_RATE_LIMIT_PER_MINUTE); nothing was read. */
+            429: {
+                headers: {
+                    /**
+                     * @description Seconds to wait before retrying.
+                     * @example 10
+                     */
+                    "Retry-After": number;
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too many requests for this API key; retry after the time in the Retry-After header",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error429"];
                 };
             };
             /** @description Internal server error */

@@ -42,6 +42,16 @@ const limitsForm = z.object({
   rateLimitPerMinute: z.union([z.literal('').transform(() => null), z.coerce.number().int().min(1).max(1_000_000)]),
 });
 
+const WEBHOOK_EVENTS = ['task.completed', 'task.failed'] as const;
+/** The create-webhook form: a URL and the events (checkboxes: one value or several; none means both). */
+const webhookForm = z.object({
+  url: z.string().trim().min(1, 'the URL is required').max(2048),
+  events: z
+    .union([z.enum(WEBHOOK_EVENTS), z.array(z.enum(WEBHOOK_EVENTS))])
+    .optional()
+    .transform((v) => (v === undefined ? [...WEBHOOK_EVENTS] : Array.isArray(v) ? [...new Set(v)] : [v])),
+});
+
 export function accountRoutes(deps: ConsoleDeps, render: Render): Router {
   const r = Router();
   const { db } = deps;
@@ -110,6 +120,16 @@ export function accountRoutes(deps: ConsoleDeps, render: Render): Router {
     if (!(await findAccount(db, id))) throw new ConsoleError(404, `No account ${id}.`);
     const created = await deps.issueApiKey(id, auditOf(req, res.locals.session));
     await showAccount(req, res, { newKey: created });
+  });
+
+  // A webhook endpoint: its signing secret is in this answer only (not a redirect, never shown again).
+  r.post('/accounts/:id/webhooks', requireAdmin, async (req, res) => {
+    const f = formOf(webhookForm, req.body);
+    const id = String(req.params.id);
+    if (!(await findAccount(db, id))) throw new ConsoleError(404, `No account ${id}.`);
+    const created = await deps.createWebhook(id, f.url, f.events);
+    if ('refused' in created) throw new ConsoleError(422, `The webhook was not created: ${created.refused}`);
+    await showAccount(req, res, { newWebhook: created });
   });
 
   r.post('/keys/:keyId/revoke', requireAdmin, async (req, res) => {

@@ -15,7 +15,8 @@
 //   [fake:op-error]         (gemini) the operation finishes with an error quoting a support code
 //   [fake:image-safety]     (gemini) the image candidate ends IMAGE_SAFETY without an image
 //   [fake:text-only]        (gemini) the image candidate ends STOP with only a text part
-//   [fake:slow]             the render queues for 6 s, then runs for 2 s (long enough to cancel it queued)
+//   [fake:slow]             the render stays queued for 25 s, then runs for 2 s: it is still queued when a
+//                           cancel arrives on a loaded machine (below the file's 30 s task timeout)
 //   [fake:running]          the render runs at once (no queued phase) for 3 s
 //   [fake:octet]            result files are served as application/octet-stream (object-store default)
 //   [fake:gemini-denied]    (gemini) every call answers 403 PERMISSION_DENIED (the next channel takes it)
@@ -109,7 +110,7 @@ export class Fake {
     if (job.cancelled) return 'cancelled';
     const age = Date.now() - job.createdAt;
     const renderMs = this.renderMsOf(job);
-    const queuedMs = job.prompt.includes('[fake:slow]') ? 6000 : job.prompt.includes('[fake:running]') ? 0 : renderMs / 4;
+    const queuedMs = job.prompt.includes('[fake:slow]') ? 25_000 : job.prompt.includes('[fake:running]') ? 0 : renderMs / 4;
     if (age < queuedMs) return 'queued';
     if (age < renderMs) return 'running';
     if (job.prompt.includes('[fake:expired]')) return 'expired';
@@ -117,7 +118,7 @@ export class Fake {
   }
 
   renderMsOf(job: Job): number {
-    return job.prompt.includes('[fake:slow]') ? 8000 : job.prompt.includes('[fake:running]') ? 3000 : this.renderMs;
+    return job.prompt.includes('[fake:slow]') ? 27_000 : job.prompt.includes('[fake:running]') ? 3000 : this.renderMs;
   }
 
   /** True once per (word, prompt): the first call of a scenario misbehaves, later ones succeed. */
