@@ -1,5 +1,6 @@
 // The sections in the order a full run takes them. Order matters only where a section needs the
 // stack in a state: tasks polled as `pending` are made before the worker starts (BenchContext).
+import { dataScaleSection } from './data-scale';
 import { accountPagesSection } from './account-pages';
 import { inFlightSection } from './in-flight';
 import { largeBodiesSection } from './large-bodies';
@@ -14,4 +15,4 @@ import { timeToResultSection } from './time-to-result';
 import { webhookFairnessSection } from './webhook-fairness';
 import { sseSection } from './sse';
 
-export const SECTIONS: Section[] = [submitSection, pollSection, pipelineSection, timeToResultSection, largeBodiesSection, inFlightSection, largeResultsSection, scaleSection, sseSection, webhookFairnessSection, promptOptimizerSection, accountPagesSection];
+export const SECTIONS: Section[] = [submitSection, pollSection, pipelineSection, timeToResultSection, largeBodiesSection, inFlightSection, largeResultsSection, scaleSection, sseSection, webhookFairnessSection, promptOptimizerSection, accountPagesSection, dataScaleSection];

@@ -46,7 +46,7 @@ describe('completed', () => {
     expect(processing.length).toBeGreaterThan(0);
     expect(processing.every((b) => typeof b.progress === 'number')).toBe(true);
     const last = seen.at(-1)!;
-    expect(last).toEqual({ status: 'completed', resultUrls: [expect.stringMatching(`^${stack.gatewayUrl}/files/results/${taskId}/0\\.mp4$`)], type: 'video' });
+    expect(last).toEqual({ status: 'completed', resultUrls: [expect.stringMatching(`^${stack.gatewayUrl}/files/results/${taskId}/0\\.mp4$`)], type: 'video', expiresAt: expect.stringMatching(/Z$/) });
 
     const url = (last.resultUrls as string[])[0];
     const file = await api.fetchFile(url);

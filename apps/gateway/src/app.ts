@@ -1,7 +1,7 @@
 // The gateway's Express app. Wiring only: logic lives in services/ and packages/.
 import express, { Express, Request, Response } from 'express';
 import type { GatewayDeps } from './deps';
-import { isTaskCompleted } from '@mediagen/db';
+import { resultState } from '@mediagen/db';
 import { apiRouter } from './routes/api.routes';
 import { adminRouter } from './routes/admin.routes';
 import { healthRouter } from './routes/health.routes';
@@ -54,7 +54,7 @@ export function createApp(deps: GatewayDeps): Express {
     '/files',
     filesHeaders,
     addressRateLimit(new AddressLimiter(deps, 'files', deps.config.FILES_RATE_LIMIT_PER_MINUTE), 'file requests'),
-    createFilesRouter(deps.storage, { signingSecret: deps.config.FILE_SIGNING_SECRET, isTaskCompleted: (taskId) => isTaskCompleted(deps.db, taskId) }),
+    createFilesRouter(deps.storage, { signingSecret: deps.config.FILE_SIGNING_SECRET, resultState: (taskId) => resultState(deps.db, taskId) }),
   );
   // The operators' console, and Bull Board for its sessions as well as the bearer token.
   app.use('/console', mountConsole(deps));

@@ -3,6 +3,7 @@
 // options page (named keys shown once, last used, revoke, 20 live at most), the ledger and its CSV,
 // sign-up modes, and an operator disabling a holder (sessions and keys stop at once).
 import request from 'supertest';
+import { MODELS } from '@mediagen/catalog';
 import { accountBalance, findHolderByEmail, listAuditEvents, setAccountDisabled } from '@mediagen/db';
 import { Harness, startHarness } from './harness';
 import { browser, Mailbox, startMailbox } from './account-support';
@@ -23,8 +24,8 @@ afterAll(async () => {
 });
 
 /** Signs up and verifies through the emailed link; returns the signed-in browser. */
-async function signedUp(email: string) {
-  const b = browser(h.app);
+async function signedUp(email: string, on: Harness = h) {
+  const b = browser(on.app);
   await b.get('/account/signup');
   const r = await b.post('/account/signup', { email, password: PASSWORD });
   expect(r.status).toBe(200);
@@ -191,6 +192,30 @@ describe('balance, ledger and CSV', () => {
     expect(csv.text).toContain('"250"');
     // Someone else's task page is not found.
     expect((await b.get('/account/tasks/some-other-task')).status).toBe(404);
+  });
+
+  it('lists the models offered here with their prices: the whole catalog, or what SOLD_MODELS sells', async () => {
+    const offered = (html: string) => html.slice(html.indexOf('<h2>Models offered here</h2>'));
+    const all = offered((await (await signedUp('kim@example.com')).b.get('/account/ledger')).text);
+    for (const id of Object.keys(MODELS)) expect(all).toContain(`<code>${id}</code>`);
+    expect(all).toContain('image-a-5.0');
+    expect(all).toContain('any resolution: 0.20 USD per image');
+
+    const sold = await startHarness('account_sold', { SMTP_URL: mail.url, SOLD_MODELS: 'image-b-2.5,video-a-h3' });
+    try {
+      const page = await (await signedUp('lee@example.com', sold)).b.get('/account/ledger');
+      expect(page.status).toBe(200);
+      expect(page.text).toMatch(/id="balance">/);
+      const some = offered(page.text);
+      expect(some).toContain('<code>image-b-2.5</code>');
+      expect(some).toContain('any resolution: 0.03 USD per image');
+      expect(some).toContain('<code>video-a-h3</code>');
+      expect(some).toContain('480p, effort 1x: 0.007 USD per second');
+      for (const id of Object.keys(MODELS).filter((m) => m !== 'image-b-2.5' && m !== 'video-a-h3')) expect(some).not.toContain(`<code>${id}</code>`);
+      expect(some).not.toContain('image-a-5.0');
+    } finally {
+      await sold.close();
+    }
   });
 });
 

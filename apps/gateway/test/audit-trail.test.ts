@@ -3,7 +3,7 @@
 // before/after and address, in the same transaction as the change; no secret ever reaches it; the
 // console lists it to admins with filters and keyset pages.
 import request from 'supertest';
-import { registryKey } from '@mediagen/channel-health';
+import { createChannelHealth } from '@mediagen/channel-health';
 import { listAuditEvents, sql } from '@mediagen/db';
 import { startHarness, Harness } from './harness';
 
@@ -84,7 +84,9 @@ test('console changes are audited under the operator, and admins page through th
   expect(issued.status).toBe(200);
   const keyId = (await events({ accountId, action: 'api_key.create' }))[0].targetId!;
   expect((await agent.post(`/console/keys/${keyId}/revoke`).type('form').send({ _csrf: csrf, accountId })).status).toBe(303);
-  await h.deps.redis.hset(registryKey(h.deps.config.REDIS_PREFIX), 'ch_audit', JSON.stringify({ id: 'ch_audit', models: [], tier: null, costOrder: 1, enabled: true, maxInFlight: 1 }));
+  // A channel as a running worker reports it.
+  await createChannelHealth(h.deps.redis, h.deps.config.REDIS_PREFIX, { failures: 5, windowMs: 60_000, cooldownMs: 30_000 })
+    .register([{ id: 'ch_audit', models: [], tier: null, costOrder: 1, enabled: true, maxInFlight: 1 }]);
   expect((await agent.post('/console/channels/ch_audit/disable').type('form').send({ _csrf: csrf })).status).toBe(303);
   expect((await agent.post('/console/channels/ch_audit/enable').type('form').send({ _csrf: csrf })).status).toBe(303);
 

@@ -159,7 +159,7 @@ describe('task reads of polls that miss the cache', () => {
     const reads = new TaskReads(async (ids) => {
       calls.push([...ids]);
       if (fail) throw new Error('database unavailable');
-      return new Map(ids.filter((id) => id !== 'gone').map((id) => [id, { id, accountId: 'acc', type: 'image' as const, status: 'pending' as const, progress: 0, resultUrls: [], errorCode: null, errorMessage: null, retryable: null }]));
+      return new Map(ids.filter((id) => id !== 'gone').map((id) => [id, { id, accountId: 'acc', type: 'image' as const, status: 'pending' as const, progress: 0, resultUrls: [], errorCode: null, errorMessage: null, retryable: null, expiresAt: null }]));
     });
     const got = await Promise.all(['t1', 't2', 't1', 'gone'].map((id) => reads.get(id)));
     expect(calls).toEqual([['t1', 't2', 'gone']]);

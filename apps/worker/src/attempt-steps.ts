@@ -234,6 +234,7 @@ async function collect(
   const { ctx, task, spec } = run;
   const urls: string[] = [];
   const keys: string[] = [];
+  let bytes = 0;
   // One deadline for every file of the attempt, body included (a dripping upstream is cut).
   const signal = AbortSignal.timeout(adapter.channel.timeouts.downloadMs);
   try {
@@ -246,6 +247,7 @@ async function collect(
         const stored = await ctx.storage.put(key, open.body, open.contentType);
         if (stored.bytes === 0) throw new UpstreamError('unusable', 'download: the result file is empty');
         keys.push(key);
+        bytes += stored.bytes;
         urls.push(publicFileUrl(ctx.config, key));
       } finally {
         // An unread response body holds its socket until the deadline: close it now.
@@ -261,7 +263,7 @@ async function collect(
     return retryCollect(run, attempt, err);
   }
   if (!(await kept(run, recorded, usage))) return dropped(run, keys);
-  const won = await settleCompleted(ctx, task.id, urls, attempt.channelId);
+  const won = await settleCompleted(ctx, task.id, urls, attempt.channelId, bytes);
   if (won) countMargin(ctx, won, attempt.channelId, usage);
   else await dropResults(run, keys);
   await closeAttempt(run.ctx, attempt, 'completed');

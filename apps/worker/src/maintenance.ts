@@ -14,6 +14,8 @@ import { reconcileWebhooks } from './webhook-events';
 import { pruneAuditEvents } from './audit-retention';
 import { keepSchedules, ScheduleKeeper } from './schedule-keeper';
 import { expireSessions, EXPIRE_SESSIONS_EVERY_MS } from './expired-sessions';
+import { deleteExpiredResults } from './result-retention';
+import { pruneTables } from './table-retention';
 
 export interface MaintenanceJob {
   /** How often the job scheduler runs it. */
@@ -41,6 +43,10 @@ export const MAINTENANCE: MaintenanceRegistry = {
   // Hourly: retention is counted in days, and each run deletes in small batches (audit-retention.ts).
   'prune-audit': { everyMs: () => 3_600_000, run: async (ctx) => ({ auditEventsDeleted: await pruneAuditEvents(ctx) }) },
   'expire-sessions': { everyMs: () => EXPIRE_SESSIONS_EVERY_MS, run: (ctx) => expireSessions(ctx) },
+  retention: {
+    everyMs: (c) => c.RETENTION_INTERVAL_MS,
+    run: async (ctx) => ({ results: await deleteExpiredResults(ctx), rows: await pruneTables(ctx) }),
+  },
 };
 
 /** Runs one maintenance job: validates its name and payload, then calls its handler. */

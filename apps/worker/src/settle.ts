@@ -4,8 +4,8 @@ import type { FailureCode, SettledTask } from '@mediagen/db';
 import * as shared from '@mediagen/settle';
 import type { WorkerContext } from './context';
 
-export async function settleCompleted(ctx: WorkerContext, taskId: string, resultUrls: string[], channel?: string): Promise<SettledTask | null> {
-  const won = await shared.settleCompleted(ctx, taskId, resultUrls, channel);
+export async function settleCompleted(ctx: WorkerContext, taskId: string, resultUrls: string[], channel?: string, resultBytes?: number): Promise<SettledTask | null> {
+  const won = await shared.settleCompleted(ctx, taskId, resultUrls, channel, resultBytes);
   if (won) ctx.stats.completed += 1;
   return won;
 }

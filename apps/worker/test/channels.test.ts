@@ -1,6 +1,8 @@
 // Worker behaviour that depends on the channel configuration: the per-channel in-flight cap,
 // giving up on a channel that keeps timing out, and a result that cannot be saved.
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { ledgerDiscrepancies } from '@mediagen/db';
 import { InProcess, startInProcess } from './in-process';
 
@@ -34,12 +36,16 @@ describe('a channel capped at one render in flight', () => {
 
 describe('transient errors and storage failures', () => {
   let w: InProcess;
+  // An upstream that answers every call with 503: a transient failure after the request was sent.
+  // (A refused connection is `unsent` and moves on at once: packages/providers/test/unsent-submit.test.ts.)
+  const down = http.createServer((_req, res) => res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":"overloaded"}'));
   beforeAll(async () => {
+    await new Promise<void>((r) => down.listen(0, '127.0.0.1', r));
+    const downPort = (down.address() as AddressInfo).port;
     w = await startInProcess(
       (base) => ({
         channels: [
-          // Nothing listens on port 9: every call is refused (transient).
-          { id: 'down', baseUrl: 'http://127.0.0.1:9/ch/down', apiKey: 'k', costOrder: 1, models: { 'video-a-h3': 'm' } },
+          { id: 'down', baseUrl: `http://127.0.0.1:${downPort}/ch/down`, apiKey: 'k', costOrder: 1, models: { 'video-a-h3': 'm' } },
           { id: 'up', baseUrl: `${base}/ch/up`, apiKey: 'k', costOrder: 2, models: { 'video-a-h3': 'm' }, poll: { firstMs: 50, minMs: 50, maxMs: 200 } },
         ],
       }),
@@ -49,6 +55,7 @@ describe('transient errors and storage failures', () => {
   afterAll(async () => {
     expect(await ledgerDiscrepancies(w.db)).toEqual([]);
     await w.stop();
+    await new Promise((r) => down.close(r));
   });
 
   it('a channel that keeps failing transiently counts as a failed attempt: the next channel renders it', async () => {

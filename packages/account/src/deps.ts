@@ -2,6 +2,7 @@
 // routes/account.routes.ts). Key issue and revocation, webhook re-send and the callback URL policy
 // come in as functions so the holder's pages use the very code the admin API uses.
 import type { Cluster, Redis } from 'ioredis';
+import type { SoldCatalog } from '@mediagen/catalog';
 import type { Db } from '@mediagen/db';
 import type { Mailer } from './mailer';
 import type { StripeBilling } from './stripe-billing';
@@ -27,6 +28,8 @@ export interface AccountDeps {
   /** null: card top-ups are off (no Stripe settings); the top-up page says the operator tops up. */
   stripe: StripeBilling | null;
   topUp: { minCents: number; maxCents: number; currency: string };
+  /** What this deployment sells (SOLD_MODELS): the balance page lists these models with their prices. */
+  sold: SoldCatalog;
   /** Creates a named key unless the account has its 20 live keys already (null then). */
   issueApiKey(accountId: string, name: string, by: HolderActor): Promise<{ id: string; key: string; prefix: string } | null>;
   /** Revokes the account's key everywhere (every gateway's auth cache); false when the account has no such live key. */

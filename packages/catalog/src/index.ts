@@ -12,7 +12,7 @@ export { INLINE_MIME_TYPES, base64DecodedBytes } from './media-items';
 export { formatPath } from './zod-issues';
 export { parseVideoSubmit } from './video-submit';
 export { parseImageSubmit } from './image-submit';
-export { parseSoldModels, checkSold, optionsOf, SoldModelsError, WHOLE_CATALOG, type SoldCatalog } from './sold';
+export { parseSoldModels, checkSold, optionsOf, soldModelSummaries, SoldModelsError, WHOLE_CATALOG, type SoldCatalog, type SoldModelSummary } from './sold';
 export { pollBody, type TaskBodyRow } from './task-bodies';
 export { parseCallbackUrl, MAX_CALLBACK_URL_CHARS } from './callback-url';
 export { checkMeasuredLimits, lipSyncOutputSeconds, ceilSeconds, overLimit, MEASURE_TOLERANCE_MS } from './measured-limits';

@@ -76,7 +76,24 @@ export const PRICES: PriceTable = {
 };
 
 export type PriceUnit = 'second' | 'video' | 'image';
-export interface PriceRow extends Price { model: string; unit: PriceUnit; what: string }
+export interface PriceRow extends Price {
+  model: string;
+  unit: PriceUnit;
+  what: string;
+  /** The video-b tier or video-c variant the price belongs to (SOLD_MODELS may sell only some). */
+  option?: string;
+}
+
+/** Micro-USD as a decimal USD figure, exact, with at least two decimals: 7_000n -> "0.007", 100_000n -> "0.10". */
+export function formatMicrosUsd(micros: bigint): string {
+  const sign = micros < 0n ? '-' : '';
+  const abs = micros < 0n ? -micros : micros;
+  const frac = (abs % 1_000_000n).toString().padStart(6, '0').replace(/0+$/, '').padEnd(2, '0');
+  return `${sign}${abs / 1_000_000n}.${frac}`;
+}
+
+/** A price as the catalog states it: "0.116 USD per second". */
+export const describePrice = (row: Pick<PriceRow, 'micros' | 'unit'>): string => `${formatMicrosUsd(row.micros)} USD per ${row.unit}`;
 
 /** Every price as a flat list (docs, admin views, and the test that every price is used). */
 export function listPrices(): PriceRow[] {
@@ -88,10 +105,10 @@ export function listPrices(): PriceRow[] {
   }
   for (const model of ['video-b-2.5', 'video-b-2.0', 'video-b-2.0-mini'] as const) {
     for (const [res, byTier] of Object.entries(PRICES[model].perSecond) as [string, TierPrices][]) {
-      for (const [tier, price] of Object.entries(byTier)) rows.push({ model, unit: 'second', what: `${res}, ${tier}`, ...price! });
+      for (const [tier, price] of Object.entries(byTier)) rows.push({ model, unit: 'second', what: `${res}, ${tier}`, option: tier, ...price! });
     }
   }
-  for (const [variant, price] of Object.entries(PRICES['video-c-3.1'].perVideo)) rows.push({ model: 'video-c-3.1', unit: 'video', what: variant, ...price });
+  for (const [variant, price] of Object.entries(PRICES['video-c-3.1'].perVideo)) rows.push({ model: 'video-c-3.1', unit: 'video', what: variant, option: variant, ...price });
   for (const [model, price] of Object.entries(PRICES.images)) rows.push({ model, unit: 'image', what: 'any resolution', ...price });
   return rows;
 }

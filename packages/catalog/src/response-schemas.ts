@@ -29,6 +29,14 @@ export const pollResponseSchema = z
     retryable: z.boolean().optional().meta({ description: 'Present when failed.' }),
     errorMessage: z.string().optional().meta({ description: 'Present when failed; human text, not to be branched on.' }),
     type: z.enum(['video', 'image']),
+    expiresAt: z
+      .string()
+      .optional()
+      .meta({
+        description:
+          'Extension. Present when completed and the results expire (absent: kept forever): ISO 8601 instant after which the result files are deleted and each result URL answers 410 `result_expired`. May lie in the past; the task stays completed.',
+        example: '2026-02-01T12:00:05.000Z',
+      }),
   })
   .meta({ id: 'PollResponse' });
 

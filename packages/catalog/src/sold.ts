@@ -9,6 +9,7 @@
 // or `<model>:<variant>` for a video-c variant. Example: `image-b-2.5,video-b-2.5:official`.
 import { invalid } from '@mediagen/errors';
 import { MODELS, type ModelInfo, type Tier } from './models';
+import { listPrices, type PriceRow } from './prices';
 
 export interface SoldCatalog {
   /** Undefined: the whole catalog is sold. */
@@ -85,4 +86,23 @@ export function checkSold(sold: SoldCatalog | undefined, model: ModelInfo, optio
   if (!sold.sells(model.id)) throw invalid('model', `${model.id} is not offered here; ${list}`, 'model_not_offered');
   const options = sold.options(model);
   throw invalid(optionName ?? 'model', `${option} is not offered here for ${model.id}; it is offered with ${optionName} ${options.join(' or ')}`, 'model_not_offered');
+}
+
+/** A sold model with its sold tiers or variants and the prices of what is sold (the front page, the holder's balance page). */
+export interface SoldModelSummary {
+  model: ModelInfo;
+  /** The sold tiers (video-b) or variants (video-c); empty for the other models. */
+  options: string[];
+  /** The catalog's prices of the model, without those of tiers or variants not sold. */
+  prices: PriceRow[];
+}
+
+/** The sold models, in catalog order, with their sold options and prices. */
+export function soldModelSummaries(sold: SoldCatalog): SoldModelSummary[] {
+  const prices = listPrices();
+  return sold.models().map((model) => ({
+    model,
+    options: sold.options(model),
+    prices: prices.filter((p) => p.model === model.id && (p.option === undefined || sold.sells(model.id, p.option))),
+  }));
 }

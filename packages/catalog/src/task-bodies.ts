@@ -11,13 +11,16 @@ export interface TaskBodyRow {
   errorCode: string | null;
   errorMessage: string | null;
   retryable: boolean | null;
+  /** When the result files are deleted (completed tasks; null keeps them forever). */
+  expiresAt: Date | null;
 }
 
 /** Poll body: completed (status, resultUrls, type); processing (status, progress, type); failed (...). */
 export function pollBody(t: TaskBodyRow): Record<string, unknown> {
   switch (t.status) {
     case 'completed':
-      return { status: t.status, resultUrls: t.resultUrls, type: t.type };
+      // Extension (design.md 4): when the result URLs stop answering; absent when kept forever.
+      return t.expiresAt ? { status: t.status, resultUrls: t.resultUrls, type: t.type, expiresAt: t.expiresAt.toISOString() } : { status: t.status, resultUrls: t.resultUrls, type: t.type };
     case 'processing':
       return { status: t.status, progress: t.progress, type: t.type };
     case 'failed':

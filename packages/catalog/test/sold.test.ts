@@ -1,7 +1,7 @@
 // SOLD_MODELS: what a deployment sells. A model (or a tier / variant) not sold answers 400
 // model_not_offered with the list of what is offered; a bad setting stops the start naming the entry.
 import { AppError } from '@mediagen/errors';
-import { parseImageSubmit, parseSoldModels, parseVideoSubmit, SoldModelsError, WHOLE_CATALOG } from '../src';
+import { describePrice, formatMicrosUsd, listPrices, parseImageSubmit, parseSoldModels, parseVideoSubmit, soldModelSummaries, SoldModelsError, WHOLE_CATALOG } from '../src';
 
 const refusal = (fn: () => unknown): AppError => {
   try {
@@ -59,5 +59,19 @@ describe('submits against what is sold', () => {
     expect(refusal(() => parseImageSubmit({ model: 'image-z-9', prompt: 'a fox' }, opts)).code).toBe('invalid_model');
     expect(parseImageSubmit({ model: 'image-b-2.5', prompt: 'a fox' }, opts).spec.model).toBe('image-b-2.5');
     expect(parseVideoSubmit({ model: 'video-a-h3', prompt: 'a fox' }, { allowPrivateMediaUrls: false }).spec.model).toBe('video-a-h3');
+  });
+});
+
+describe('soldModelSummaries', () => {
+  test('the whole catalog with every price; a subset with only the prices of what is sold', () => {
+    expect(soldModelSummaries(WHOLE_CATALOG).flatMap((s) => s.prices)).toHaveLength(listPrices().length);
+    const sub = soldModelSummaries(parseSoldModels('image-b-2.5,video-b-2.5:official'));
+    expect(sub.map((s) => s.model.id)).toEqual(['video-b-2.5', 'image-b-2.5']);
+    expect(sub[0].options).toEqual(['official']);
+    expect(sub[0].prices.map((p) => p.what)).toEqual(['480p, official', '720p, official']);
+    expect(sub[1].prices.map(describePrice)).toEqual(['0.03 USD per image']);
+  });
+  test.each([[7_000n, '0.007'], [100_000n, '0.10'], [2_100n, '0.0021'], [1_000_000n, '1.00'], [1_230_000n, '1.23'], [0n, '0.00']])('%s micros -> %s USD', (micros, usd) => {
+    expect(formatMicrosUsd(micros)).toBe(usd);
   });
 });

@@ -106,6 +106,25 @@ const envSchema = z.object({
   SWEEP_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
   /** How often the reconciler re-enqueues unfinished tasks whose job was lost. */
   RECONCILE_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
+  /**
+   * Results (design.md 4): a completed task's files are kept this long after completion, then the
+   * retention job deletes them and their URLs answer 410 result_expired. 0 keeps them forever; an
+   * account's resultRetentionSeconds overrides it (docs/data-retention.md).
+   */
+  RESULT_RETENTION_SECONDS: z.coerce.number().int().min(0).default(2_592_000),
+  /** How often the retention job deletes expired results and old operational rows. */
+  RETENTION_INTERVAL_MS: z.coerce.number().int().positive().default(300_000),
+  /** Rows per DELETE of the retention job: small, so no statement holds its locks for long. */
+  RETENTION_BATCH: z.coerce.number().int().min(1).max(10_000).default(1_000),
+  /** Task attempts of tasks created longer ago than this are deleted (0: kept forever). */
+  ATTEMPT_RETENTION_DAYS: z.coerce.number().int().min(0).default(90),
+  /** Finished webhook deliveries (and their attempts) older than this are deleted (0: kept forever). */
+  WEBHOOK_DELIVERY_RETENTION_DAYS: z.coerce.number().int().min(0).default(30),
+  /**
+   * Idempotency records of submits older than this are deleted: within it a repeated key replays
+   * (spec); after it the key is free again (0: kept as long as their task, i.e. forever).
+   */
+  IDEMPOTENCY_RETENTION_DAYS: z.coerce.number().int().min(0).default(30),
   /** Tasks younger than this are left alone: their submit may still be enqueueing them. */
   RECONCILE_GRACE_MS: z.coerce.number().int().min(0).default(30_000),
   /** Provider simulator: render time when the prompt has no #sim:delay, and latency of every answer. */

@@ -12,6 +12,7 @@ import { accountRoutes } from './routes/accounts.routes';
 import { taskRoutes } from './routes/tasks.routes';
 import { channelRoutes } from './routes/channels.routes';
 import { webhookRoutes } from './routes/webhooks.routes';
+import { storageRoutes } from './routes/storage.routes';
 import { holderRoutes } from './routes/holders.routes';
 import { auditRoutes } from './routes/audit.routes';
 import { ConsoleError } from './console-error';
@@ -52,6 +53,7 @@ export function consoleRouter(deps: ConsoleDeps): Router {
   r.use(taskRoutes(deps, render));
   r.use(channelRoutes(deps, render));
   r.use(webhookRoutes(deps, render));
+  r.use(storageRoutes(deps, render));
   r.use(holderRoutes(deps, render));
   r.use(auditRoutes(deps, render));
   r.use((_req, _res, next) => next(new ConsoleError(404, 'No such page. Use the menu above.')));

@@ -14,6 +14,8 @@ export interface ConsoleDeps {
   /** Templates are compiled once and cached in production; re-read on change otherwise. */
   cacheTemplates: boolean;
   defaultRateLimitPerMinute: number;
+  /** RESULT_RETENTION_SECONDS: what an account without its own result retention gets (0: forever). */
+  defaultResultRetentionSeconds: number;
   issueApiKey(accountId: string, audit?: AuditContext): Promise<{ id: string; key: string; prefix: string }>;
   /** false when there is no such key. */
   revokeApiKey(keyId: string, audit?: AuditContext): Promise<boolean>;

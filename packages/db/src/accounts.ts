@@ -13,6 +13,8 @@ export interface AccountRecord {
   maxConcurrentTasks: number;
   /** null: the service default (RATE_LIMIT_PER_MINUTE). */
   rateLimitPerMinute: number | null;
+  /** null: the service default (RESULT_RETENTION_SECONDS); 0: results kept forever. */
+  resultRetentionSeconds: number | null;
   createdAt: Date;
 }
 
@@ -29,6 +31,7 @@ const ACCOUNT_FIELDS = {
   tasksInProgress: true,
   maxConcurrentTasks: true,
   rateLimitPerMinute: true,
+  resultRetentionSeconds: true,
   createdAt: true,
 } as const;
 

@@ -25,3 +25,4 @@ export * from './top-ups';
 export * from './holder-queries';
 export * from './audit';
 export * from './access-checks';
+export * from './retention';

@@ -61,28 +61,47 @@ export interface SettledTask {
   type: 'video' | 'image';
   model: string;
   costCents: number;
+  /** Completed tasks: when the result files expire (null: kept forever). Failed tasks: null. */
+  expiresAt: Date | null;
+}
+
+/** What a completion stores beside the URLs (docs/data-retention.md). */
+export interface CompletionOptions {
+  /** The service's result retention (RESULT_RETENTION_SECONDS; 0 keeps forever); an account's own setting wins. */
+  retentionSeconds: number;
+  /** Bytes of the stored result files, for the storage-growth figures. */
+  resultBytes?: number;
 }
 
 /** pending|processing -> completed with the stored result URLs. False when another settlement won. */
-export async function completeTask(db: Db, taskId: string, resultUrls: string[]): Promise<boolean> {
-  return (await completeTaskRow(db, taskId, resultUrls)) !== null;
+export async function completeTask(db: Db, taskId: string, resultUrls: string[], opts: CompletionOptions = { retentionSeconds: 0 }): Promise<boolean> {
+  return (await completeTaskRow(db, taskId, resultUrls, opts)) !== null;
 }
 
 /** completeTask, answering the settled task (null when another settlement won). */
-export async function completeTaskRow(db: Db, taskId: string, resultUrls: string[]): Promise<SettledTask | null> {
-  // One statement: the compare-and-set and the counter move commit together.
+export async function completeTaskRow(db: Db, taskId: string, resultUrls: string[], opts: CompletionOptions): Promise<SettledTask | null> {
+  // One statement: the compare-and-set, the expiry stamp (the account's retention, else the
+  // service's; 0 keeps forever), the counter move and the day's stored-files figure commit
+  // together, so only the winner counts the files.
   const { rows } = await sql<SettledTask>(
     db,
     `WITH won AS (
-       UPDATE "Task"
+       UPDATE "Task" t
           SET "status" = 'completed', "resultUrls" = $2::text[], "progress" = 100,
-              "finishedAt" = now(), "updatedAt" = now()
-        WHERE "id" = $1 AND "status" IN (${OPEN_TASK_SQL})
-       RETURNING "accountId", "type", "model", "costCents"
+              "finishedAt" = now(), "updatedAt" = now(), "resultBytes" = $4::bigint,
+              "expiresAt" = (SELECT CASE WHEN s > 0 THEN now() + make_interval(secs => s) END
+                               FROM (SELECT COALESCE(a."resultRetentionSeconds", $3::int) AS s FROM "Account" a WHERE a."id" = t."accountId") r)
+        WHERE t."id" = $1 AND t."status" IN (${OPEN_TASK_SQL})
+       RETURNING t."accountId", t."type", t."model", t."costCents", t."expiresAt"
+     ), stored AS (
+       INSERT INTO "StorageDay" ("day", "filesStored", "bytesStored")
+       SELECT (now() AT TIME ZONE 'UTC')::date, cardinality($2::text[]), COALESCE($4::bigint, 0) FROM won
+       ON CONFLICT ("day") DO UPDATE SET "filesStored" = "StorageDay"."filesStored" + EXCLUDED."filesStored",
+                                         "bytesStored" = "StorageDay"."bytesStored" + EXCLUDED."bytesStored"
      )
      UPDATE "Account" a SET "tasksInProgress" = a."tasksInProgress" - 1 FROM won WHERE a."id" = won."accountId"
-     RETURNING won."accountId", won."type", won."model", won."costCents"`,
-    [taskId, resultUrls],
+     RETURNING won."accountId", won."type", won."model", won."costCents", won."expiresAt"`,
+    [taskId, resultUrls, opts.retentionSeconds, opts.resultBytes ?? null],
   );
   return rows.length === 1 ? rows[0] : null;
 }
@@ -103,7 +122,7 @@ export async function failTaskRow(db: Db, taskId: string, failure: TaskFailure):
           SET "status" = 'failed', "errorCode" = $2, "errorMessage" = $3,
               "retryable" = $4, "finishedAt" = now(), "updatedAt" = now()
         WHERE "id" = $1 AND "status" IN (${OPEN_TASK_SQL})
-       RETURNING "accountId", "type", "model", "costCents"`,
+       RETURNING "accountId", "type", "model", "costCents", NULL::timestamptz AS "expiresAt"`,
       [taskId, failure.errorCode, failure.errorMessage, failure.retryable],
     );
     if (won.rows.length === 0) return null;

@@ -20,7 +20,7 @@ export interface TaskListFilter {
 }
 
 const LIST_COLUMNS = `"id", "accountId", "type"::text AS "type", "status"::text AS "status", "model", "progress", "resultUrls", "errorCode",
-            "errorMessage", "retryable", "costCents", ${isoOf('"createdAt"')} AS "createdAt", ${isoOf('"finishedAt"')} AS "finishedAt",
+            "errorMessage", "retryable", "expiresAt", "costCents", ${isoOf('"createdAt"')} AS "createdAt", ${isoOf('"finishedAt"')} AS "finishedAt",
             ${effectivePromptSql()} AS "effectivePrompt"`;
 
 export interface TaskListRow extends TaskView {

@@ -13,9 +13,11 @@ export interface TaskView {
   errorCode: string | null;
   errorMessage: string | null;
   retryable: boolean | null;
+  /** When a completed task's result files are deleted (null: kept forever, or not completed). */
+  expiresAt: Date | null;
 }
 
-const VIEW = `"id", "type", "status", "progress", "resultUrls", "errorCode", "errorMessage", "retryable"`;
+const VIEW = `"id", "type", "status", "progress", "resultUrls", "errorCode", "errorMessage", "retryable", "expiresAt"`;
 
 // An unset list column reads as [] (as Prisma reads it).
 const view = (r: TaskView): TaskView => ({ ...r, resultUrls: r.resultUrls ?? [] });
@@ -36,6 +38,21 @@ export async function findSubmittedTask(db: Db, taskId: string, accountId: strin
 export async function findTaskViews(db: Db, taskIds: readonly string[]): Promise<Map<string, TaskView & { accountId: string }>> {
   const { rows } = await sql<TaskView & { accountId: string }>(db, `SELECT "accountId", ${VIEW} FROM "Task" WHERE "id" = ANY($1::text[])`, [taskIds]);
   return new Map(rows.map((r) => [r.id, { ...view(r), accountId: r.accountId }]));
+}
+
+/**
+ * A result's state for /files: null when the task did not complete (results are served only then:
+ * a failed, refunded task has none); otherwise when its files expire (null: never) and whether the
+ * expiry has passed by the database's clock, the one the retention job deletes by.
+ */
+export async function resultState(db: Db, taskId: string): Promise<{ expiresAt: Date | null; expired: boolean } | null> {
+  const { rows } = await sql<{ status: string; expiresAt: Date | null; expired: boolean }>(
+    db,
+    `SELECT "status", "expiresAt", COALESCE("expiresAt" <= now(), false) AS "expired" FROM "Task" WHERE "id" = $1`,
+    [taskId],
+  );
+  const r = rows[0];
+  return r?.status === 'completed' ? { expiresAt: r.expiresAt, expired: r.expired } : null;
 }
 
 /** Whether the task completed (results are served only then: a failed, refunded task has none). */

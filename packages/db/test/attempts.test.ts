@@ -98,11 +98,11 @@ it('markAttemptSucceeded: a polled render\'s success and usage in one write, nev
 
 it('completeTaskRow / failTaskRow answer the settled task from the winning statement, null when they lose', async () => {
   const done = await task();
-  expect(await completeTaskRow(db, done, ['https://x/0.png'])).toEqual({ accountId, type: 'image', model: 'image-c-2.1', costCents: 3 });
-  expect(await completeTaskRow(db, done, ['https://x/1.png'])).toBeNull();
+  expect(await completeTaskRow(db, done, ['https://x/0.png'], { retentionSeconds: 0 })).toEqual({ accountId, type: 'image', model: 'image-c-2.1', costCents: 3, expiresAt: null });
+  expect(await completeTaskRow(db, done, ['https://x/1.png'], { retentionSeconds: 0 })).toBeNull();
   expect(await failTaskRow(db, done, { errorCode: 'timeout', errorMessage: 'm', retryable: true })).toBeNull();
   const failed = await task();
-  expect(await failTaskRow(db, failed, { errorCode: 'timeout', errorMessage: 'm', retryable: true })).toEqual({ accountId, type: 'image', model: 'image-c-2.1', costCents: 3 });
+  expect(await failTaskRow(db, failed, { errorCode: 'timeout', errorMessage: 'm', retryable: true })).toEqual({ accountId, type: 'image', model: 'image-c-2.1', costCents: 3, expiresAt: null });
   expect(await db.ledgerEntry.count({ where: { taskId: failed, kind: 'refund', amountCents: 3 } })).toBe(1);
 });
 

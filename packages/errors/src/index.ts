@@ -24,6 +24,8 @@ export const ERROR_STATUS = {
   idempotency_in_progress: 409,
   /** POST .../cancel on a finished task, or a running one whose channel cannot cancel upstream. */
   not_cancellable: 409,
+  /** A result URL past its task's expiresAt: the files were (or are about to be) deleted. */
+  result_expired: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
   idempotency_key_reused: 422,

@@ -8,6 +8,7 @@ import { httpMetrics, HttpMetrics } from './http-metrics';
 import { gatewayTaskMetrics, GatewayTaskMetrics, workerTaskMetrics, WorkerTaskMetrics } from './task-metrics';
 import { channelMetrics, ChannelMetrics } from './channel-metrics';
 import { upstreamMetrics, UpstreamMetrics } from './upstream-metrics';
+import { storageMetrics, StorageMetrics } from './storage-metrics';
 import { optimizerMetrics, OptimizerMetrics } from './optimizer-metrics';
 
 export * from './registry';
@@ -16,6 +17,7 @@ export * from './task-metrics';
 export * from './channel-metrics';
 export * from './cluster-gauges';
 export * from './upstream-metrics';
+export * from './storage-metrics';
 export * from './optimizer-metrics';
 export * from './endpoint-access';
 export * from './readiness';
@@ -31,6 +33,8 @@ export interface WorkerMetrics {
   tasks: WorkerTaskMetrics;
   channels: ChannelMetrics;
   upstream: UpstreamMetrics;
+  /** Result files stored and deleted, rows the retention job deleted. */
+  storage: StorageMetrics;
   optimizer: OptimizerMetrics;
 }
 
@@ -41,5 +45,5 @@ export function createGatewayMetrics(opts: { processMetrics?: boolean } = {}): G
 
 export function createWorkerMetrics(opts: { processMetrics?: boolean } = {}): WorkerMetrics {
   const registry = createRegistry('worker', opts);
-  return { registry, tasks: workerTaskMetrics(registry), channels: channelMetrics(registry), upstream: upstreamMetrics(registry), optimizer: optimizerMetrics(registry) };
+  return { registry, tasks: workerTaskMetrics(registry), channels: channelMetrics(registry), upstream: upstreamMetrics(registry), optimizer: optimizerMetrics(registry), storage: storageMetrics(registry) };
 }

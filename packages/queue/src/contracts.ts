@@ -23,6 +23,8 @@ export const JOBS = {
   pruneAudit: 'prune-audit',
   /** Maintenance: delete expired console sessions. */
   expireSessions: 'expire-sessions',
+  /** Maintenance: delete expired result files and old operational rows (docs/data-retention.md). */
+  retention: 'retention',
 } as const;
 
 /**
@@ -49,7 +51,7 @@ export const runTaskPayloadSchema = z.object({
 export type RunTaskPayload = z.infer<typeof runTaskPayloadSchema>;
 
 /** The jobs of the maintenance queue. A worker keeps one handler per name (a missing one does not compile). */
-export const MAINTENANCE_JOBS = [JOBS.sweepTimeouts, JOBS.reconcile, JOBS.reconcileWebhooks, JOBS.pruneAudit, JOBS.expireSessions] as const;
+export const MAINTENANCE_JOBS = [JOBS.sweepTimeouts, JOBS.reconcile, JOBS.reconcileWebhooks, JOBS.pruneAudit, JOBS.expireSessions, JOBS.retention] as const;
 export type MaintenanceJobName = (typeof MAINTENANCE_JOBS)[number];
 
 export const isMaintenanceJobName = (name: string): name is MaintenanceJobName => (MAINTENANCE_JOBS as readonly string[]).includes(name);

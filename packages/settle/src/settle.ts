@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import { pollBody } from '@mediagen/catalog';
 import { completeTaskRow, Db, failTaskRow, FailureCode, RETRYABLE, SettledTask } from '@mediagen/db';
-import type { SettlementMetrics } from '@mediagen/metrics';
+import type { SettlementMetrics, StorageMetrics } from '@mediagen/metrics';
 import type { TaskEventPublisher, WebhookQueue } from '@mediagen/queue';
 import { emitTaskWebhooks } from '@mediagen/webhooks';
 import { failureMessage, FailureReason } from './failure-messages';
@@ -16,8 +16,8 @@ export interface SettleContext {
   db: Db;
   events: TaskEventPublisher;
   log: Logger;
-  metrics: { tasks: SettlementMetrics };
-  config: { TASK_TIMEOUT_MS: number };
+  metrics: { tasks: SettlementMetrics; storage?: StorageMetrics };
+  config: { TASK_TIMEOUT_MS: number; RESULT_RETENTION_SECONDS: number };
   /** Outbound webhooks: the settled task's deliveries are created and queued right after the commit. */
   webhookQueue?: WebhookQueue;
 }
@@ -40,14 +40,21 @@ function emitWebhooks(ctx: SettleContext, taskId: string): void {
   if (ctx.webhookQueue) void emitTaskWebhooks({ ...ctx, webhookQueue: ctx.webhookQueue }, taskId);
 }
 
-/** The settled task when this call won the move to completed (its counters need no read back); null otherwise. */
-export async function settleCompleted(ctx: SettleContext, taskId: string, resultUrls: string[], channel?: string): Promise<SettledTask | null> {
-  const t = await completeTaskRow(ctx.db, taskId, resultUrls);
+/**
+ * The settled task when this call won the move to completed (its counters need no read back); null
+ * otherwise. `resultBytes`: the stored files' size, for the storage-growth figures.
+ */
+export async function settleCompleted(ctx: SettleContext, taskId: string, resultUrls: string[], channel?: string, resultBytes?: number): Promise<SettledTask | null> {
+  const t = await completeTaskRow(ctx.db, taskId, resultUrls, { retentionSeconds: ctx.config.RESULT_RETENTION_SECONDS, resultBytes });
   if (!t) {
     ctx.log.info({ taskId, won: false, channel }, 'task already settled; completion dropped');
     return null;
   }
   await ctx.events.publish(taskId, 'completed', settledEntry(t, { status: 'completed', resultUrls }));
+  if (ctx.metrics.storage) {
+    ctx.metrics.storage.filesStored.inc(resultUrls.length);
+    ctx.metrics.storage.bytesStored.inc(resultBytes ?? 0);
+  }
   emitWebhooks(ctx, taskId);
   ctx.metrics.tasks.completed.inc({ model: t.model });
   ctx.log.info({ taskId, accountId: t.accountId, model: t.model, channel, files: resultUrls.length }, 'task completed');
@@ -86,6 +93,6 @@ function settledEntry(
   t: SettledTask,
   outcome: { status: 'completed'; resultUrls: string[] } | { status: 'failed'; errorCode: FailureCode; errorMessage: string; retryable: boolean },
 ) {
-  const row = { type: t.type, progress: 100, resultUrls: [] as string[], errorCode: null as string | null, errorMessage: null as string | null, retryable: null as boolean | null, ...outcome };
+  const row = { type: t.type, progress: 100, expiresAt: t.expiresAt, resultUrls: [] as string[], errorCode: null as string | null, errorMessage: null as string | null, retryable: null as boolean | null, ...outcome };
   return { a: t.accountId, t: t.type, b: { ...pollBody(row), status: outcome.status } };
 }

@@ -44,3 +44,21 @@ export function extensionFor(contentType: string): string {
 /** Where the worker keeps result file `index` of a task. Stable, so a retried download overwrites. */
 export const resultKey = (taskId: string, index: number, contentType: string): string =>
   `results/${taskId}/${index}.${extensionFor(contentType)}`;
+
+/**
+ * The storage key of one of a task's result URLs (`.../files/results/<taskId>/<n>.<ext>`), read
+ * from the URL's path so a later change of PUBLIC_BASE_URL does not matter; null when the URL is
+ * not a result of this task (the retention job then deletes nothing for it).
+ */
+export function resultKeyOfUrl(taskId: string, url: string): string | null {
+  let path: string;
+  try {
+    path = new URL(url).pathname;
+  } catch {
+    return null;
+  }
+  const at = path.lastIndexOf('/files/results/');
+  if (at < 0) return null;
+  const key = decodeURIComponent(path.slice(at + '/files/'.length));
+  return key.startsWith(`results/${taskId}/`) && isValidKey(key) ? key : null;
+}

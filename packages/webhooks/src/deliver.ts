@@ -1,7 +1,8 @@
 // One run of a delivery job: claim an attempt, POST, record the attempt, and say when to come back.
 // The job waits between attempts in BullMQ's delayed set (the caller moves it there), so a receiver
 // that is down for hours holds no worker slot. Every fact lives in the WebhookDelivery row; a job
-// that runs twice or late reads the row and does the right thing.
+// that runs twice or late reads the row and does the right thing. The outcome is written only to the
+// round it was claimed in: an admin re-send during the attempt starts a new round, which is sent.
 // Fairness (fairness.ts): an attempt runs only with a slot of its account and of its destination;
 // a destination in backoff gets no request (the attempt is recorded as not sent and counts against
 // the delivery's retry schedule, so a delivery still gives up after about a day); a URL the
@@ -95,17 +96,30 @@ export async function deliverOnce(db: Db, deliveryId: string, opts: DeliverOptio
       [newId('wha'), d.id, attemptCount, result.statusCode, result.error?.slice(0, 500) ?? null, result.durationMs],
     );
     if (result.ok) {
-      await sql(db, `UPDATE "WebhookDelivery" SET "status" = 'delivered', "deliveredAt" = now(), "nextAttemptAt" = NULL, "lastError" = NULL WHERE "id" = $1`, [d.id]);
+      const marked = await sql(
+        db,
+        `UPDATE "WebhookDelivery" SET "status" = 'delivered', "deliveredAt" = now(), "nextAttemptAt" = NULL, "lastError" = NULL WHERE "id" = $1 AND "roundAttempts" = $2`,
+        [d.id, roundAttempts],
+      );
       await opts.gate?.outcome(d, true, Date.now()).catch(() => undefined); // a lost reset only prolongs a streak
+      // An admin re-sent it while this attempt was in flight (its job could not be queued twice): send again now.
+      if (marked.rowCount === 0) return { kind: 'retry', at: Date.now() };
       return { kind: 'done', status: 'delivered' };
     }
     const delay = result.refused ? null : nextRetryDelayMs(roundAttempts, opts.schedule);
     if (delay === null) {
-      await sql(db, `UPDATE "WebhookDelivery" SET "status" = 'failed', "nextAttemptAt" = NULL, "lastError" = $2 WHERE "id" = $1`, [d.id, result.error]);
+      const gaveUp = await sql(db, `UPDATE "WebhookDelivery" SET "status" = 'failed', "nextAttemptAt" = NULL, "lastError" = $2 WHERE "id" = $1 AND "roundAttempts" = $3`, [d.id, result.error, roundAttempts]);
+      if (gaveUp.rowCount === 0) return { kind: 'retry', at: Date.now() }; // re-sent meanwhile
       return { kind: 'done', status: 'failed' };
     }
     const next = Math.max(now + delay, notBefore);
-    await sql(db, `UPDATE "WebhookDelivery" SET "nextAttemptAt" = $2::timestamptz, "lastError" = $3 WHERE "id" = $1`, [d.id, new Date(next).toISOString(), result.error]);
+    const later = await sql(db, `UPDATE "WebhookDelivery" SET "nextAttemptAt" = $2::timestamptz, "lastError" = $3 WHERE "id" = $1 AND "roundAttempts" = $4`, [
+      d.id,
+      new Date(next).toISOString(),
+      result.error,
+      roundAttempts,
+    ]);
+    if (later.rowCount === 0) return { kind: 'retry', at: Date.now() }; // re-sent meanwhile: its fresh schedule starts now
     return { kind: 'retry', at: next };
   } finally {
     if (entry?.ok) await entry.leave().catch(() => undefined); // a lapsed lease frees it anyway

@@ -48,7 +48,7 @@ export async function createTaskDeliveries(db: Db, taskId: string): Promise<stri
     const t = (
       await c.query<SettledTaskRow & { accountId: string; callbackUrl: string | null }>(
         `SELECT "id", "accountId", "type"::text AS "type", "status"::text AS "status", "model", "progress", "resultUrls", "errorCode",
-                "errorMessage", "retryable", "callbackUrl", "finishedAt", ${effectivePromptSql()} AS "effectivePrompt"
+                "errorMessage", "retryable", "callbackUrl", "finishedAt", "expiresAt", ${effectivePromptSql()} AS "effectivePrompt"
            FROM "Task" WHERE "id" = $1 AND "eventsEmittedAt" IS NULL AND "status" IN (${SETTLED_TASK_SQL}) FOR UPDATE`,
         [taskId],
       )

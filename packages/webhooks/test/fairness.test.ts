@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { createDb, Db, newId } from '@mediagen/db';
 import { createTestSchema, TestSchema } from '@mediagen/db/testing';
 import { createConsumerRedis, deleteKeysWithPrefix } from '@mediagen/queue';
-import { createDeliveryGate, deliverOnce, DeliverOptions, DeliveryGate, newWebhookSecret } from '@mediagen/webhooks';
+import { createDeliveryGate, deliverOnce, DeliverOptions, DeliveryGate, newWebhookSecret, resetForResend } from '@mediagen/webhooks';
 
 let schema: TestSchema;
 let db: Db;
@@ -18,6 +18,8 @@ let server: http.Server;
 let base: string;
 let answer = 500;
 let received = 0;
+/** Runs while a request is being answered (before the answer is sent). */
+let onRequest: (() => Promise<void>) | null = null;
 
 const limits = { accountConcurrency: 2, destinationConcurrency: 1, destinationFailures: 3, backoffBaseMs: 60_000, backoffMaxMs: 600_000, leaseMs: 30_000 };
 let gate: DeliveryGate;
@@ -31,7 +33,7 @@ beforeAll(async () => {
   server = http.createServer((req, res) => {
     received += 1;
     req.resume();
-    req.on('end', () => res.writeHead(answer).end());
+    req.on('end', () => void (onRequest ?? (async () => undefined))().then(() => res.writeHead(answer).end()));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -106,4 +108,18 @@ it('slots: at most accountConcurrency attempts of one account and destinationCon
   expect((await gate.enter({ id: 'd4', accountId, url: 'https://three.example.com/x' }, Date.now())).ok).toBe(true);
   // A lease that was never given back lapses.
   expect((await gate.enter({ id: 'd6', accountId, url: 'https://four.example.com/x' }, now + limits.leaseMs + 1)).ok).toBe(true);
+});
+
+it('an admin re-send while an attempt is in flight is sent again, not lost under the first answer', async () => {
+  answer = 200;
+  const id = await delivery(`${base}/resend`);
+  onRequest = async () => {
+    onRequest = null;
+    expect(await resetForResend(db, id)).toBe(true);
+  };
+  const first = await deliverOnce(db, id, opts());
+  expect(first.kind).toBe('retry');
+  expect(await db.webhookDelivery.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: 'pending' });
+  expect(await deliverOnce(db, id, opts())).toEqual({ kind: 'done', status: 'delivered' });
+  expect(await attempts(id)).toHaveLength(2);
 });

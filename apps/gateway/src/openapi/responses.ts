@@ -54,6 +54,8 @@ export function errorSchemaFor(status: number): z.ZodType {
             maxConcurrentTasks: z.number().int().optional().meta({ description: 'too_many_tasks: the account\'s limit of tasks in progress.', example: 20 }),
             tasksInProgress: z.number().int().optional().meta({ description: 'too_many_tasks: tasks in progress now.', example: 20 }),
           }
+        : status === 410
+          ? { expiresAt: z.string().optional().meta({ description: 'result_expired: when the result expired (ISO 8601).', example: '2026-02-01T12:00:05.000Z' }) }
         : status === 422
           ? {
               costCents: z.number().int().optional().meta({ description: 'cost_above_limit: what the task costs, in cents.', example: 65 }),
@@ -91,6 +93,7 @@ const STATUS_TEXT = {
   402: 'Insufficient balance',
   404: 'Task tsk_01J9Z3N6K4 not found',
   409: 'A request with this idempotency id is still being processed; retry shortly with the same id',
+  410: 'This result expired at 2026-02-01T12:00:05.000Z; its files are deleted',
   413: 'Request body exceeds the 40 MB limit',
   415: 'Content-Encoding gzip is not accepted',
   422: 'Idempotency id "batch-7" was already used for a different request; use a new id',

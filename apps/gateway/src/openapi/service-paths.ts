@@ -91,7 +91,7 @@ export function registerServicePaths(reg: OpenAPIRegistry, adminSecurity: Record
     ...baseHeaders(),
     'Content-Type': fileHeader('The type checked against the bytes when stored.', 'image/png'),
     'Accept-Ranges': fileHeader('Byte ranges are served.', 'bytes'),
-    'Cache-Control': fileHeader('A key never changes once written.', 'public, max-age=86400, immutable'),
+    'Cache-Control': fileHeader('A key never changes once written; cached a day at most, never past the result\'s expiresAt.', 'public, max-age=86400, immutable'),
   };
   const fileResponses = (method: 'get' | 'head') => ({
     200: { description: 'The whole file.', headers: fileHeaders, ...(method === 'get' ? { content: fileContent } : {}) },
@@ -101,6 +101,7 @@ export function registerServicePaths(reg: OpenAPIRegistry, adminSecurity: Record
       ...(method === 'get' ? { content: fileContent } : {}),
     },
     404: errorResponse(404, 'No such file.'),
+    410: errorResponse(410, 'The result expired (its task\'s `expiresAt` passed) and its files are deleted; the body names the expiry in `error` and `expiresAt`.'),
     416: {
       description: 'The range lies outside the file.',
       headers: { ...baseHeaders(), 'Content-Range': fileHeader('The file size.', 'bytes */48213') },

@@ -37,6 +37,7 @@ export function mountAccount(deps: GatewayDeps): Router {
     mailer,
     stripe,
     topUp: { minCents: c.TOPUP_MIN_CENTS, maxCents: c.TOPUP_MAX_CENTS, currency: c.TOPUP_CURRENCY },
+    sold: deps.sold,
     issueApiKey: (accountId, name, by) => issueNamedApiKey(deps, accountId, name, { actor: holderActor(by), ip: by.ip }),
     revokeApiKey: (accountId, keyId, by) => revokeHolderKeyEverywhere(deps, accountId, keyId, { actor: holderActor(by), ip: by.ip }),
     audit: (e) => recordAudit(deps.db, { actor: holderActor(e.by), ip: e.by.ip, action: e.action, targetType: e.targetType, targetId: e.targetId, accountId: e.accountId, before: e.before, after: e.after }),

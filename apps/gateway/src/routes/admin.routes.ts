@@ -12,6 +12,7 @@ import {
   listApiKeys,
   listLedgerPage,
   listTasks,
+  setAccountResultRetention,
   updateAccount,
 } from '@mediagen/db';
 import type { GatewayDeps } from '../deps';
@@ -36,7 +37,15 @@ export const createAccountSchema = z.strictObject({
   maxConcurrentTasks: z.number().int().min(1).max(10_000).optional(),
   rateLimitPerMinute: z.number().int().min(1).max(1_000_000).nullable().optional(),
 });
-export const updateAccountSchema = createAccountSchema.omit({ balanceCents: true }).partial();
+/** Longest result retention an account may be given: ten years (0 keeps results forever). */
+const MAX_RETENTION_SECONDS = 10 * 365 * 86_400;
+export const updateAccountSchema = createAccountSchema
+  .omit({ balanceCents: true })
+  .partial()
+  .extend({
+    /** Seconds results are kept after completion; 0 forever; null back to RESULT_RETENTION_SECONDS. */
+    resultRetentionSeconds: z.number().int().min(0).max(MAX_RETENTION_SECONDS).nullable().optional(),
+  });
 export const creditSchema = z.strictObject({
   amountCents: z.number().int().min(-MAX_CENTS).max(MAX_CENTS).refine((v) => v !== 0, 'must not be 0'),
   reason: z.string().max(500).optional(),
@@ -77,9 +86,11 @@ export function adminRouter(deps: GatewayDeps): Router {
   });
 
   r.patch('/accounts/:id', async (req, res) => {
-    const b = parseAdminBody(updateAccountSchema, req.body);
+    const { resultRetentionSeconds, ...limits } = parseAdminBody(updateAccountSchema, req.body);
     await accountOr404(req.params.id);
-    await updateAccount(db, req.params.id, b, adminTokenAudit(req));
+    await updateAccount(db, req.params.id, limits, adminTokenAudit(req));
+    // Applied to the account's results not yet expired too (docs/data-retention.md).
+    if (resultRetentionSeconds !== undefined) await setAccountResultRetention(db, req.params.id, resultRetentionSeconds, deps.config.RESULT_RETENTION_SECONDS);
     res.json(await accountOr404(req.params.id));
   });
 

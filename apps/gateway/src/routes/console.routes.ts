@@ -19,6 +19,7 @@ export function mountConsole(deps: GatewayDeps): Router {
     // Re-read on every request only in development, where templates are being edited.
     cacheTemplates: deps.config.NODE_ENV !== 'development',
     defaultRateLimitPerMinute: deps.config.RATE_LIMIT_PER_MINUTE,
+    defaultResultRetentionSeconds: deps.config.RESULT_RETENTION_SECONDS,
     issueApiKey: (accountId, audit) => issueApiKey(deps, accountId, audit),
     revokeApiKey: (keyId, audit) => revokeKeyEverywhere(deps, keyId, audit),
     resendDelivery: (deliveryId) => resendDelivery(deps, deliveryId),

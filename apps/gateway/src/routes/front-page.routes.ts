@@ -4,7 +4,7 @@
 // Content-Security-Policy has to allow beyond 'self'); every interpolated value is escaped. The
 // examples name a model this deployment sells (SOLD_MODELS).
 import { Router } from 'express';
-import { WHOLE_CATALOG, type SoldCatalog } from '@mediagen/catalog';
+import { soldModelSummaries, WHOLE_CATALOG, type SoldCatalog } from '@mediagen/catalog';
 
 const escapeHtml = (s: string): string =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -19,12 +19,8 @@ export function frontPage(baseUrl: string, sold: SoldCatalog = WHOLE_CATALOG): s
   const base = escapeHtml(baseUrl);
   const image = exampleModel(sold, 'image', 'image-b-2.5');
   const video = exampleModel(sold, 'video', 'video-a-h3');
-  const models = sold
-    .models()
-    .map((m) => {
-      const options = sold.options(m);
-      return `<tr><td><code>${escapeHtml(m.id)}</code></td><td>${m.type}</td><td>${options.map(escapeHtml).join(', ')}</td></tr>`;
-    })
+  const models = soldModelSummaries(sold)
+    .map(({ model: m, options }) => `<tr><td><code>${escapeHtml(m.id)}</code></td><td>${m.type}</td><td>${options.map(escapeHtml).join(', ')}</td></tr>`)
     .join('\n');
   const sdkModel = image ? `{ model: '${escapeHtml(image)}', prompt: 'A red fox in fresh snow' }` : `{ model: '${escapeHtml(video ?? '')}', prompt: 'A red fox runs through snow' }`;
   const sdkCall = image ? 'mg.images.generate' : 'mg.videos.generate';

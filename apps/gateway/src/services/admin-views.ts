@@ -10,6 +10,8 @@ export interface AccountView {
   tasksInProgress: number;
   maxConcurrentTasks: number;
   rateLimitPerMinute: number;
+  /** The account's own result retention in seconds; null: the service default (RESULT_RETENTION_SECONDS). */
+  resultRetentionSeconds: number | null;
   createdAt: string;
 }
 
@@ -21,6 +23,7 @@ export function accountView(a: AccountRecord, defaultRateLimitPerMinute: number)
     tasksInProgress: a.tasksInProgress,
     maxConcurrentTasks: a.maxConcurrentTasks,
     rateLimitPerMinute: a.rateLimitPerMinute ?? defaultRateLimitPerMinute,
+    resultRetentionSeconds: a.resultRetentionSeconds,
     createdAt: a.createdAt.toISOString(),
   };
 }

@@ -196,6 +196,7 @@ function settledRow(id: string, { t, b }: SettledPollEntry) {
     errorCode: str(b.errorCode),
     errorMessage: str(b.errorMessage),
     retryable: typeof b.retryable === 'boolean' ? b.retryable : null,
+    expiresAt: typeof b.expiresAt === 'string' ? new Date(b.expiresAt) : null,
   };
 }
 
@@ -208,6 +209,7 @@ const pendingRow = (id: string, type: 'video' | 'image') => ({
   errorCode: null,
   errorMessage: null,
   retryable: null,
+  expiresAt: null,
 });
 
 async function replay(

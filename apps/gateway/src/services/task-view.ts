@@ -2,7 +2,7 @@
 import type { Task } from '@mediagen/db';
 import { pollBody as sharedPollBody } from '@mediagen/catalog';
 
-type TaskRow = Pick<Task, 'id' | 'type' | 'status' | 'progress' | 'resultUrls' | 'errorCode' | 'errorMessage' | 'retryable'>;
+type TaskRow = Pick<Task, 'id' | 'type' | 'status' | 'progress' | 'resultUrls' | 'errorCode' | 'errorMessage' | 'retryable' | 'expiresAt'>;
 
 /** Poll body (spec 4.2): one definition, shared with the webhook events. */
 export const pollBody = (t: TaskRow): Record<string, unknown> => sharedPollBody(t);

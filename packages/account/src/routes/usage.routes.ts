@@ -1,6 +1,8 @@
-// Balance and usage: the balance with the ledger (keyset pages, links to tasks), a CSV export of
-// the whole ledger (streamed page by page), and the 30-day usage chart per day and model.
+// Balance and usage: the balance with the ledger (keyset pages, links to tasks) and the models this
+// deployment sells (SOLD_MODELS) with the catalog's prices, a CSV export of the whole ledger
+// (streamed page by page), and the 30-day usage chart per day and model.
 import { Router } from 'express';
+import { describePrice, soldModelSummaries } from '@mediagen/catalog';
 import { accountBalance, listLedgerPage, usageByDayAndModel } from '@mediagen/db';
 import { decodePageCursor, encodePageCursor, Render } from '@mediagen/console';
 import type { AccountDeps } from '../deps';
@@ -19,11 +21,18 @@ export const csvField = (v: unknown): string => {
 
 export function usageRoutes(deps: AccountDeps, render: Render): Router {
   const r = Router();
+  // The catalog and SOLD_MODELS do not change while the process runs.
+  const offered = soldModelSummaries(deps.sold).map(({ model, options, prices }) => ({
+    id: model.id,
+    type: model.type,
+    options,
+    prices: prices.map((p) => ({ what: p.what, price: describePrice(p) })),
+  }));
 
   r.get('/ledger', async (req, res) => {
     const accountId = accountOf(res);
     const [balance, page] = await Promise.all([accountBalance(deps.db, accountId), listLedgerPage(deps.db, accountId, PAGE, decodePageCursor(req.query.cursor))]);
-    render(res, 'ledger', { title: 'Balance and ledger', balance: balance ?? 0, ledger: page.rows, nextCursor: encodePageCursor(page.next) });
+    render(res, 'ledger', { title: 'Balance and ledger', balance: balance ?? 0, ledger: page.rows, nextCursor: encodePageCursor(page.next), offered });
   });
 
   r.get('/ledger.csv', async (_req, res) => {

@@ -47,6 +47,7 @@ export async function finishTask(ctx: Context, mg: MediaGen, o: FinishOptions): 
     ctx.io.out(`${o.taskId}  ${task.type ?? o.type}  ${task.status}${task.progress !== undefined ? ` ${task.progress}%` : ''}`);
     if (task.status === 'failed') ctx.io.out(`failed: ${task.errorCode}${task.retryable ? ' (retryable)' : ''}: ${task.errorMessage ?? ''} (refunded)`);
     for (const url of task.resultUrls ?? []) ctx.io.out(url);
+    if (task.status === 'completed' && 'expiresAt' in task && task.expiresAt) ctx.io.out(`expires ${task.expiresAt}`);
     if (saved) ctx.io.out(`saved ${saved.file} (${saved.bytes} bytes)`);
     else if (o.output && task.status !== 'failed' && !o.wait) ctx.io.out(`not finished yet: nothing saved; run mediagen task ${o.taskId} --wait -o ${o.output}`);
   }

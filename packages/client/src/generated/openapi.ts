@@ -853,6 +853,7 @@ export interface components {
             maxConcurrentTasks?: number;
             name?: string;
             rateLimitPerMinute?: number | null;
+            resultRetentionSeconds?: number | null;
         };
         AdminWebhook: {
             /**
@@ -969,6 +970,11 @@ export interface components {
             /** @description Present when failed; human text, not to be branched on. */
             errorMessage?: string;
             /**
+             * @description Extension. Present when completed and the results expire (absent: kept forever): ISO 8601 instant after which the result files are deleted and each result URL answers 410 `result_expired`. May lie in the past; the task stays completed.
+             * @example 2026-02-01T12:00:05.000Z
+             */
+            expiresAt?: string;
+            /**
              * @description Present while processing.
              * @example 40
              */
@@ -1046,6 +1052,26 @@ export interface components {
              * @example duration: must be between 1 and 15 seconds at 768p
              */
             error: string;
+        };
+        Error410: {
+            /**
+             * @description Stable machine code.
+             * @example result_expired
+             * @enum {string}
+             */
+            code: "result_expired";
+            /** @description The offending fields, for validation errors. */
+            details?: components["schemas"]["ErrorDetail"][];
+            /**
+             * @description Human text.
+             * @example duration: must be between 1 and 15 seconds at 768p
+             */
+            error: string;
+            /**
+             * @description result_expired: when the result expired (ISO 8601).
+             * @example 2026-02-01T12:00:05.000Z
+             */
+            expiresAt?: string;
         };
         Error413: {
             /**
@@ -1286,6 +1312,11 @@ export interface components {
             /** @description Present when failed; human text, not to be branched on. */
             errorMessage?: string;
             /**
+             * @description Extension. Present when completed and the results expire (absent: kept forever): ISO 8601 instant after which the result files are deleted and each result URL answers 410 `result_expired`. May lie in the past; the task stays completed.
+             * @example 2026-02-01T12:00:05.000Z
+             */
+            expiresAt?: string;
+            /**
              * @description Present while processing.
              * @example 40
              */
@@ -1399,6 +1430,11 @@ export interface components {
             errorCode?: "content_violation" | "generation_failed" | "no_result" | "timeout" | "cancelled";
             /** @description Present when failed; human text, not to be branched on. */
             errorMessage?: string;
+            /**
+             * @description Extension. Present when completed and the results expire (absent: kept forever): ISO 8601 instant after which the result files are deleted and each result URL answers 410 `result_expired`. May lie in the past; the task stays completed.
+             * @example 2026-02-01T12:00:05.000Z
+             */
+            expiresAt?: string;
             /** @example video-a-h3 */
             model: string;
             /**
@@ -1532,6 +1568,11 @@ export interface components {
                 errorCode?: "content_violation" | "generation_failed" | "no_result" | "timeout" | "cancelled";
                 /** @description Present when failed; human text, not to be branched on. */
                 errorMessage?: string;
+                /**
+                 * @description Extension. Present when completed and the results expire (absent: kept forever): ISO 8601 instant after which the result files are deleted and each result URL answers 410 `result_expired`. May lie in the past; the task stays completed.
+                 * @example 2026-02-01T12:00:05.000Z
+                 */
+                expiresAt?: string;
                 model: string;
                 /**
                  * @description Present while processing.
@@ -8063,7 +8104,7 @@ export interface operations {
                      */
                     "Accept-Ranges": string;
                     /**
-                     * @description A key never changes once written.
+                     * @description A key never changes once written; cached a day at most, never past the result's expiresAt.
                      * @example public, max-age=86400, immutable
                      */
                     "Cache-Control": string;
@@ -8097,7 +8138,7 @@ export interface operations {
                      */
                     "Accept-Ranges": string;
                     /**
-                     * @description A key never changes once written.
+                     * @description A key never changes once written; cached a day at most, never past the result's expiresAt.
                      * @example public, max-age=86400, immutable
                      */
                     "Cache-Control": string;
@@ -8145,6 +8186,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description The result expired (its task's `expiresAt` passed) and its files are deleted; the body names the expiry in `error` and `expiresAt`. */
+            410: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "This result expired at 2026-02-01T12:00:05.000Z; its files are deleted",
+                     *       "code": "result_expired"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error410"];
                 };
             };
             /** @description The range lies outside the file. */
@@ -8195,7 +8256,7 @@ export interface operations {
                      */
                     "Accept-Ranges": string;
                     /**
-                     * @description A key never changes once written.
+                     * @description A key never changes once written; cached a day at most, never past the result's expiresAt.
                      * @example public, max-age=86400, immutable
                      */
                     "Cache-Control": string;
@@ -8222,7 +8283,7 @@ export interface operations {
                      */
                     "Accept-Ranges": string;
                     /**
-                     * @description A key never changes once written.
+                     * @description A key never changes once written; cached a day at most, never past the result's expiresAt.
                      * @example public, max-age=86400, immutable
                      */
                     "Cache-Control": string;
@@ -8263,6 +8324,26 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description The result expired (its task's `expiresAt` passed) and its files are deleted; the body names the expiry in `error` and `expiresAt`. */
+            410: {
+                headers: {
+                    /**
+                     * @description Correlates the response with the gateway log; echoes the request's X-Request-Id when one was sent.
+                     * @example 0b6f1c52-8f0e-4c1b-9f5e-1f3c2a7d9e10
+                     */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "This result expired at 2026-02-01T12:00:05.000Z; its files are deleted",
+                     *       "code": "result_expired"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error410"];
                 };
             };
             /** @description The range lies outside the file. */

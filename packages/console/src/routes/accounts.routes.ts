@@ -10,6 +10,7 @@ import {
   listApiKeys,
   listLedgerPage,
   MAX_BALANCE_CENTS,
+  setAccountResultRetention,
   updateAccount,
 } from '@mediagen/db';
 import { listEndpoints } from '@mediagen/webhooks';
@@ -40,6 +41,8 @@ const creditForm = z.object({
 const limitsForm = z.object({
   maxConcurrentTasks: z.coerce.number().int().min(1).max(10_000),
   rateLimitPerMinute: z.union([z.literal('').transform(() => null), z.coerce.number().int().min(1).max(1_000_000)]),
+  /** Seconds, as the admin API takes it; empty: the service default; 0: kept forever. Absent: unchanged. */
+  resultRetentionSeconds: z.union([z.literal('').transform(() => null), z.coerce.number().int().min(0).max(10 * 365 * 86_400)]).optional(),
 });
 
 const WEBHOOK_EVENTS = ['task.completed', 'task.failed'] as const;
@@ -81,6 +84,7 @@ export function accountRoutes(deps: ConsoleDeps, render: Render): Router {
       title: account.name,
       account,
       defaultRateLimit: deps.defaultRateLimitPerMinute,
+      defaultRetention: deps.defaultResultRetentionSeconds,
       keys,
       webhooks,
       ledger: ledger.rows,
@@ -109,8 +113,13 @@ export function accountRoutes(deps: ConsoleDeps, render: Render): Router {
   r.post('/accounts/:id/limits', requireAdmin, async (req, res) => {
     const f = formOf(limitsForm, req.body);
     const id = String(req.params.id);
-    if (!(await findAccount(db, id))) throw new ConsoleError(404, `No account ${id}.`);
-    await updateAccount(db, id, f, auditOf(req, res.locals.session));
+    const { resultRetentionSeconds, ...limits } = f;
+    const before = await findAccount(db, id);
+    if (!before) throw new ConsoleError(404, `No account ${id}.`);
+    await updateAccount(db, id, limits, auditOf(req, res.locals.session));
+    // Re-stamps the account's unexpired results (docs/data-retention.md): only when it changed.
+    if (resultRetentionSeconds !== undefined && resultRetentionSeconds !== before.resultRetentionSeconds)
+      await setAccountResultRetention(db, id, resultRetentionSeconds, deps.defaultResultRetentionSeconds);
     res.redirect(303, `/console/accounts/${encodeURIComponent(id)}`);
   });
 
