@@ -10,6 +10,8 @@ const { server } = createSimServer({
   renderMs: config.SIM_RENDER_MS,
   latencyMs: config.SIM_LATENCY_MS,
   retiredModels: config.SIM_RETIRED_MODELS,
+  falWebhookKey: config.SIM_FAL_WEBHOOK_KEY,
+  replicateWebhookSecret: config.SIM_REPLICATE_WEBHOOK_SECRET,
 });
 server.listen(config.SIM_PORT, () => {
   const addr = server.address();

@@ -21,6 +21,10 @@ export interface SimOptions {
    * one of our models to a retired id and watch the product notice.
    */
   retiredModels?: readonly string[];
+  /** fal's webhook signing key, a PKCS#8 PEM Ed25519 private key (SIM_FAL_WEBHOOK_KEY); one made at start when absent. */
+  falWebhookKey?: string;
+  /** Replicate's webhook signing secret, `whsec_...` (SIM_REPLICATE_WEBHOOK_SECRET); one made at start when absent. */
+  replicateWebhookSecret?: string;
 }
 
 /** What a protocol handler gets besides the request. */

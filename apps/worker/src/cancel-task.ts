@@ -5,15 +5,13 @@
 // A submit that was sent counts as accepted by the upstream even before its id is known: it is
 // never refunded as if nothing had started (docs/api.md, "Cancel"). Where the upstream offers no
 // cancel, such a render carries on, completes and stays charged.
-import { clearCancelRequest, type TaskWithAttempt } from '@mediagen/db';
+import { clearCancelRequest, isOpenAttempt, type TaskWithAttempt } from '@mediagen/db';
 import { closeAttempt } from './attempt-steps';
 import type { WorkerContext } from './context';
 import { backoffMs } from './schedule';
 import { settleFailed } from './settle';
 import type { Next } from './task-run';
 import { upstreamCancel } from './upstream-cancel';
-
-const RUNNING: ReadonlySet<string> = new Set(['submitting', 'running', 'succeeded']);
 
 export async function runCancel(ctx: WorkerContext, task: TaskWithAttempt, transientErrors: number): Promise<Next> {
   const attempt = task.attempt;
@@ -25,7 +23,7 @@ export async function runCancel(ctx: WorkerContext, task: TaskWithAttempt, trans
     await clearCancelRequest(ctx.db, task.id);
     return { at: Date.now(), step: 'poll', transientErrors: 0 };
   }
-  if (attempt && RUNNING.has(attempt.status) && (attempt.upstreamId || attempt.submitSentAt)) {
+  if (attempt && isOpenAttempt(attempt.status) && (attempt.upstreamId || attempt.submitSentAt)) {
     const cancel = upstreamCancel(ctx.adapters.get(attempt.channelId));
     if (!cancel) {
       // Accepted (or maybe accepted) by an upstream that cannot stop it: the gateway answered
@@ -56,6 +54,6 @@ export async function runCancel(ctx: WorkerContext, task: TaskWithAttempt, trans
     }
   }
   await settleFailed(ctx, task.id, 'cancelled', { channel: attempt?.channelId });
-  if (attempt && RUNNING.has(attempt.status)) await closeAttempt(ctx, attempt, 'abandoned');
+  if (attempt && isOpenAttempt(attempt.status)) await closeAttempt(ctx, attempt, 'abandoned');
   return null;
 }

@@ -2,6 +2,7 @@
 // counters for tests and operators.
 import http from 'node:http';
 import { checkText, ENDPOINT_UNAUTHORIZED, endpointAccess, readinessAnswer, ReadinessChecks, renderMetrics } from '@mediagen/metrics';
+import { pingDb } from '@mediagen/db';
 import type { WorkerContext } from './context';
 
 const json = (res: http.ServerResponse, status: number, body: unknown) =>
@@ -18,7 +19,7 @@ const within = <T>(p: Promise<T>, ms: number) =>
 async function readiness(ctx: WorkerContext): Promise<ReadinessChecks> {
   const limit = ctx.config.WORKER_READY_TIMEOUT_MS;
   const [pg, redis] = await Promise.allSettled([
-    within(ctx.db.$queryRaw`SELECT 1`, limit),
+    within(pingDb(ctx.db), limit),
     // The worker's connections queue commands while Redis is away (BullMQ needs that), so a ping
     // would wait for the reconnect: report the connection state instead of waiting for it.
     ctx.redis.status === 'ready' ? within(ctx.redis.ping(), limit) : Promise.reject(new Error(`connection ${ctx.redis.status}`)),

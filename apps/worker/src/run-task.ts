@@ -7,7 +7,7 @@ import { parseStoredTaskParams } from '@mediagen/catalog';
 import { pickChannel } from '@mediagen/channel-health';
 import { ableToRender, channelsFor, UpstreamError } from '@mediagen/providers';
 import { RunTaskPayload, runTaskPayloadSchema, takeWake } from '@mediagen/queue';
-import { Attempt, loadTask, lostAttemptsOn, setAttemptStatus, startAttempt, triedChannels } from '@mediagen/db';
+import { Attempt, isOpenAttempt, loadTask, lostAttemptsOn, setAttemptStatus, startAttempt, triedChannels } from '@mediagen/db';
 import { closeAttempt, collectStep, newAttemptId, pollStep, submitStep } from './attempt-steps';
 import { slotLeaseUntil } from './channel-slots';
 import type { WorkerContext } from './context';
@@ -20,8 +20,6 @@ import { UnrecordedRender, writeKeptRender } from './render-ids';
 import { abandonAttempt } from './upstream-calls';
 import { needsPromptRewrite, rewritePrompt } from './prompt-rewrite';
 import { withoutUnavailableModels } from './unknown-model';
-
-const ACTIVE_ATTEMPT: ReadonlySet<string> = new Set(['submitting', 'running', 'succeeded']);
 
 export function createRunTaskProcessor(ctx: WorkerContext) {
   return async function runTask(job: Job<RunTaskPayload>, token?: string): Promise<string> {
@@ -82,7 +80,7 @@ export async function advanceTask(ctx: WorkerContext, payload: RunTaskPayload): 
     // Settled elsewhere (timeout sweep, a client's cancel, a racing worker): stop the upstream
     // render where the protocol can, tidy the attempt and free its slot.
     if (attempt && task.status === 'failed') await abandonAttempt(ctx, attempt, 'task failed elsewhere');
-    else if (attempt && ACTIVE_ATTEMPT.has(attempt.status)) await closeAttempt(ctx, attempt, attempt.status === 'succeeded' ? 'completed' : 'abandoned');
+    else if (attempt && isOpenAttempt(attempt.status)) await closeAttempt(ctx, attempt, attempt.status === 'succeeded' ? 'completed' : 'abandoned');
     return null;
   }
   if (Date.now() >= task.deadlineAt.getTime()) {

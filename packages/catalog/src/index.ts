@@ -7,6 +7,7 @@ export * from './video-a-modes';
 export * from './prices';
 export * from './request-schemas';
 export * from './response-schemas';
+export * from './task-vocabulary';
 export { INLINE_MIME_TYPES, base64DecodedBytes } from './media-items';
 export { formatPath } from './zod-issues';
 export { parseVideoSubmit } from './video-submit';

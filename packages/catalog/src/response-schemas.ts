@@ -1,14 +1,16 @@
-// Response bodies of spec 2.1, 2.2, 7.1 and the error body of design.md section 4. The gateway
+// Response bodies of the task, the balance and the error (the service spec's resources and HTTP
+// statuses; the error body of design.md section 4). The gateway
 // builds its OpenAPI document from these and its tests parse real responses with them, so the
 // documented and the actual shapes cannot drift apart.
 import { z } from 'zod';
 import { ERROR_CODES } from '@mediagen/errors';
+import { TASK_ERROR_CODES, TASK_STATUSES } from './task-vocabulary';
 
 export const submitResponseSchema = z
   .object({
     taskId: z.string().meta({ description: 'Identifier used to poll. Equal to generationId.', example: 'tsk_01J9Z3N6K4' }),
     generationId: z.string().meta({ description: 'Same value as taskId.', example: 'tsk_01J9Z3N6K4' }),
-    status: z.enum(['pending', 'processing', 'completed', 'failed']).meta({
+    status: z.enum(TASK_STATUSES).meta({
       description: 'pending, processing or completed; a replay of a failed task shows failed (spec 4.6).',
       example: 'pending',
     }),
@@ -18,12 +20,9 @@ export const submitResponseSchema = z
   })
   .meta({ id: 'SubmitResponse' });
 
-/** `cancelled` is an extension (POST /api/{type}/tasks/{taskId}/cancel, docs/api.md). */
-export const TASK_ERROR_CODES = ['content_violation', 'generation_failed', 'no_result', 'timeout', 'cancelled'] as const;
-
 export const pollResponseSchema = z
   .object({
-    status: z.enum(['pending', 'processing', 'completed', 'failed']).meta({ example: 'processing' }),
+    status: z.enum(TASK_STATUSES).meta({ example: 'processing' }),
     progress: z.number().int().min(0).max(100).optional().meta({ description: 'Present while processing.', example: 40 }),
     resultUrls: z.array(z.string()).optional().meta({ description: 'Present when completed; https URLs of the result files.' }),
     errorCode: z.enum(TASK_ERROR_CODES).optional().meta({ description: 'Present when failed; branch on this, not on errorMessage.' }),

@@ -1,9 +1,11 @@
-// The poll body of a task (spec 4.2), from its row. Shared by the gateway's poll and listing and by
+// The poll body of a task (GET /api/{video|image}/tasks/{taskId}: completed, processing or failed
+// fields by status), from its row. Shared by the gateway's poll and listing and by
 // the webhook events (packages/webhooks), whose `data` is this body plus taskId and model.
+import type { TaskStatusName } from './task-vocabulary';
 
 export interface TaskBodyRow {
   type: 'video' | 'image';
-  status: 'pending' | 'processing' | 'completed' | 'failed';
+  status: TaskStatusName;
   progress: number;
   resultUrls: string[];
   errorCode: string | null;

@@ -143,21 +143,22 @@ export interface ChannelHealth {
   disabled?(): Promise<Set<string>>;
 }
 
-export function createChannelHealth(redis: RedisClient, prefix: string, settings: BreakerSettings): ChannelHealth {
+/** `now`: the clock the breaker's windows and cool-downs are measured on (tests move it instead of sleeping). */
+export function createChannelHealth(redis: RedisClient, prefix: string, settings: BreakerSettings, now: () => number = Date.now): ChannelHealth {
   const bucketTtlSec = RECENT_MINUTES * 60 + 60;
   return {
     settings,
     async record(channelId, outcome, error = '', account = '') {
-      const now = Date.now();
+      const at = now();
       const moved = (await redis.eval(
-        RECORD, 3, healthKey(prefix, channelId), outcomesKey(prefix, channelId, minuteOf(now)), streakAccountsKey(prefix, channelId),
-        outcome, now, settings.failures, settings.windowMs, settings.cooldownMs, error.slice(0, 300), bucketTtlSec, account,
+        RECORD, 3, healthKey(prefix, channelId), outcomesKey(prefix, channelId, minuteOf(at)), streakAccountsKey(prefix, channelId),
+        outcome, at, settings.failures, settings.windowMs, settings.cooldownMs, error.slice(0, 300), bucketTtlSec, account,
       )) as string;
       return moved ? (moved as BreakerState) : null;
     },
     async admit(channelId, taskId) {
       if (settings.failures <= 0) return { admission: 'closed', moved: null };
-      const r = (await redis.eval(ADMIT, 1, healthKey(prefix, channelId), taskId, Date.now(), settings.cooldownMs)) as string;
+      const r = (await redis.eval(ADMIT, 1, healthKey(prefix, channelId), taskId, now(), settings.cooldownMs)) as string;
       if (r === 'probe-new') return { admission: 'probe', moved: 'half-open' };
       return { admission: r as Admission, moved: null };
     },
@@ -167,13 +168,13 @@ export function createChannelHealth(redis: RedisClient, prefix: string, settings
       return new Map(channelIds.map((id, i) => [id, Number(res[i] ?? 0)]));
     },
     disabled: () => disabledChannels(redis, prefix),
-    async register(channels, now = Date.now()) {
+    async register(channels, at = now()) {
       if (channels.length === 0) return;
       // One key per command: on a cluster the two keys may live on different masters.
       await redis.hset(registryKey(prefix), Object.fromEntries(channels.map((c) => [c.id, JSON.stringify(c)])));
-      await redis.zadd(registrySeenKey(prefix), ...channels.flatMap((c) => [now, c.id]));
+      await redis.zadd(registrySeenKey(prefix), ...channels.flatMap((c) => [at, c.id]));
       // Channels no worker reported for a while leave the list (what the view already hides).
-      const stale = await redis.zrangebyscore(registrySeenKey(prefix), '-inf', now - REGISTRY_TTL_MS);
+      const stale = await redis.zrangebyscore(registrySeenKey(prefix), '-inf', at - REGISTRY_TTL_MS);
       if (stale.length) {
         await redis.hdel(registryKey(prefix), ...stale);
         await redis.zrem(registrySeenKey(prefix), ...stale);

@@ -8,12 +8,14 @@ import { createChannelHealth, ChannelHealth, pickChannel, readChannelViews, REGI
 const redis = new IORedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
 const prefix = `test:breaker:${randomBytes(4).toString('hex')}`;
 let n = 0;
+/** The breaker's clock: tests move it past a window or a cool-down instead of waiting one out. */
+let clock = Date.now();
+const advance = (ms: number) => (clock += ms);
 /** A fresh set of channels (own key space) per test. */
 const fresh = (settings = { failures: 3, windowMs: 10_000, cooldownMs: 300 }) => {
   const p = `${prefix}:${++n}`;
-  return { p, health: createChannelHealth(redis, p, settings) };
+  return { p, health: createChannelHealth(redis, p, settings, () => clock) };
 };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 afterAll(async () => {
   const keys = await redis.keys(`${prefix}:*`);
@@ -37,7 +39,7 @@ it('ignores failures spread wider than the window', async () => {
   const { health } = fresh({ failures: 3, windowMs: 150, cooldownMs: 300 });
   await health.record('a', 'failed');
   await health.record('a', 'failed');
-  await sleep(200);
+  advance(200);
   expect(await health.record('a', 'failed')).toBeNull(); // a new streak of 1
   expect(await health.record('a', 'failed')).toBeNull();
   expect(await health.record('a', 'failed')).toBe('open');
@@ -46,7 +48,7 @@ it('ignores failures spread wider than the window', async () => {
 it('after the cool-down one task probes; its success closes the breaker', async () => {
   const { health } = fresh();
   for (let i = 0; i < 3; i++) await health.record('a', 'failed');
-  await sleep(350);
+  advance(350);
   expect(await health.admit('a', 'probe-task')).toEqual({ admission: 'probe', moved: 'half-open' });
   expect((await health.admit('a', 'probe-task')).admission).toBe('probe'); // the same task again
   expect((await health.admit('a', 'other-task')).admission).toBe('open');
@@ -57,21 +59,21 @@ it('after the cool-down one task probes; its success closes the breaker', async 
 it('a failed probe opens the breaker for another cool-down', async () => {
   const { health } = fresh();
   for (let i = 0; i < 3; i++) await health.record('a', 'transient');
-  await sleep(350);
+  advance(350);
   expect((await health.admit('a', 'probe-task')).admission).toBe('probe');
   expect(await health.record('a', 'failed', 'render failed')).toBe('open');
   expect((await health.admit('a', 'next-task')).admission).toBe('open');
-  await sleep(350);
+  advance(350);
   expect((await health.admit('a', 'next-task')).admission).toBe('probe');
 });
 
 it('a probe that never reports lets another task probe after the cool-down', async () => {
   const { health } = fresh();
   for (let i = 0; i < 3; i++) await health.record('a', 'failed');
-  await sleep(350);
+  advance(350);
   expect((await health.admit('a', 'silent-probe')).admission).toBe('probe');
   expect((await health.admit('a', 'another')).admission).toBe('open');
-  await sleep(350);
+  advance(350);
   expect((await health.admit('a', 'another')).admission).toBe('probe');
 });
 
@@ -102,7 +104,7 @@ describe('pickChannel', () => {
   it('with every untried channel open, uses the one that failed longest ago', async () => {
     for (const id of ['backup', 'cheap', 'official']) {
       for (let i = 0; i < 3; i++) await health.record(id, 'failed');
-      await sleep(5);
+      advance(5);
     }
     expect(await pickChannel(order, new Set(), health, 't')).toMatchObject({ channel: { id: 'backup' }, admission: 'fallback' });
     expect(await pickChannel(order, new Set(['backup']), health, 't')).toMatchObject({ channel: { id: 'cheap' }, admission: 'fallback' });
@@ -118,7 +120,7 @@ it('readChannelViews shows registered channels with state, recent outcomes and l
   await health.record('a', 'succeeded');
   for (let i = 0; i < 3; i++) await health.record('a', 'transient', `submit: HTTP 503 #${i}`);
   await redis.zadd(`${p}:channel-slots:b`, Date.now() + 60_000, 'task-1', Date.now() - 1, 'lapsed-task');
-  const [a, b] = await readChannelViews(redis, p);
+  const [a, b] = await readChannelViews(redis, p, clock);
   expect(a).toMatchObject({
     id: 'a',
     state: 'open',
@@ -128,9 +130,9 @@ it('readChannelViews shows registered channels with state, recent outcomes and l
     openUntil: expect.any(String),
   });
   expect(b).toMatchObject({ id: 'b', state: 'closed', lastError: null, rendersInFlight: 1, openedAt: null });
-  await sleep(350);
+  advance(350);
   // Past the cool-down: half-open, and no "until" a time that has passed.
-  expect((await readChannelViews(redis, p))[0]).toMatchObject({ state: 'half-open', openUntil: null, openedAt: expect.any(String) });
+  expect((await readChannelViews(redis, p, clock))[0]).toMatchObject({ state: 'half-open', openUntil: null, openedAt: expect.any(String) });
 });
 
 it('a channel no running worker reported lately is not listed, and the next report removes it', async () => {

@@ -134,6 +134,9 @@ const envSchema = z.object({
   SIM_BASE_URL: z.string().url().optional(),
   /** Provider simulator: upstream model ids it answers as retired ("does not exist"), comma-separated. */
   SIM_RETIRED_MODELS: z.string().default('').transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean)),
+  /** Provider simulator: fal's webhook signing key (PKCS#8 PEM Ed25519) and Replicate's secret; made at start when unset. */
+  SIM_FAL_WEBHOOK_KEY: z.string().min(1).optional(),
+  SIM_REPLICATE_WEBHOOK_SECRET: z.string().min(1).optional(),
   /** The worker runs the channel check (npm run channels:check) at start and logs the result. */
   CHANNEL_CHECK_AT_START: bool.default(false),
   /** Deadline of one channel check (one channel and upstream model). */

@@ -1,6 +1,8 @@
-// Read-only queries behind the admin API: the ledger of an account and a task with its attempts.
+// Read-only queries behind the admin API: a ledger entry's shape (pages: task-list.ts listLedgerPage)
+// and a task with its attempts.
 // Each returns named fields, so a new column never reaches admin clients by accident.
 import type { Db } from './client';
+import type { TaskStatusName } from '@mediagen/catalog';
 
 export interface LedgerRecord {
   id: string;
@@ -9,18 +11,6 @@ export interface LedgerRecord {
   taskId: string | null;
   reason: string | null;
   createdAt: Date;
-}
-
-/** The account's ledger entries, newest first (ties broken by id, so pages are stable). */
-export async function listLedger(db: Db, accountId: string, limit: number): Promise<LedgerRecord[]> {
-  const rows = await db.ledgerEntry.findMany({
-    where: { accountId },
-    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-    take: limit,
-    select: { id: true, kind: true, amountCents: true, taskId: true, reason: true, createdAt: true },
-  });
-  // BIGINT in the database, a JS number here (exact: see MAX_BALANCE_CENTS).
-  return rows.map((r) => ({ ...r, amountCents: Number(r.amountCents) }));
 }
 
 export interface AdminAttemptRecord {
@@ -42,7 +32,7 @@ export interface AdminTaskRecord {
   type: 'video' | 'image';
   model: string;
   params: unknown;
-  status: 'pending' | 'processing' | 'completed' | 'failed';
+  status: TaskStatusName;
   progress: number;
   costCents: number;
   costMicros: bigint;

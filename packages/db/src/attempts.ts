@@ -7,17 +7,7 @@
 import { Prisma } from './generated/client';
 import type { Db } from './client';
 import { sql } from './sql';
-
-export type AttemptStatus =
-  | 'submitting' // created; the upstream may or may not have the render (the idempotency key decides)
-  | 'running' // the upstream accepted it; upstreamId is set
-  | 'succeeded' // the upstream finished it; its file is being downloaded
-  | 'completed' // the file is stored and the task completed
-  | 'failed' // render failed or the channel refused it: the next channel is tried
-  | 'violation' // explicit content flag: the task failed with content_violation
-  | 'no_result' // success without a usable file
-  | 'lost' // the upstream no longer knows the render (404 on poll): one fresh attempt on the same channel
-  | 'abandoned'; // the task ended otherwise (timeout) while this attempt ran
+import { OPEN_ATTEMPT_SQL, OPEN_TASK_SQL, type AttemptStatus } from './statuses';
 
 export interface Attempt {
   id: string;
@@ -207,7 +197,7 @@ export async function finishAttempt(db: Db, attempt: Attempt, status: AttemptSta
 }
 
 /**
- * Closes an attempt that is still open ('submitting', 'running', 'succeeded') as abandoned, once:
+ * Closes an attempt that is still open (OPEN_ATTEMPT_STATUSES) as abandoned, once:
  * of the steps that end a task otherwise at the same moment (the timeout sweep, the job's deadline
  * step, a job that finds its task failed elsewhere), only the one whose update changed the row gets
  * it back, with the upstream id as it stands now, so exactly one of them cancels the render upstream.
@@ -216,7 +206,7 @@ export async function finishAttempt(db: Db, attempt: Attempt, status: AttemptSta
 export async function abandonOpenAttempt(db: Db, attempt: Attempt): Promise<Attempt | null> {
   const rows = await db.$queryRaw<{ upstreamId: string | null }[]>`
     UPDATE "TaskAttempt" SET "status" = 'abandoned', "errorKind" = NULL, "errorMessage" = NULL, "finishedAt" = now()
-     WHERE "id" = ${attempt.id} AND "status" IN ('submitting', 'running', 'succeeded')
+     WHERE "id" = ${attempt.id} AND "status" IN (${Prisma.raw(OPEN_ATTEMPT_SQL)})
      RETURNING "upstreamId"`;
   return rows.length ? { ...attempt, upstreamId: rows[0].upstreamId, status: 'abandoned' } : null;
 }
@@ -235,7 +225,7 @@ export async function markSubmitSent(db: Db, attempt: Attempt, openMs: number): 
   const { rows } = await sql<{ submitSentAt: Date; submitOpenUntil: Date }>(
     db,
     `WITH live AS (
-       SELECT 1 FROM "Task" WHERE "id" = $3 AND "status" IN ('pending', 'processing') AND "cancelRequestedAt" IS NULL FOR SHARE
+       SELECT 1 FROM "Task" WHERE "id" = $3 AND "status" IN (${OPEN_TASK_SQL}) AND "cancelRequestedAt" IS NULL FOR SHARE
      )
      UPDATE "TaskAttempt"
         SET "submitSentAt" = COALESCE("submitSentAt", now()), "submitOpenUntil" = now() + make_interval(secs => $2::double precision)

@@ -2,6 +2,7 @@
 // gateway judges it, and the cancel-request mark the worker acts on (apps/worker cancel-task.ts).
 import type { Db } from './client';
 import { sql } from './sql';
+import { OPEN_TASK_SQL } from './statuses';
 import type { TaskView } from './tasks';
 
 export interface CancelView extends TaskView {
@@ -37,7 +38,7 @@ export async function findCancelView(db: Db, taskId: string, accountId: string):
 export async function requestCancel(db: Db, taskId: string): Promise<boolean> {
   const { rowCount } = await sql(
     db,
-    `UPDATE "Task" SET "cancelRequestedAt" = COALESCE("cancelRequestedAt", now()) WHERE "id" = $1 AND "status" IN ('pending', 'processing')`,
+    `UPDATE "Task" SET "cancelRequestedAt" = COALESCE("cancelRequestedAt", now()) WHERE "id" = $1 AND "status" IN (${OPEN_TASK_SQL})`,
     [taskId],
   );
   return rowCount === 1;

@@ -1,5 +1,6 @@
 // Reads behind the account holders' pages (packages/account), each scoped to the holder's account:
 // a task of another account is not found (the page answers 404, never 403).
+import type { TaskStatusName } from '@mediagen/catalog';
 import type { Db } from './client';
 import { isoOf } from './keyset';
 import { sql } from './sql';
@@ -8,7 +9,7 @@ export interface HolderTaskRecord {
   id: string;
   type: 'video' | 'image';
   model: string;
-  status: 'pending' | 'processing' | 'completed' | 'failed';
+  status: TaskStatusName;
   progress: number;
   prompt: string | null;
   resultUrls: string[];

@@ -9,6 +9,7 @@
 // files and before marking simply deletes (no-op) and marks them on the next run, counted once.
 import type { Db } from './client';
 import { sql } from './sql';
+import { SETTLED_TASK_SQL } from './statuses';
 
 export interface ExpiredResult {
   id: string;
@@ -140,7 +141,7 @@ export async function deleteAttemptsBefore(db: Db, before: Date, limit: number):
     db,
     `DELETE FROM "TaskAttempt" WHERE "id" = ANY(ARRAY(
        SELECT a."id" FROM "TaskAttempt" a JOIN "Task" t ON t."id" = a."taskId"
-        WHERE a."createdAt" < $1 AND t."status" IN ('completed', 'failed')
+        WHERE a."createdAt" < $1 AND t."status" IN (${SETTLED_TASK_SQL})
         ORDER BY a."createdAt" LIMIT $2))`,
     [before.toISOString(), limit],
   );

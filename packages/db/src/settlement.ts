@@ -6,8 +6,8 @@
 import type { Db } from './client';
 import { newId } from './ids';
 import { sql, sqlTransaction } from './sql';
+import { OPEN_TASK_SQL, type FailureCode } from './statuses';
 
-export type FailureCode = 'content_violation' | 'generation_failed' | 'no_result' | 'timeout' | 'cancelled';
 
 export interface TaskFailure {
   errorCode: FailureCode;
@@ -16,7 +16,7 @@ export interface TaskFailure {
   retryable: boolean;
 }
 
-/** Spec 7.2: only a content violation is not worth retrying with the same input. */
+/** Only a content violation is not worth retrying with the same input (the spec's task failure codes). */
 export const RETRYABLE: Readonly<Record<FailureCode, boolean>> = {
   content_violation: false,
   generation_failed: true,
@@ -91,7 +91,7 @@ export async function completeTaskRow(db: Db, taskId: string, resultUrls: string
               "finishedAt" = now(), "updatedAt" = now(), "resultBytes" = $4::bigint,
               "expiresAt" = (SELECT CASE WHEN s > 0 THEN now() + make_interval(secs => s) END
                                FROM (SELECT COALESCE(a."resultRetentionSeconds", $3::int) AS s FROM "Account" a WHERE a."id" = t."accountId") r)
-        WHERE t."id" = $1 AND t."status" IN ('pending', 'processing')
+        WHERE t."id" = $1 AND t."status" IN (${OPEN_TASK_SQL})
        RETURNING t."accountId", t."type", t."model", t."costCents", t."expiresAt"
      ), stored AS (
        INSERT INTO "StorageDay" ("day", "filesStored", "bytesStored")
@@ -121,7 +121,7 @@ export async function failTaskRow(db: Db, taskId: string, failure: TaskFailure):
       `UPDATE "Task"
           SET "status" = 'failed', "errorCode" = $2, "errorMessage" = $3,
               "retryable" = $4, "finishedAt" = now(), "updatedAt" = now()
-        WHERE "id" = $1 AND "status" IN ('pending', 'processing')
+        WHERE "id" = $1 AND "status" IN (${OPEN_TASK_SQL})
        RETURNING "accountId", "type", "model", "costCents", NULL::timestamptz AS "expiresAt"`,
       [taskId, failure.errorCode, failure.errorMessage, failure.retryable],
     );

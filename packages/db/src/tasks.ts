@@ -1,12 +1,13 @@
 // Task reads on the request path, in plain SQL (see client.ts for why).
 import type { Db } from './client';
+import type { TaskStatusName } from '@mediagen/catalog';
 import { sql } from './sql';
 
 /** The columns the client-facing task bodies are made of (apps/gateway task-view.ts). */
 export interface TaskView {
   id: string;
   type: 'video' | 'image';
-  status: 'pending' | 'processing' | 'completed' | 'failed';
+  status: TaskStatusName;
   progress: number;
   resultUrls: string[];
   errorCode: string | null;

@@ -1,7 +1,15 @@
 // Limits and switches of reference-media inspection, built once from the service config.
 
-import type { Resolver } from './url-policy';
 import type { SnapshotBudget } from './snapshot-budget';
+
+/** An address a host name resolves to; url-policy.ts checks each before anything connects. */
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+/** The DNS seam of the policy (`resolve`). */
+export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
 
 export interface MediaPolicy {
   /** ALLOW_PRIVATE_MEDIA_URLS: http:// and loopback/private addresses allowed (dev and tests only). */
@@ -16,7 +24,7 @@ export interface MediaPolicy {
   /** References inspected at once; the rest wait their turn under the same deadline. */
   concurrency?: number;
   /**
-   * Snapshot video and audio URL references (issue 11.4): download the whole file (at most
+   * Snapshot video and audio URL references, so what is measured and billed is what the provider gets: download the whole file (at most
    * maxSnapshotBytes), measure those bytes, and hand them back in `inline` so the caller stores them
    * and gives the provider our copy: the provider receives exactly the bytes that were measured.
    * Off by default (the library's range probing); the gateway turns it on.

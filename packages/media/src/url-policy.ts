@@ -7,13 +7,9 @@
 import { lookup } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
 import { MediaProblem } from './problem';
-import type { MediaPolicy } from './policy';
+import type { MediaPolicy, ResolvedAddress, Resolver } from './policy';
 
-export interface ResolvedAddress {
-  address: string;
-  family: 4 | 6;
-}
-export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
+export type { Resolver, ResolvedAddress };
 
 export interface CheckedUrl {
   url: URL;

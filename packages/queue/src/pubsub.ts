@@ -5,6 +5,7 @@
 // one deployment at once; during a rolling deploy old and new processes must still understand each
 // other, so add optional fields rather than renaming (unknown fields are ignored on receipt).
 import { z } from 'zod';
+import { SETTLED_TASK_STATUSES } from '@mediagen/catalog';
 import { redisKey } from './connection';
 
 export const PUBSUB = {
@@ -32,7 +33,7 @@ export const pollCacheKey = (prefix: string, taskId: string): string => `${prefi
 export const settledPollEntrySchema = z.object({
   a: z.string().min(1).max(200),
   t: z.enum(['video', 'image']),
-  b: z.object({ status: z.enum(['completed', 'failed']) }).passthrough(),
+  b: z.object({ status: z.enum(SETTLED_TASK_STATUSES) }).passthrough(),
 });
 export type SettledPollEntry = z.infer<typeof settledPollEntrySchema>;
 
@@ -49,7 +50,7 @@ export const SETTLED_POLL_ENTRY_MS = 30_000;
  */
 export const taskEventSchema = z.object({
   taskId: z.string().min(1).max(200),
-  status: z.enum(['completed', 'failed']),
+  status: z.enum(SETTLED_TASK_STATUSES),
   // An entry that does not parse is dropped, not the event: the event alone still wakes receivers.
   entry: settledPollEntrySchema.optional().catch(undefined),
 });

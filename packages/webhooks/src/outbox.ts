@@ -4,7 +4,7 @@
 // the mark unset, and the reconciler runs it later (unemittedTasks), so no event is lost. The
 // unique (taskId, endpointId, target, eventType) makes running it twice harmless.
 import type { PoolClient } from 'pg';
-import { effectivePromptSql, newId, sql, sqlTransaction, type Db } from '@mediagen/db';
+import { effectivePromptSql, newId, SETTLED_TASK_SQL, sql, sqlTransaction, type Db } from '@mediagen/db';
 import { eventBody, eventTypeOf, SettledTaskRow } from './events';
 import { newWebhookSecret } from './signing';
 
@@ -38,7 +38,7 @@ export async function ensureCallbackEndpoint(c: PoolClient, accountId: string): 
 // Most tasks have nothing to send: one statement marks them and the transaction below is skipped.
 const MARK_WHEN_NOTHING_TO_SEND = `
 UPDATE "Task" t SET "eventsEmittedAt" = now()
- WHERE t."id" = $1 AND t."eventsEmittedAt" IS NULL AND t."status" IN ('completed', 'failed') AND t."callbackUrl" IS NULL
+ WHERE t."id" = $1 AND t."eventsEmittedAt" IS NULL AND t."status" IN (${SETTLED_TASK_SQL}) AND t."callbackUrl" IS NULL
    AND NOT EXISTS (SELECT 1 FROM "WebhookEndpoint" e WHERE e."accountId" = t."accountId" AND e."deletedAt" IS NULL AND e."url" IS NOT NULL)`;
 
 /** Creates the deliveries of a settled task once; returns the ids to enqueue (empty when none or done). */
@@ -49,7 +49,7 @@ export async function createTaskDeliveries(db: Db, taskId: string): Promise<stri
       await c.query<SettledTaskRow & { accountId: string; callbackUrl: string | null }>(
         `SELECT "id", "accountId", "type"::text AS "type", "status"::text AS "status", "model", "progress", "resultUrls", "errorCode",
                 "errorMessage", "retryable", "callbackUrl", "finishedAt", "expiresAt", ${effectivePromptSql()} AS "effectivePrompt"
-           FROM "Task" WHERE "id" = $1 AND "eventsEmittedAt" IS NULL AND "status" IN ('completed', 'failed') FOR UPDATE`,
+           FROM "Task" WHERE "id" = $1 AND "eventsEmittedAt" IS NULL AND "status" IN (${SETTLED_TASK_SQL}) FOR UPDATE`,
         [taskId],
       )
     ).rows[0];

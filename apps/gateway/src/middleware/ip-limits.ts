@@ -12,7 +12,7 @@
 import type { Request, RequestHandler } from 'express';
 import { AppError } from '@mediagen/errors';
 import { GatewayDeps, onePerDeps } from '../deps';
-import { hitRedis } from './rate-limit';
+import { hitRedis } from './rate-window';
 import { clientAddressWith, trustProxyFn } from './client-address';
 
 const WINDOW_MS = 60_000;
@@ -71,14 +71,8 @@ export function addressRateLimit(limiter: AddressLimiter, what: string): Request
   };
 }
 
-const failureLimiters = new WeakMap<GatewayDeps, AddressLimiter>();
-
 /** The failed-authentication limiter of this gateway, shared by API-key and admin authentication. */
-export function authFailures(deps: GatewayDeps): AddressLimiter {
-  let l = failureLimiters.get(deps);
-  if (!l) failureLimiters.set(deps, (l = new AddressLimiter(deps, 'authfail', deps.config.AUTH_FAILURES_PER_MINUTE)));
-  return l;
-}
+export const authFailures: (deps: GatewayDeps) => AddressLimiter = onePerDeps((deps) => new AddressLimiter(deps, 'authfail', deps.config.AUTH_FAILURES_PER_MINUTE));
 
 /**
  * Runs `check` (which throws the 401); a failure is counted and turns into 429 once the address is

@@ -1,8 +1,8 @@
-// Request-rate limit per account (spec 7.1: "rate limit exceeded" -> 429). Counted in Redis so
+// Request-rate limit per account (the service spec's HTTP statuses: "rate limit exceeded" -> 429). Counted in Redis so
 // every gateway instance shares one window; headers follow the IETF RateLimit fields draft.
 // The numeric limit is not in the spec: RATE_LIMIT_PER_MINUTE, overridable per account. It is
 // counted per account, not per API key: the limit is an account setting, and N keys of one account
-// must not buy N times the limit (issue 11.11).
+// must not buy N times the limit.
 //
 // A fixed window of one minute per account in Redis (the keys express-rate-limit with
 // rate-limit-redis used here before), whose requests each gateway reserves a few at a time
@@ -14,43 +14,18 @@ import type { RedisClient } from '@mediagen/queue';
 import { GatewayDeps, onePerDeps } from '../deps';
 import type { AuthContext } from './auth';
 import { RateTokens, Verdict } from './rate-tokens';
+import { hitRedis } from './rate-window';
 
 const WINDOW_MS = 60_000;
 const WINDOW_S = WINDOW_MS / 1000;
 /** The policy name in the RateLimit headers. */
 const POLICY = 'per-account';
 
-// A key's first hit of a window creates the counter with the window as its expiry; later hits
-// increment it. Answers {hits, ms until the window resets}. The per-address limits (ip-limits.ts)
-// count every hit this way; the per-account limit reserves hits in batches (rate-tokens.ts).
-const HIT = `
-local ttl = redis.call("PTTL", KEYS[1])
-local hits
-if ttl <= 0 then
-  redis.call("SET", KEYS[1], 1, "PX", ARGV[1])
-  hits = 1
-  ttl = tonumber(ARGV[1])
-else
-  hits = redis.call("INCR", KEYS[1])
-end
-return { hits, ttl }`;
-
-export type HitRedis = RedisClient & {
-  rateLimitHit(key: string, windowMs: number): Promise<[number, number]>;
-};
-
 const resetSeconds = (v: Verdict): number => Math.max(0, Math.ceil(v.resetMs / 1000));
 
 /** The draft's partition key: a short digest, so the header does not reveal the key id. */
 const partitionKey = (key: string): string =>
   Buffer.from(createHash('sha256').update(key).digest('hex').slice(0, 12)).toString('base64');
-
-/** The Redis connection with the window-counting script defined (once per connection). */
-export function hitRedis(redis: RedisClient): HitRedis {
-  const r = redis as HitRedis;
-  if (typeof r.rateLimitHit !== 'function') r.defineCommand('rateLimitHit', { numberOfKeys: 1, lua: HIT });
-  return r;
-}
 
 export interface AccountRateLimit {
   /** The middleware: counts the request against req.auth's account; 429 past the limit. */

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { createAccountSchema, creditSchema, ledgerQuerySchema, updateAccountSchema } from '../routes/admin.routes';
-import { effectivePromptSchema, nextCursorSchema } from '@mediagen/catalog';
+import { effectivePromptSchema, nextCursorSchema, TASK_STATUSES } from '@mediagen/catalog';
 import { baseHeaders, errorResponse, internalError, ok, unauthorized, unavailable } from './responses';
 
 const ts = z.string().meta({ description: 'ISO 8601 time.', example: '2026-01-01T12:00:00.000Z' });
@@ -35,7 +35,7 @@ const adminTask = z
     accountId: z.string(),
     type: z.enum(['video', 'image']),
     model: z.string(),
-    status: z.enum(['pending', 'processing', 'completed', 'failed']),
+    status: z.enum(TASK_STATUSES),
     costCents: z.number().int(),
     costMicros: z.string().meta({ description: 'Exact cost in micro-USD, as a decimal string.' }),
     effectivePrompt: effectivePromptSchema,

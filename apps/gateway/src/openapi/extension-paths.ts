@@ -3,7 +3,8 @@
 // section describing the signed task events a client receives.
 import { z } from 'zod';
 import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-openapi';
-import { cancelResponseSchema, effectivePromptSchema, modelListResponseSchema, nextCursorSchema, taskListItemSchema, taskListResponseSchema, webhookEventSchema } from '@mediagen/catalog';
+import { cancelResponseSchema, effectivePromptSchema, modelListResponseSchema, nextCursorSchema, TASK_STATUSES, taskListItemSchema, taskListResponseSchema, webhookEventSchema } from '@mediagen/catalog';
+import { DELIVERY_STATUSES } from '@mediagen/db';
 import { createWebhookSchema, deliveryListQuerySchema } from '../routes/admin-webhooks.routes';
 import { adminTaskListQuerySchema } from '../routes/admin.routes';
 import { taskListQuerySchema } from '../services/listing';
@@ -29,7 +30,7 @@ const delivery = z
     target: z.enum(['endpoint', 'callback']),
     url: z.string(),
     eventType: z.enum(['task.completed', 'task.failed']),
-    status: z.enum(['pending', 'delivered', 'failed']),
+    status: z.enum(DELIVERY_STATUSES),
     attemptCount: z.number().int(),
     nextAttemptAt: ts.nullable(),
     lastError: z.string().nullable(),
@@ -48,7 +49,7 @@ const adminTaskListItem = z
     id: z.string(),
     accountId: z.string(),
     type: z.enum(['video', 'image']),
-    status: z.enum(['pending', 'processing', 'completed', 'failed']),
+    status: z.enum(TASK_STATUSES),
     model: z.string(),
     progress: z.number().int(),
     resultUrls: z.array(z.string()),

@@ -7,6 +7,7 @@ import { parseCallbackUrl } from '@mediagen/catalog';
 import {
   createEndpoint, deleteEndpoint, getDelivery, listDeliveries, listEndpoints, rotateSecret, WEBHOOK_EVENT_TYPES,
 } from '@mediagen/webhooks';
+import { accountExists, DELIVERY_STATUSES, findEndpointSummary } from '@mediagen/db';
 import type { GatewayDeps } from '../deps';
 import { parseAdminBody } from '../services/admin-validation';
 import { adminTokenAudit } from '../services/audit-actor';
@@ -19,7 +20,7 @@ export const createWebhookSchema = z.strictObject({
   events: z.array(z.enum(WEBHOOK_EVENT_TYPES)).min(1).optional().meta({ description: 'Event types to send; default all.' }),
 });
 export const deliveryListQuerySchema = z.strictObject({
-  status: z.enum(['pending', 'delivered', 'failed']).optional(),
+  status: z.enum(DELIVERY_STATUSES).optional(),
   limit: limitParam(50, 200),
   cursor: cursorParam,
 });
@@ -29,7 +30,7 @@ export function adminWebhooksRouter(deps: GatewayDeps): Router {
   const { db } = deps;
   r.use(express.json({ limit: '100kb' }));
   const account = async (id: string) => {
-    if (!(await db.account.findUnique({ where: { id }, select: { id: true } }))) throw new AppError('not_found', `Account ${id} not found`);
+    if (!(await accountExists(db, id))) throw new AppError('not_found', `Account ${id} not found`);
   };
 
   r.post('/accounts/:id/webhooks', async (req, res) => {
@@ -58,7 +59,7 @@ export function adminWebhooksRouter(deps: GatewayDeps): Router {
 
   r.get('/webhooks/:id/deliveries', async (req, res) => {
     const q = parseQuery(deliveryListQuerySchema, req.query);
-    const exists = await db.webhookEndpoint.findUnique({ where: { id: req.params.id }, select: { id: true } });
+    const exists = await findEndpointSummary(db, req.params.id);
     if (!exists) throw new AppError('not_found', `Webhook ${req.params.id} not found`);
     const page = await listDeliveries(db, req.params.id, { status: q.status, limit: q.limit, before: decodeCursor('deliveries', q.cursor) });
     res.json({ data: page.rows, nextCursor: encodeCursor('deliveries', page.next) });

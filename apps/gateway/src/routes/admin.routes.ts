@@ -22,7 +22,8 @@ import { adminTokenAudit } from '../services/audit-actor';
 import { parseAdminBody } from '../services/admin-validation';
 import { accountView, adminTaskView, apiKeyView } from '../services/admin-views';
 import { decodeCursor, encodeCursor } from '../services/cursor';
-import { cursorParam, limitParam, parseQuery, TASK_STATUSES } from '../services/listing';
+import { TASK_STATUSES } from '@mediagen/catalog';
+import { cursorParam, limitParam, parseQuery } from '../services/listing';
 
 /** The ledger's actor for changes made with the admin token (the console writes operator:<name>). */
 const ADMIN_ACTOR = 'admin-token';

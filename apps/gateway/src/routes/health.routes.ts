@@ -5,6 +5,7 @@
 // databases one check at a time.
 import { Router } from 'express';
 import { checkText, endpointAccess, readinessAnswer, ReadinessChecks } from '@mediagen/metrics';
+import { pingDb } from '@mediagen/db';
 import type { GatewayDeps } from '../deps';
 
 const TIMEOUT_MS = 2_000;
@@ -17,7 +18,7 @@ export function healthRouter(deps: GatewayDeps): Router {
   const probe = async (): Promise<ReadinessChecks> => {
     const timeout = <T>(p: Promise<T>) =>
       Promise.race([p, new Promise<T>((_, rej) => setTimeout(() => rej(new Error('timed out')), TIMEOUT_MS).unref())]);
-    const [pg, redis] = await Promise.allSettled([timeout(deps.db.$queryRaw`SELECT 1`), timeout(deps.redis.ping())]);
+    const [pg, redis] = await Promise.allSettled([timeout(pingDb(deps.db)), timeout(deps.redis.ping())]);
     return { postgres: checkText(pg), redis: checkText(redis) };
   };
   r.get('/readyz', async (req, res) => {

@@ -10,15 +10,13 @@
 //   finished completes and stays charged). A channel that cannot cancel: 409 `not_cancellable`.
 // - Finished: 409 `not_cancellable`; already cancelled: the same 200 body again (idempotent).
 import { AppError } from '@mediagen/errors';
-import { CancelView, clearCancelRequest, findCancelView, requestCancel } from '@mediagen/db';
+import { CancelView, clearCancelRequest, findCancelView, isOpenAttempt, requestCancel } from '@mediagen/db';
 import { wakeRedis, wakeTask } from '@mediagen/queue';
 import { registryKey } from '@mediagen/channel-health';
 import { settleFailed } from '@mediagen/settle';
 import type { GatewayDeps } from '../deps';
 import { settleContext } from './settle';
 import { pollBody } from './task-view';
-
-const ACCEPTED_ATTEMPT = new Set(['running', 'succeeded', 'submitting']);
 
 type Row = CancelView;
 const load = (deps: GatewayDeps, accountId: string, taskId: string) => findCancelView(deps.db, taskId, accountId);
@@ -32,7 +30,7 @@ const answer = (r: Row): CancelAnswer => ({ status: 200, body: { taskId: r.id, .
 
 /** The upstream may hold the render: it answered with an id, or our submit request was sent. */
 const accepted = (r: Row): boolean =>
-  (r.upstreamId !== null && ACCEPTED_ATTEMPT.has(r.attemptStatus ?? '')) || (r.attemptStatus === 'submitting' && r.submitSent);
+  (r.upstreamId !== null && isOpenAttempt(r.attemptStatus ?? '')) || (r.attemptStatus === 'submitting' && r.submitSent);
 
 const notCancellable = (taskId: string) =>
   new AppError('not_cancellable', `Task ${taskId} was sent to a provider that offers no cancel; it will finish and stay charged (or fail and be refunded) on its own`);

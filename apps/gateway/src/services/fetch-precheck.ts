@@ -7,12 +7,13 @@
 // can make us fetch in parallel, whatever its balance.
 import { AppError } from '@mediagen/errors';
 import { computeCost, type MediaRef, type TaskSpec } from '@mediagen/catalog';
-import { SubmitRefused } from '@mediagen/db';
-import type { GatewayDeps } from '../deps';
+import { findAccountAdmission, SubmitRefused } from '@mediagen/db';
+import { GatewayDeps, onePerDeps } from '../deps';
 import { refusalError } from './refusals';
 
 export const MAX_INSPECTIONS_PER_ACCOUNT = 2;
-const running = new Map<string, number>();
+/** Inspections running per account, in this gateway (one map per deps, not per process: tests run several gateways in one). */
+const inspections = onePerDeps(() => new Map<string, number>());
 
 function costFloorCents(spec: TaskSpec, refs: MediaRef[]): number {
   try {
@@ -27,12 +28,9 @@ function costFloorCents(spec: TaskSpec, refs: MediaRef[]): number {
 }
 
 export async function precheckBeforeFetch(deps: GatewayDeps, accountId: string, spec: TaskSpec, refs: MediaRef[]): Promise<void> {
-  const acc = await deps.db.account.findUnique({
-    where: { id: accountId },
-    select: { balanceCents: true, tasksInProgress: true, maxConcurrentTasks: true },
-  });
+  const acc = await findAccountAdmission(deps.db, accountId);
   if (!acc) throw new AppError('unauthorized', 'The account of this API key no longer exists');
-  const balance = Number(acc.balanceCents);
+  const balance = acc.balanceCents;
   if (acc.tasksInProgress >= acc.maxConcurrentTasks) {
     throw refusalError(new SubmitRefused('too_many_tasks', balance, acc.tasksInProgress, acc.maxConcurrentTasks), 0, deps.config.TOP_UP_URL);
   }
@@ -43,7 +41,8 @@ export async function precheckBeforeFetch(deps: GatewayDeps, accountId: string, 
 }
 
 /** Runs `fn` as one of the account's inspections; 429 when it already has the maximum running. */
-export async function withInspectionSlot<T>(accountId: string, fn: () => Promise<T>): Promise<T> {
+export async function withInspectionSlot<T>(deps: GatewayDeps, accountId: string, fn: () => Promise<T>): Promise<T> {
+  const running = inspections(deps);
   const n = running.get(accountId) ?? 0;
   if (n >= MAX_INSPECTIONS_PER_ACCOUNT) {
     throw new AppError('rate_limited', `This account already has ${n} submits reading reference files; retry when one is done`, undefined, undefined, { 'Retry-After': '2' });

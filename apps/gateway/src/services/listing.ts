@@ -2,8 +2,7 @@
 // with the same error shape as bodies, unknown parameters refused (a typo would silently list all).
 import { z } from 'zod';
 import { AppError } from '@mediagen/errors';
-
-export const TASK_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const;
+import { TASK_STATUSES } from '@mediagen/catalog';
 
 export const limitParam = (def: number, max: number) =>
   z.coerce.number().int().min(1).max(max).default(def).meta({ description: `Page size, 1-${max}; default ${def}.` });

@@ -4,7 +4,7 @@
 // is still a 404.
 import type { Application } from 'express';
 import { AppError } from '@mediagen/errors';
-import type { GatewayDeps } from '../deps';
+import { GatewayDeps, onePerDeps } from '../deps';
 import { pollBody } from './task-view';
 import { PollCache, PollEntry } from './poll-cache';
 import { taskReads } from './task-reads';
@@ -15,16 +15,11 @@ export const MAX_TASK_ID_CHARS = 200;
 const TASK_ID = /^[A-Za-z0-9_-]+$/;
 
 /** The poll cache of a gateway's deps, one per deps (and so per process in production). */
-const caches = new WeakMap<GatewayDeps, PollCache>();
-export function pollCache(deps: GatewayDeps): PollCache {
-  let c = caches.get(deps);
-  if (!c) {
-    const cache = (c = new PollCache(deps.redis, deps.config.REDIS_PREFIX, deps.config.POLL_CACHE_MS));
-    deps.events.onTaskSettled((taskId, entry) => cache.settle(taskId, entry));
-    caches.set(deps, c);
-  }
-  return c;
-}
+export const pollCache: (deps: GatewayDeps) => PollCache = onePerDeps((deps) => {
+  const cache = new PollCache(deps.redis, deps.config.REDIS_PREFIX, deps.config.POLL_CACHE_MS);
+  deps.events.onTaskSettled((taskId, entry) => cache.settle(taskId, entry));
+  return cache;
+});
 
 const owned = (e: PollEntry, accountId: string, type: 'video' | 'image', taskId: string): PollEntry => {
   // A task of the other type is not found at this endpoint (its URL is the other task endpoint).

@@ -4,7 +4,7 @@
 // the process dies on an uncaught "results[i] is not iterable" (redis/ioredis#1931). Defining them
 // lazily on a route's first use (the per-address limits did) hit exactly that under load.
 import { wakeRedis, type RedisClient } from '@mediagen/queue';
-import { hitRedis } from '../middleware/rate-limit';
+import { hitRedis } from '../middleware/rate-window';
 import { reserveRedis } from '../middleware/rate-tokens';
 import { cacheRedis } from './poll-cache';
 

@@ -3,15 +3,13 @@
 // (@mediagen/settle): same wording, same counters on this gateway's /metrics, same task event.
 import { createTaskEventPublisher } from '@mediagen/queue';
 import type { SettleContext } from '@mediagen/settle';
-import type { GatewayDeps } from '../deps';
+import { GatewayDeps, onePerDeps } from '../deps';
 
-const contexts = new WeakMap<GatewayDeps, SettleContext>();
-
-export function settleContext(deps: GatewayDeps): SettleContext {
-  let ctx = contexts.get(deps);
-  if (!ctx) {
-    const events = createTaskEventPublisher(deps.redis, deps.config.REDIS_PREFIX, deps.log);
-    contexts.set(deps, (ctx = { db: deps.db, log: deps.log, metrics: deps.metrics, config: deps.config, events, webhookQueue: deps.webhookQueue }));
-  }
-  return ctx;
-}
+export const settleContext: (deps: GatewayDeps) => SettleContext = onePerDeps((deps) => ({
+  db: deps.db,
+  log: deps.log,
+  metrics: deps.metrics,
+  config: deps.config,
+  events: createTaskEventPublisher(deps.redis, deps.config.REDIS_PREFIX, deps.log),
+  webhookQueue: deps.webhookQueue,
+}));

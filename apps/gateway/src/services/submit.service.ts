@@ -21,7 +21,7 @@ import { claimIdempotencyKey, ClaimLost, createTaskWithCharge, findSubmittedTask
 import { enqueueTask, SettledPollEntry } from '@mediagen/queue';
 import { settleFailed } from '@mediagen/settle';
 import { randomUUID } from 'node:crypto';
-import type { GatewayDeps } from '../deps';
+import { GatewayDeps, onePerDeps } from '../deps';
 import { requestFingerprint } from './fingerprint';
 import { submitBody } from './task-view';
 import { refusalError } from './refusals';
@@ -31,13 +31,10 @@ import { settleContext } from './settle';
 
 export type Endpoint = 'video' | 'image';
 
-const policies = new WeakMap<Config, MediaPolicy>();
-/** Built once per config; refuses ALLOW_PRIVATE_MEDIA_URLS in production. */
-function mediaPolicy(config: Config): MediaPolicy {
-  let p = policies.get(config);
-  if (!p) policies.set(config, (p = mediaPolicyFromConfig(config, { timeoutMs: config.MEDIA_TIMEOUT_MS, snapshot: true })));
-  return p;
-}
+/** Built once per gateway; refuses ALLOW_PRIVATE_MEDIA_URLS in production. */
+const mediaPolicy: (deps: GatewayDeps) => MediaPolicy = onePerDeps(({ config }) =>
+  mediaPolicyFromConfig(config, { timeoutMs: config.MEDIA_TIMEOUT_MS, snapshot: true }),
+);
 
 export interface SubmitInput {
   accountId: string;
@@ -96,7 +93,7 @@ export async function inspectAndPrice(deps: GatewayDeps, accountId: string, spec
   let inspection = noMedia();
   if (refs.length > 0) {
     await precheckBeforeFetch(deps, accountId, spec, refs);
-    inspection = await withInspectionSlot(accountId, () => inspectReferences(refs, mediaPolicy(deps.config), signal));
+    inspection = await withInspectionSlot(deps, accountId, () => inspectReferences(refs, mediaPolicy(deps), signal));
   }
   checkMeasuredLimits(spec, inspection.measured);
   return { inspection, cost: computeCost(spec, inspection.measured) };

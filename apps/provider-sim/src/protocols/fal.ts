@@ -22,14 +22,14 @@ import { readJson, requestKey, send, sleep } from '../sim-http';
 import { isLost, promptRef } from './gemini';
 
 /**
- * The webhook signing key: SIM_FAL_WEBHOOK_KEY (a PKCS#8 PEM Ed25519 private key) when set, so a
- * fixed key can be published; otherwise one made at start. Either way its public half is served at
- * /fal/.well-known/jwks.json.
+ * The webhook signing key: SimOptions.falWebhookKey (SIM_FAL_WEBHOOK_KEY, a PKCS#8 PEM Ed25519
+ * private key) when set, so a fixed key can be published; otherwise one made at start. Either way
+ * its public half is served at /fal/.well-known/jwks.json. Parsed when used: a simulator signs a
+ * few webhooks, and no per-server state is kept here.
  */
-const privateKey: KeyObject = process.env.SIM_FAL_WEBHOOK_KEY
-  ? createPrivateKey(process.env.SIM_FAL_WEBHOOK_KEY)
-  : generateKeyPairSync('ed25519').privateKey;
-const jwks = { keys: [{ ...createPublicKey(privateKey).export({ format: 'jwk' }), kid: 'sim', use: 'sig', alg: 'EdDSA' }] };
+const startKey: KeyObject = generateKeyPairSync('ed25519').privateKey;
+const signingKey = (ctx: SimContext): KeyObject => (ctx.opts.falWebhookKey ? createPrivateKey(ctx.opts.falWebhookKey) : startKey);
+const jwks = (ctx: SimContext) => ({ keys: [{ ...createPublicKey(signingKey(ctx)).export({ format: 'jwk' }), kid: 'sim', use: 'sig', alg: 'EdDSA' }] });
 const USER_ID = 'sim-user';
 
 const detail = (res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>) => send(res, status, body, headers);
@@ -81,7 +81,7 @@ async function deliver(ctx: SimContext, channel: Channel, render: Render, hook: 
           'X-Fal-Webhook-Request-Id': render.id,
           'X-Fal-Webhook-User-Id': USER_ID,
           'X-Fal-Webhook-Timestamp': ts,
-          'X-Fal-Webhook-Signature': sign(null, Buffer.from(message), privateKey).toString('hex'),
+          'X-Fal-Webhook-Signature': sign(null, Buffer.from(message), signingKey(ctx)).toString('hex'),
         },
         signal: AbortSignal.timeout(15_000),
       });
@@ -98,7 +98,7 @@ registerProtocol({
   mount: 'fal',
   async handle(ctx, { req, res, url, rest }) {
     await sleep(ctx.opts.latencyMs);
-    if (req.method === 'GET' && rest.join('/') === '.well-known/jwks.json') return send(res, 200, jwks);
+    if (req.method === 'GET' && rest.join('/') === '.well-known/jwks.json') return send(res, 200, jwks(ctx));
     const channel = ctx.channelByKey(requestKey(req, url));
     if (!channel || !/^Key /i.test(String(req.headers.authorization ?? ''))) return detail(res, 401, { detail: 'Invalid API key' });
     const origin = ctx.origin(req);

@@ -24,9 +24,9 @@ import type { Render } from '../render-store';
 import { readJson, requestKey, send, sleep } from '../sim-http';
 import { isLost, promptRef } from './gemini';
 
-/** The webhook signing secret: SIM_REPLICATE_WEBHOOK_SECRET when set, else one made at start. */
-export const SIM_REPLICATE_SECRET = process.env.SIM_REPLICATE_WEBHOOK_SECRET ?? `whsec_${randomBytes(24).toString('base64')}`;
-const signer = new Webhook(SIM_REPLICATE_SECRET);
+/** The webhook signing secret: SimOptions.replicateWebhookSecret (SIM_REPLICATE_WEBHOOK_SECRET) when set, else one made at start. */
+const START_SECRET = `whsec_${randomBytes(24).toString('base64')}`;
+const webhookSecret = (ctx: SimContext): string => ctx.opts.replicateWebhookSecret ?? START_SECRET;
 
 const problem = (res: ServerResponse, status: number, detail: string) => send(res, status, { detail, status, title: detail.split('.')[0] });
 
@@ -118,7 +118,7 @@ async function deliver(ctx: SimContext, channel: Channel, r: Render, hook: strin
           'Content-Type': 'application/json',
           'webhook-id': id,
           'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
-          'webhook-signature': signer.sign(id, now, body),
+          'webhook-signature': new Webhook(webhookSecret(ctx)).sign(id, now, body),
         },
         signal: AbortSignal.timeout(15_000),
       });
@@ -151,7 +151,7 @@ registerProtocol({
     const path = rest.slice(1);
     const origin = ctx.origin(req);
 
-    if (req.method === 'GET' && path.join('/') === 'webhooks/default/secret') return send(res, 200, { key: SIM_REPLICATE_SECRET });
+    if (req.method === 'GET' && path.join('/') === 'webhooks/default/secret') return send(res, 200, { key: webhookSecret(ctx) });
 
     // The model lookup (the channel check's probe): GET /v1/models/{owner}/{name}[/versions/{id}].
     if (req.method === 'GET' && path[0] === 'models' && (path.length === 3 || (path.length === 5 && path[3] === 'versions'))) {

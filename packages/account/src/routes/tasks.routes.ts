@@ -2,13 +2,13 @@
 // player for results, and a task page with what the holder may see (submitted, status changes,
 // failure code and message, charge and refund): never channel names, upstream ids or keys.
 import { Router } from 'express';
+import { TASK_STATUSES as STATUSES } from '@mediagen/catalog';
 import { findHolderTask, listTasks } from '@mediagen/db';
 import { ConsoleError, decodePageCursor, encodePageCursor, Render } from '@mediagen/console';
 import type { AccountDeps } from '../deps';
 import { accountOf } from '../holder-session';
 
 const PAGE = 30;
-const STATUSES = ['pending', 'processing', 'completed', 'failed'] as const;
 const text = (v: unknown, max = 100) => (typeof v === 'string' ? v.trim().slice(0, max) : '');
 
 /** A date (YYYY-MM-DD, UTC day) from a filter, or undefined; anything else is a clear 422. */

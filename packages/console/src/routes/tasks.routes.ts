@@ -1,6 +1,7 @@
 // Tasks: search by id, account, status, model and creation time (keyset pages on the
 // (filter, createdAt, id) indexes), and one task's timeline.
 import { Router } from 'express';
+import { TASK_STATUSES as STATUSES } from '@mediagen/catalog';
 import { effectivePromptOf, findTaskWithAttempts, ledgerForTask, listTasks } from '@mediagen/db';
 import type { ConsoleDeps } from '../deps';
 import type { Render } from '../render';
@@ -9,7 +10,6 @@ import { decodePageCursor, encodePageCursor } from '../page-cursor';
 import { taskTimeline } from '../timeline';
 
 const PAGE = 50;
-const STATUSES = ['pending', 'processing', 'completed', 'failed'] as const;
 
 const text = (v: unknown, max = 200) => (typeof v === 'string' ? v.trim().slice(0, max) : '');
 /** A datetime-local value sent with the browser's UTC offset in minutes (console.js fills `tz`). */

@@ -1,6 +1,7 @@
 // Webhooks: one endpoint's deliveries (newest first, keyset pages), one delivery with its attempts,
 // and Re-send (admin), through the same @mediagen/webhooks functions and re-send the admin API uses.
 import { Router } from 'express';
+import { findEndpointSummary } from '@mediagen/db';
 import { getDelivery, listDeliveries } from '@mediagen/webhooks';
 import type { ConsoleDeps } from '../deps';
 import type { Render } from '../render';
@@ -16,7 +17,7 @@ export function webhookRoutes(deps: ConsoleDeps, render: Render): Router {
 
   r.get('/webhooks/:id/deliveries', async (req, res) => {
     const id = String(req.params.id);
-    const endpoint = await db.webhookEndpoint.findUnique({ where: { id }, select: { id: true, accountId: true, url: true, events: true, createdAt: true } });
+    const endpoint = await findEndpointSummary(db, id);
     if (!endpoint) throw new ConsoleError(404, `No webhook ${id}. Open it from its account's page.`);
     const page = await listDeliveries(db, id, { limit: PAGE, before: decodePageCursor(req.query.cursor) });
     render(res, 'deliveries', { title: 'Webhook deliveries', endpoint, deliveries: page.rows, nextCursor: encodePageCursor(page.next) });
