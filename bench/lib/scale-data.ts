@@ -30,6 +30,12 @@ export async function loadScaleData(c: Client, n: number, accounts = 1000): Prom
   );
   await timed('ledger', `INSERT INTO "LedgerEntry" ("id", "accountId", "taskId", "kind", "amountCents", "createdAt") SELECT 'l' || "id", "accountId", "id", 'charge', -7, "createdAt" FROM "Task"`);
   await timed(
+    'spend days',
+    `INSERT INTO "SpendDay" ("accountId", "day", "model", "cents", "tasks")
+     SELECT l."accountId", (l."createdAt" AT TIME ZONE 'UTC')::date, t."model", -sum(l."amountCents"), count(*)::int
+       FROM "LedgerEntry" l JOIN "Task" t ON t."id" = l."taskId" GROUP BY 1, 2, 3`,
+  );
+  await timed(
     'attempts',
     `INSERT INTO "TaskAttempt" ("id", "taskId", "attemptNo", "channelId", "upstreamId", "status", "createdAt", "finishedAt")
      SELECT 'a' || "id", "id", 1, 'sim', 'up-' || "id", 'completed', "createdAt", "finishedAt" FROM "Task"`,

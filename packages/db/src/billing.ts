@@ -86,6 +86,10 @@ WITH cur AS (
 ), charge AS (
   INSERT INTO "LedgerEntry" ("id", "accountId", "taskId", "kind", "amountCents", "reason", "createdAt")
   SELECT $10, $2, "id", 'charge', -$3::bigint, $11, now() FROM task
+), spend AS (
+  INSERT INTO "SpendDay" ("accountId", "day", "model", "cents", "tasks")
+  SELECT $2, (now() AT TIME ZONE 'UTC')::date, $5, $3::bigint, 1 FROM task
+  ON CONFLICT ("accountId", "day", "model") DO UPDATE SET "cents" = "SpendDay"."cents" + EXCLUDED."cents", "tasks" = "SpendDay"."tasks" + 1
 ), idem AS (
   UPDATE "IdempotencyRecord" r SET "taskId" = task."id" FROM task
    WHERE r."accountId" = $2 AND r."key" = $12::text AND r."claimToken" = $13::text AND r."taskId" IS NULL

@@ -51,16 +51,17 @@ export interface UsageDay {
   tasks: number;
 }
 
-/** Spend per UTC day and model over the last `days` days, from the ledger (charges minus refunds). */
+/**
+ * Spend per UTC day and model over the last `days` days (charges minus refunds), from `SpendDay`,
+ * which the charge and refund transactions keep: at most days x models rows, whatever the ledger's size.
+ */
 export async function usageByDayAndModel(db: Db, accountId: string, days: number): Promise<UsageDay[]> {
   const { rows } = await sql<{ day: string; model: string; cents: string; tasks: number }>(
     db,
-    `SELECT to_char(l."createdAt" AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS "day", t."model",
-            -sum(l."amountCents") AS "cents", count(*) FILTER (WHERE l."kind" = 'charge')::int AS "tasks"
-       FROM "LedgerEntry" l JOIN "Task" t ON t."id" = l."taskId"
-      WHERE l."accountId" = $1 AND l."createdAt" >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' - make_interval(days => $2 - 1)
-        AND l."kind" IN ('charge', 'refund')
-      GROUP BY 1, 2 ORDER BY 1, 2`,
+    `SELECT to_char("day", 'YYYY-MM-DD') AS "day", "model", "cents", "tasks"
+       FROM "SpendDay"
+      WHERE "accountId" = $1 AND "day" >= (now() AT TIME ZONE 'UTC')::date - ($2::int - 1)
+      ORDER BY 1, 2`,
     [accountId, days],
   );
   return rows.map((r) => ({ day: r.day, model: r.model, cents: Number(r.cents), tasks: r.tasks }));

@@ -138,6 +138,12 @@ export async function failTaskRow(db: Db, taskId: string, failure: TaskFailure):
         WHERE "id" = $1`,
       [accountId, costCents],
     );
+    // The usage page's per-day sums (after the account's row, the lock order of the charge).
+    await c.query(
+      `INSERT INTO "SpendDay" ("accountId", "day", "model", "cents", "tasks") VALUES ($1, (now() AT TIME ZONE 'UTC')::date, $2, -$3::bigint, 0)
+       ON CONFLICT ("accountId", "day", "model") DO UPDATE SET "cents" = "SpendDay"."cents" + EXCLUDED."cents"`,
+      [accountId, won.rows[0].model, costCents],
+    );
     return won.rows[0];
   });
 }
