@@ -134,7 +134,7 @@ describe('webhooks', () => {
     expect((await b.get('/account/webhooks')).text).not.toContain('http://127.0.0.1:9/hook');
     const { events } = await listAuditEvents(h.deps.db, { accountId, limit: 50 });
     const actions = events.map((e) => e.action);
-    for (const a of ['webhook.create', 'webhook.rotate', 'webhook.delivery.resend', 'webhook.delete', 'holder.verify_email', 'holder.signup', 'api_key.create']) expect(actions).toContain(a);
+    for (const a of ['webhook.create', 'webhook.rotate_secret', 'webhook.delivery.resend', 'webhook.delete', 'holder.verify_email', 'holder.signup', 'api_key.create']) expect(actions).toContain(a);
     expect(JSON.stringify(events)).not.toContain(secret);
   });
 });

@@ -14,10 +14,10 @@ const addForm = z.object({ url: z.string().trim().min(1, 'the URL that receives 
 
 export function webhookRoutes(deps: AccountDeps, render: Render): Router {
   const r = Router();
-  // The endpoint store (packages/webhooks) writes on its own, so the event is recorded right after the change.
-  const audit = (req: Request, res: Response, action: string, targetId: string, after?: unknown, before?: unknown) => {
+  // The endpoint store (packages/webhooks) records the audit event in the transaction of its change.
+  const by = (req: Request, res: Response) => {
     const h = holderOf(res);
-    return deps.audit({ by: { holderId: h.id, email: h.email, ip: req.ip ?? null }, accountId: h.accountId, action, targetType: 'webhook', targetId, before, after });
+    return { actor: { type: 'holder' as const, id: h.id, name: h.email }, ip: req.ip ?? null };
   };
   const { db } = deps;
   const mine = async (accountId: string, id: string) => (await listEndpoints(db, accountId)).find((e) => e.id === id);
@@ -39,16 +39,14 @@ export function webhookRoutes(deps: AccountDeps, render: Render): Router {
     const accountId = accountOf(res);
     if ((await listEndpoints(db, accountId)).filter((e) => e.url !== null).length >= MAX_ENDPOINTS)
       throw new ConsoleError(422, `An account may have ${MAX_ENDPOINTS} webhook endpoints. Remove one first.`);
-    const e = await createEndpoint(db, accountId, url);
-    await audit(req, res, 'webhook.create', e.id, { url: e.url, events: e.events });
+    const e = await createEndpoint(db, accountId, url, undefined, by(req, res));
     await page(res, { secret: { id: e.id, url: e.url, value: e.secret } });
   });
 
   r.post('/webhooks/:id/delete', async (req, res) => {
     const e = await mine(accountOf(res), String(req.params.id));
     if (!e || e.url === null) throw new ConsoleError(404, 'No such webhook endpoint.');
-    await deleteEndpoint(db, e.id);
-    await audit(req, res, 'webhook.delete', e.id, { deleted: true }, { url: e.url });
+    await deleteEndpoint(db, e.id, by(req, res));
     res.redirect(303, '/account/webhooks');
   });
 
@@ -56,9 +54,8 @@ export function webhookRoutes(deps: AccountDeps, render: Render): Router {
   r.post('/webhooks/:id/rotate', async (req, res) => {
     const e = await mine(accountOf(res), String(req.params.id));
     if (!e) throw new ConsoleError(404, 'No such webhook endpoint.');
-    const rotated = await rotateSecret(db, e.id, deps.webhookSecretOverlapMs);
+    const rotated = await rotateSecret(db, e.id, deps.webhookSecretOverlapMs, by(req, res));
     if (!rotated) throw new ConsoleError(404, 'No such webhook endpoint.');
-    await audit(req, res, 'webhook.rotate', e.id, { url: e.url, previousSecretExpiresAt: rotated.previousSecretExpiresAt });
     await page(res, { secret: { id: rotated.id, url: rotated.url, value: rotated.secret, previousUntil: rotated.previousSecretExpiresAt } });
   });
 
@@ -83,7 +80,9 @@ export function webhookRoutes(deps: AccountDeps, render: Render): Router {
   r.post('/deliveries/:id/resend', async (req, res) => {
     const d = await myDelivery(accountOf(res), String(req.params.id));
     if (!d || !(await deps.resendDelivery(d.id))) throw new ConsoleError(404, 'No such delivery.');
-    await audit(req, res, 'webhook.delivery.resend', d.endpointId, { deliveryId: d.id });
+    // A re-send is a reset plus a queue move, not one transaction: its event is recorded right after.
+    const h = holderOf(res);
+    await deps.audit({ by: { holderId: h.id, email: h.email, ip: req.ip ?? null }, accountId: h.accountId, action: 'webhook.delivery.resend', targetType: 'webhook', targetId: d.endpointId, after: { deliveryId: d.id } });
     res.redirect(303, `/account/deliveries/${encodeURIComponent(d.id)}`);
   });
 
