@@ -33,9 +33,10 @@ import type { Section } from './section';
 
 const TASKS = Number(process.env.BENCH_DATA_SCALE_TASKS ?? 10_000_000);
 const ROUNDS = Number(process.env.BENCH_DATA_SCALE_ROUNDS ?? 300);
-const SLICE = Number(process.env.BENCH_DATA_SCALE_SLICE ?? 20);
+const SLICE = Number(process.env.BENCH_DATA_SCALE_SLICE ?? 10);
 const LOAD_CONNECTIONS = Number(process.env.BENCH_DATA_SCALE_LOAD_CONNECTIONS ?? 2);
 const TARGET = 1.25;
+const WARM_TASKS = 60;
 const ACCOUNTS = 1000;
 const BUSY = 'acc0';
 const PASSWORD = 'bench data-scale password';
@@ -218,9 +219,10 @@ async function run(ctx: BenchContext): Promise<void> {
     add(figure(`data-scale: loaded schema size (tables and indexes)`, sizes.total / 1e6, 'MB', { better: 'lower' }));
     const empty = await prepareSide(ctx, 'empty', 0, sides);
 
-    // Warm-up, unmeasured: each gateway's first requests, and the busy account's newest task to poll.
+    // Warm-up, unmeasured: each gateway's first requests, and a full console page (50) of the busy
+    // account's tasks on both sides, so both render the same number of rows; the newest is polled.
     for (const s of sides) {
-      for (let i = 0; i < 10; i++) s.recent = await submit(s);
+      for (let i = 0; i < WARM_TASKS; i++) s.recent = await submit(s);
       for (const p of PROBES) for (let i = 0; i < 5; i++) await p.run(s);
     }
     log(`data-scale: ${ROUNDS} requests per probe and side, in alternating slices of ${SLICE}; load average ${ctxLoad()}`);
