@@ -11,7 +11,7 @@
 // B-tree inserts, and no row pays a foreign-key trigger. With `connect` the inserts and the index
 // builds are spread over several connections. A VACUUM ANALYZE at the end leaves the tables as
 // autovacuum would after a while (visibility map set, hint bits written, statistics), so it does
-// not start in the middle of the measurements. Every row is generated from its number and one
+// not start in the middle of the measurements, and a CHECKPOINT writes the load's dirty pages. Every row is generated from its number and one
 // anchor time, so tables filled by different statements agree with each other.
 import type { Client } from 'pg';
 
@@ -91,6 +91,9 @@ export async function loadScaleData(c: Client, n: number, accounts = 1000, opts:
     await timed('keys and indexes', () => spread([...structure.keys, ...structure.indexes]));
     await timed('foreign keys', () => spread(structure.foreignKeys));
     await timed('vacuum analyze', () => spread(TABLES.map((t) => `VACUUM (ANALYZE) "${t}"`).concat('ANALYZE "Account"')));
+    // The load leaves gigabytes of dirty pages: written now, not by a checkpoint in the middle of
+    // the measurements. Needs superuser or pg_checkpoint; without them the server writes them later.
+    await timed('checkpoint', () => c.query('CHECKPOINT').catch(() => undefined));
   } finally {
     for (const k of clients.slice(1)) await k.end().catch(() => undefined);
   }
