@@ -17,7 +17,7 @@
 // alternates too) until each side has BENCH_DATA_SCALE_ROUNDS requests per probe. A stall of the
 // machine longer than one request then lands on both sides; with slices of 10 or 20 at a load
 // average of 15-25 the p99s (the 3rd-6th slowest requests) moved by 1.7x either way from run to
-// run while every p50 agreed within 10%. Target: each loaded p99 at most 1.25x the empty one.
+// run while every p50 pair agreed within 16%. Target: each loaded p99 at most 1.25x the empty one.
 //
 // BENCH_DATA_SCALE_KEEP=1 keeps the loaded schema for the next run with the same knob, size and
 // migrations (in the database `<bench database>_scale`, which the bench never drops: DROP DATABASE
@@ -25,12 +25,12 @@
 //
 // The poll cache is off on both gateways (POLL_CACHE_MS=0): a cached poll never reaches Postgres,
 // so only the database read can depend on the data's size, and every measured poll makes it.
+import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { Client } from 'pg';
 import { hashPassword } from '@mediagen/console';
 import { createTestSchema, TestSchema } from '@mediagen/db/testing';
-import fs from 'node:fs';
-import path from 'node:path';
 import { createDatabaseIfMissing } from '../../scripts/prepare-db';
 import { freePort, Proc, startProcess, stopProcess, waitHealthy } from '../lib/procs';
 import { figure } from '../lib/report';
