@@ -220,7 +220,11 @@ describe('the console in a browser', () => {
     expect(await viewer.locator('#resend').count()).toBe(0);
     const csrf = await viewer.inputValue('header input[name=_csrf]');
     expect((await viewer.request.post(`${stack.gatewayUrl}${resendPath}`, { form: { _csrf: csrf } })).status()).toBe(403);
-    await new Promise((r) => setTimeout(r, 500));
+    // Refused before anything changed: a re-send resets the delivery to pending and queues it, so a
+    // delivery still delivered with its two attempts is one no third call can come from.
+    const deliveryId = new URL(deliveryUrl).pathname.split('/').pop()!;
+    expect(await stack.db.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId } })).toMatchObject({ status: 'delivered' });
+    expect(await stack.db.webhookDeliveryAttempt.count({ where: { deliveryId } })).toBe(2);
     expect(receiver.calls.filter((c) => c.path === '/console-hook')).toHaveLength(2);
     await viewer.close();
   });
