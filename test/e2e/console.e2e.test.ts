@@ -10,6 +10,7 @@ import type { Stack } from './support/stack';
 import { e2eSuite } from './support/suite';
 import { browserMissing, launchChromium } from './support/browser';
 import { Receiver, startReceiver } from './support/webhook-receiver';
+import { eventually } from './support/wait';
 
 jest.setTimeout(90_000);
 
@@ -45,15 +46,8 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-async function until<T>(what: string, f: () => Promise<T | undefined | false>, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+/** `eventually` with this file's generous default: a browser on a loaded machine is slow. */
+const until = <T>(what: string, f: () => Promise<T | undefined | false>, ms = 30_000): Promise<T> => eventually(what, f, ms);
 
 async function signIn(page: Page, who: { name: string; password: string }, next = '/console/accounts'): Promise<void> {
   await context.clearCookies(); // one browser profile for the file: each test signs in afresh
