@@ -1,4 +1,4 @@
-// Section `scale` (issue 15 point 8): two gateways and three workers on the same Redis and
+// Section `scale`: two gateways and three workers on the same Redis and
 // Postgres. What it shows:
 // - submit and poll throughput with the load spread over both gateways, against the same load on
 //   one gateway, in alternating slices of one run. Every process shares the same 2 cores here, so

@@ -1,4 +1,4 @@
-// Admin webhook API (design.md section 4 + docs/api.md): endpoints per account, secret rotation,
+// Admin webhook API (docs/api.md): endpoints per account, secret rotation,
 // deliveries and their attempts, resend. Secrets are shown once: on create and on rotate.
 import express, { Router } from 'express';
 import { z } from 'zod';

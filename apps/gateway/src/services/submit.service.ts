@@ -1,4 +1,4 @@
-// The submit flow (design.md section 3): validate -> idempotency claim -> measure references ->
+// The submit flow: validate -> idempotency claim -> measure references ->
 // price -> one transaction (task + charge + in-progress count) -> store inline files -> enqueue
 // -> (answers-at-once models) wait briefly for the result.
 import { AppError, invalid } from '@mediagen/errors';
@@ -64,7 +64,7 @@ function idempotencyKeyOf(header: string | undefined, bodyId: string | null): st
   const id = decodeHeaderId(header);
   const n = idempotencyKeyLength(id);
   if (n < 1 || n > IDEMPOTENCY_KEY_MAX) throw invalid('Idempotency-Key', `must be 1-${IDEMPOTENCY_KEY_MAX} characters`);
-  return id; // spec 4.6: the header wins over client_request_id
+  return id; // the Idempotency-Key header wins over client_request_id
 }
 
 const claimLostError = () =>
