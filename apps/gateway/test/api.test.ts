@@ -57,7 +57,7 @@ describe('submit and poll', () => {
       const t = await db.task.findFirst({ where: { accountId: a.id, status: 'pending' } });
       if (!t) return;
       clearInterval(timer);
-      await redis.publish(events.taskChannel, encodeTaskEvent({ taskId: t.id, status: 'failed', entry: { a: a.id, t: 'image', b: body as never } }));
+      await redis.publish(events.taskChannel, encodeTaskEvent({ taskId: t.id, status: 'failed', entry: { accountId: a.id, type: 'image', body: body as never } }));
     }, 20);
     const res = await request(h.app).post('/api/image/generate').set(a.auth).send({ model: 'image-d-2.5-flash-image', prompt: 'quick sketch' });
     clearInterval(timer);
