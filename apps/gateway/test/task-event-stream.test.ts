@@ -12,6 +12,7 @@ import { markProcessing, updateProgress } from '@mediagen/db';
 import { TaskStreams } from '../src/services/task-streams';
 import { taskReads } from '../src/services/task-reads';
 import { startHarness, Harness } from './harness';
+import { waitFor } from '../../../test/e2e/support/wait';
 
 jest.setTimeout(60_000);
 
@@ -224,8 +225,10 @@ it('cuts a stream whose client does not read once its unsent bytes pass SSE_BUFF
   hub.start(res as unknown as express.Response, task!, -1);
   expect(hub.size).toBe(1);
   for (let p = 1; p < 99 && !res.destroyed; p++) {
+    const sent = res.writableLength;
     await updateProgress(h.deps.db, id, p);
-    await new Promise((r) => setTimeout(r, 120)); // a refresh (100 ms) sends each change
+    // The next refresh (every 100 ms) sends the change: wait for its bytes, not for the period.
+    await waitFor(() => res.writableLength > sent || res.destroyed, 10_000, `progress ${p} sent`);
   }
   expect(res.destroyed).toBe(true);
   expect(res.writableLength).toBeLessThan(1024 + 200); // cut at the first write past the bound
