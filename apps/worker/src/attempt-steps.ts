@@ -240,7 +240,7 @@ async function collect(
   try {
     for (const [i, ref] of capOutputs(outputs, spec.type).entries()) {
       // Timed and counted per channel until the file's first bytes passed the checks.
-      const open = await observedDownload(adapter, () => openResult(ref, spec.type, ctx.download, signal));
+      const open = await observedDownload(ctx.downloadTimers, adapter, () => openResult(ref, spec.type, ctx.download, signal));
       try {
         // Stable keys: a retried download overwrites the earlier try instead of adding files.
         const key = resultKey(task.id, i, open.contentType);
@@ -257,7 +257,7 @@ async function collect(
   } catch (e) {
     if (!(await kept(run, recorded, usage))) return dropped(run, keys);
     // Storage failures (disk full, permissions) count like transient download errors: retried a
-    // few times, then the task fails with no_result ("could not be saved", spec 7.2).
+    // few times, then the task fails with no_result ("could not be saved").
     const err = isUpstreamError(e) ? e : adapter.classifyError(e, 'download');
     if (err.kind !== 'transient') return noResult(run, attempt, err);
     return retryCollect(run, attempt, err);
