@@ -1,5 +1,5 @@
-// The gateway's HTTP layer against hostile clients, on the real Postgres and Redis: each block
-// names the defence it proves.
+// The gateway's HTTP layer against hostile clients, on the real Postgres and Redis:
+// each block names the numbered point it proves.
 import fs from 'node:fs';
 import request from 'supertest';
 import { gzipSync } from 'node:zlib';
@@ -21,7 +21,7 @@ afterAll(() => h.close());
 
 const errorBody = (b: unknown) => expect(b).toEqual(expect.objectContaining({ error: expect.any(String), code: expect.any(String) }));
 
-describe('corrupt compressed bodies', () => {
+describe('10: corrupt compressed bodies', () => {
   it('gzip and br garbage answer 4xx with the error body, never 500', async () => {
     const acc = await h.newAccount();
     for (const enc of ['gzip', 'br', 'deflate']) {
@@ -31,7 +31,7 @@ describe('corrupt compressed bodies', () => {
       errorBody(res.body);
     }
   });
-  it('a decompression bomb is refused before a byte is inflated', async () => {
+  it('2: a decompression bomb is refused before a byte is inflated', async () => {
     const acc = await h.newAccount();
     const before = process.memoryUsage().heapUsed;
     const bomb = gzipSync(Buffer.alloc(30 * 1024 * 1024, 0x20));
@@ -42,7 +42,7 @@ describe('corrupt compressed bodies', () => {
     const br = await request(h.app).post('/api/video/generate').set(acc.auth).set('Content-Type', 'application/json').set('Content-Encoding', 'br').send(brotliCompressSync('{}'));
     expect(br.status).toBe(415);
   });
-  it('a prompt of megabytes is refused by length before any per-character work', async () => {
+  it('2: a prompt of megabytes is refused by length before any per-character work', async () => {
     const acc = await h.newAccount();
     const res = await request(h.app).post('/api/image/generate').set(acc.auth).send({ model: 'image-b-2.5', prompt: '😀'.repeat(3_000_000) });
     expect(res.status).toBe(400);
@@ -50,7 +50,7 @@ describe('corrupt compressed bodies', () => {
   });
 });
 
-describe('bad percent-encoding and NUL', () => {
+describe('15: bad percent-encoding and NUL', () => {
   it('answers 400/404 with the error body', async () => {
     const acc = await h.newAccount();
     for (const [path, auth] of [['/files/%ZZ', false], ['/api/video/tasks/%E0%A4%A', true], ['/api/image/tasks/%00', true], ['/admin/tasks/%00', 'admin'], ['/api/image/tasks/a%00b', true]] as const) {
@@ -71,7 +71,7 @@ describe('bad percent-encoding and NUL', () => {
   });
 });
 
-describe('X-Request-Id', () => {
+describe('18: X-Request-Id', () => {
   it('echoes a short plain id, replaces a long or odd one', async () => {
     expect((await request(h.app).get('/healthz').set('X-Request-Id', 'abc-123')).headers['x-request-id']).toBe('abc-123');
     const long = await request(h.app).get('/healthz').set('X-Request-Id', 'x'.repeat(5000));
@@ -81,7 +81,7 @@ describe('X-Request-Id', () => {
   });
 });
 
-describe('security headers and /docs', () => {
+describe('12: security headers and /docs', () => {
   it('nosniff on JSON, frame protection, no HSTS outside production', async () => {
     const res = await request(h.app).get('/healthz');
     expect(res.headers['x-content-type-options']).toBe('nosniff');
@@ -117,7 +117,7 @@ describe('security headers and /docs', () => {
   });
 });
 
-describe('rate limits per account and per address', () => {
+describe('11: rate limits per account and per address', () => {
   it('two keys of one account share the account limit', async () => {
     const acc = await h.newAccount({ rateLimitPerMinute: 5 });
     const second = await request(h.app).post(`/admin/accounts/${acc.id}/api-keys`).set(h.admin());
@@ -141,7 +141,7 @@ describe('rate limits per account and per address', () => {
   });
 });
 
-describe('failed authentication', () => {
+describe('5 and 11: failed authentication', () => {
   it('wrong admin tokens and bogus keys get 429 past the per-address limit, before any lookup; the right token is served', async () => {
     const h2 = await startHarness('hostile_auth', { AUTH_FAILURES_PER_MINUTE: '10' });
     try {
@@ -173,7 +173,7 @@ describe('failed authentication', () => {
   });
 });
 
-describe('/readyz', () => {
+describe('5: /readyz', () => {
   it('is terse and shares one check between concurrent probes', async () => {
     const realQuery = h.deps.db.$queryRaw.bind(h.deps.db);
     // A slow database: every probe that arrives meanwhile must wait for the one check in flight.
@@ -193,7 +193,7 @@ describe('/readyz', () => {
   });
 });
 
-describe('revocation', () => {
+describe('16: revocation', () => {
   it('a lookup in flight when the key is revoked does not re-cache it', async () => {
     const acc = await h.newAccount();
     const hash = hashApiKey(acc.auth.Authorization.slice(7));
@@ -220,7 +220,7 @@ describe('revocation', () => {
   });
 });
 
-describe('development credentials', () => {
+describe('17: development credentials', () => {
   it('with NODE_ENV unset there is no public admin token', () => {
     const cfg = loadConfig({ DATA_DIR: '/tmp/x' });
     expect(cfg.ADMIN_TOKEN).not.toBe('dev-admin-token-change-me');
@@ -240,7 +240,7 @@ describe('development credentials', () => {
   });
 });
 
-describe('private inputs', () => {
+describe('8: private inputs', () => {
   it('inputs need an unexpired signature and are private, no-store; results stay capability URLs', async () => {
     await h.deps.storage.put('inputs/0123456789abcdef0123456789abcdef/0.png', Buffer.from('secret photo'), 'image/png');
     const plain = await request(h.app).get('/files/inputs/0123456789abcdef0123456789abcdef/0.png');

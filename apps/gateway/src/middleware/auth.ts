@@ -1,4 +1,4 @@
-// Bearer API-key authentication (docs/api.md). Lookups are cached in-process for a few
+// Bearer API-key authentication. Lookups are cached in-process for a few
 // seconds; a revocation evicts the entry at once in every gateway through Redis pub/sub.
 // Hostile callers:
 // - keys the database does not know are remembered for NEGATIVE_CACHE_MS, so repeating a bogus key
