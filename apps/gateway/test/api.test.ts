@@ -111,7 +111,10 @@ describe('submit and poll', () => {
     expect((await request(h.app).get(`/api/video/tasks/${id}`).set(a.auth)).body.status).toBe('pending');
     await h.deps.db.task.update({ where: { id }, data: { status: 'processing', progress: 10 } });
     const { createApp } = await import('../src/app');
-    const second = createApp({ ...h.deps });
+    const { buildGatewayParts } = await import('../src/deps');
+    // A second gateway's own state (its poll cache copy included) over the same connections.
+    const parts = buildGatewayParts(h.deps);
+    const second = createApp({ ...h.deps, ...parts });
     expect((await request(second).get(`/api/video/tasks/${id}`).set(a.auth)).body.status).toBe('pending');
     // Once the 1.5 s entry expires, both instances answer the new status.
     const fresh = await eventually('the cached poll to expire', async () => {
@@ -119,6 +122,8 @@ describe('submit and poll', () => {
       return body.status === 'processing' ? body : null;
     }, 10_000);
     expect(fresh).toEqual({ status: 'processing', progress: 10, type: 'video' });
+    parts.keyUsage.stop();
+    parts.taskStreams.closeAll();
   });
 
   it('a cached poll is still 404 for another account', async () => {

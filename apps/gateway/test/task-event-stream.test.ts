@@ -10,7 +10,6 @@ import request from 'supertest';
 import { encodeTaskEvent } from '@mediagen/queue';
 import { markProcessing, updateProgress } from '@mediagen/db';
 import { TaskStreams } from '../src/services/task-streams';
-import { taskReads } from '../src/services/task-reads';
 import { startHarness, Harness } from './harness';
 import { waitFor } from '../../../test/e2e/support/wait';
 
@@ -187,7 +186,7 @@ it('caps the open streams of an account (429 too_many_streams), and frees a plac
   await other.until(() => other.events.length >= 1);
   other.close();
   s1.close();
-  const streams = (await import('../src/services/task-streams')).taskStreams(h.deps);
+  const streams = h.deps.taskStreams;
   await new Promise<void>((r) => {
     const t = setInterval(() => streams.hasRoom(a.id) && (clearInterval(t), r()), 20);
   });
@@ -202,7 +201,7 @@ it('cuts a stream whose client does not read once its unsent bytes pass SSE_BUFF
   const a = await h.newAccount();
   const id = await submit(a.auth);
   await markProcessing(h.deps.db, id);
-  const hub = new TaskStreams(h.deps);
+  const hub = new TaskStreams(h.deps, h.deps.taskReads);
   // A response whose client never reads: every byte written stays buffered.
   const res = Object.assign(new EventEmitter(), {
     writableLength: 0,
@@ -221,7 +220,7 @@ it('cuts a stream whose client does not read once its unsent bytes pass SSE_BUFF
       res.destroyed = true;
     },
   });
-  const task = await taskReads(h.deps).get(id);
+  const task = await h.deps.taskReads.get(id);
   hub.start(res as unknown as express.Response, task!, -1);
   expect(hub.size).toBe(1);
   for (let p = 1; p < 99 && !res.destroyed; p++) {
@@ -268,7 +267,7 @@ it('at shutdown every stream ends (clients resume elsewhere with Last-Event-ID)'
   const a = await h.newAccount();
   const s = open(await submit(a.auth), a.auth);
   await s.until(() => s.events.length >= 1);
-  (await import('../src/services/task-streams')).taskStreams(h.deps).closeAll();
+  h.deps.taskStreams.closeAll();
   await s.until(() => s.state.ended);
   expect(s.events.map((e) => e.event)).toEqual(['status']);
 });

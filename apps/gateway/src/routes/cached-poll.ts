@@ -1,4 +1,4 @@
-// Cached polls, answered before Express handles the request (issue 15 point 2). A poll this gateway
+// Cached polls, answered before Express handles the request, to keep polls cheap. A poll this gateway
 // can answer from memory alone (a known API key from an address that is not blocked, a request
 // its rate-limit reservation admits, its own copy of the task's shared cache entry) is written in
 // one writeHead and end, with the headers the chain would have set: the X-Request-Id, helmet's
@@ -15,12 +15,10 @@
 // Express's res.send.
 import type { Express, Request, Response } from 'express';
 import type { GatewayDeps } from '../deps';
-import { apiKeys } from '../middleware/auth';
-import { accountRateLimit } from '../middleware/rate-limit';
 import { routeMetrics } from '../middleware/http-metrics';
 import { logAnswered, requestId } from '../middleware/request-log';
 import { staticSecurityHeaders } from '../middleware/security-headers';
-import { entryEtag, pollCache } from '../services/poll.service';
+import { entryEtag } from '../services/poll.service';
 
 const POLL_URL = /^\/api\/(image|video)\/tasks\/([A-Za-z0-9_-]{1,200})$/;
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -32,10 +30,10 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 export type CachedPollLane = (req: Request, res: Response) => boolean;
 
 export function cachedPollLane(deps: GatewayDeps, app: Express): CachedPollLane {
-  const cache = pollCache(deps);
+  const cache = deps.pollCache;
   if (cache.ttlMs <= 0) return () => false;
-  const keys = apiKeys(deps);
-  const limits = accountRateLimit(deps);
+  const keys = deps.apiKeys;
+  const limits = deps.accountRateLimit;
   const security = staticSecurityHeaders(deps.config);
   const metrics = {
     image: routeMetrics(deps.metrics.http, 'GET', '/api/image/tasks/:taskId', '200'),
