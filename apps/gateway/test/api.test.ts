@@ -109,8 +109,8 @@ describe('submit and poll', () => {
     const id = (await request(h.app).post('/api/video/generate').set(a.auth).send(video)).body.taskId;
     expect((await request(h.app).get(`/api/video/tasks/${id}`).set(a.auth)).body.status).toBe('pending');
     await h.deps.db.task.update({ where: { id }, data: { status: 'processing', progress: 10 } });
-    const { createApp } = await import('../src/app');
-    const second = createApp({ ...h.deps });
+    const { gatewayListener } = await import('../src/server');
+    const second = gatewayListener({ ...h.deps });
     expect((await request(second).get(`/api/video/tasks/${id}`).set(a.auth)).body.status).toBe('pending');
     await new Promise((r) => setTimeout(r, 1600));
     expect((await request(second).get(`/api/video/tasks/${id}`).set(a.auth)).body).toEqual({ status: 'processing', progress: 10, type: 'video' });

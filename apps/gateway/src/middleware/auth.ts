@@ -1,6 +1,6 @@
-// Bearer API-key authentication (spec section 5). Lookups are cached in-process for a few
+// Bearer API-key authentication. Lookups are cached in-process for a few
 // seconds; a revocation evicts the entry at once in every gateway through Redis pub/sub.
-// Hostile callers (issue 11.5, 11.16, 11.17):
+// Hostile callers:
 // - keys the database does not know are remembered for NEGATIVE_CACHE_MS, so repeating a bogus key
 //   costs no lookup, and failures count against the client address (ip-limits.ts): past
 //   AUTH_FAILURES_PER_MINUTE the address gets 429 before any lookup for keys this gateway does not
@@ -10,7 +10,8 @@
 //   (a per-process revocation counter is compared before and after it), and requests that arrive
 //   after the revocation do not share that lookup;
 // - in production the public development key is refused whatever the database says.
-import type { Request, RequestHandler } from 'express';
+import type { IncomingMessage } from 'node:http';
+import type { RequestHandler } from 'express';
 import { findApiKeyByHash } from '@mediagen/db';
 import { AppError } from '@mediagen/errors';
 import { GatewayDeps, onePerDeps } from '../deps';
@@ -50,7 +51,7 @@ export interface ApiKeyAuth {
    * The caller of a request whose Authorization header this gateway already knows, decided from
    * memory (no parsing, hashing or promise); undefined when the middleware must decide.
    */
-  known(req: Request): AuthContext | undefined;
+  known(req: Pick<IncomingMessage, 'headers'>): AuthContext | undefined;
 }
 
 /** The API-key authentication of a gateway's deps, one per deps (and so per process in production). */
@@ -150,7 +151,7 @@ function createApiKeyAuth(deps: GatewayDeps): ApiKeyAuth {
   // that one) ends them too.
   const usage = keyUsage(deps);
   const byHeader = new Map<string, { hash: string; entry: Entry }>();
-  const known = (req: Request): AuthContext | undefined => {
+  const known = (req: Pick<IncomingMessage, 'headers'>): AuthContext | undefined => {
     const header = req.headers.authorization;
     if (header === undefined) return undefined;
     const k = byHeader.get(header);

@@ -1,4 +1,4 @@
-// The public API (spec section 4): submit, poll, balance. Auth and the request-rate limit run
+// The public API: submit, poll, balance. Auth and the request-rate limit run
 // before the body is parsed, so an unauthenticated 40 MB body is never read into memory.
 import { modelList } from '../services/model-list';
 import express, { Router } from 'express';
@@ -17,6 +17,7 @@ import { cancelTask } from '../services/cancel.service';
 import { listTaskItems, taskItem } from '../services/task-list.service';
 import { parseLastEventId, taskStreams } from '../services/task-streams';
 import { taskReads } from '../services/task-reads';
+import { pollRoutePath } from './poll-paths';
 
 export function apiRouter(deps: GatewayDeps): Router {
   const r = Router();
@@ -72,8 +73,8 @@ export function apiRouter(deps: GatewayDeps): Router {
   r.post('/image/generate', ...json, submit('image'));
   r.post('/video/quote', ...json, quote('video'));
   r.post('/image/quote', ...json, quote('image'));
-  r.get('/video/tasks/:taskId', poll('video'));
-  r.get('/image/tasks/:taskId', poll('image'));
+  r.get(pollRoutePath('video'), poll('video'));
+  r.get(pollRoutePath('image'), poll('image'));
   // Extensions (docs/api.md): listing and cancel.
   r.get('/tasks', async (req, res) => {
     res.json(await listTaskItems(deps, req.auth!.accountId, req.query));

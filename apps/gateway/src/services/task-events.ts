@@ -28,7 +28,7 @@ export class TaskEvents {
     // SUBSCRIBE is queued until the connection is ready, however long Redis stays down at start
     // (maxRetriesPerRequest: null keeps it queued), and ioredis re-subscribes after every later
     // reconnect. A gateway started while Redis was down thus hears revocations and task events
-    // once Redis is back (issue 11.16); until then revocation falls back to the cache TTL.
+    // once Redis is back; until then revocation falls back to the cache TTL.
     this.subscribed = this.sub.subscribe(this.taskChannel, this.revokeChannel).then(
       () => true,
       () => false,
