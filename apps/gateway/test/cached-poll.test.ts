@@ -90,6 +90,50 @@ describe('the cached-poll lane', () => {
     for (const n of ['Content-Security-Policy', 'X-Content-Type-Options', 'X-Frame-Options', 'Cross-Origin-Resource-Policy', 'RateLimit-Policy', 'ETag', 'Content-Length']) expect(names).toContain(n);
   });
 
+  it("answers every poll of an entry from the entry's one prepared answer, each with its own request values", async () => {
+    const a = await h.newAccount();
+    const id = await submit(a.auth);
+    // A body with characters outside ASCII: its length is in bytes, and the bytes are UTF-8.
+    const body = { status: 'failed', errorMessage: 'Le rendu a échoué ✗', errorCode: 'generation_failed', retryable: true, type: 'image' } as const;
+    await redis.set(pollCacheKey(h.deps.config.REDIS_PREFIX, id), encodePollEntry({ accountId: a.id, type: 'image', body }), 'PX', 60_000);
+    const chain = await request(h.app).get(`/api/image/tasks/${id}`).set(a.auth).expect(200); // copies the shared entry
+    const spy = viaChain();
+    const answers = [];
+    for (const rid of ['first-id', 'second-id', 'third-id']) answers.push(await request(h.app).get(`/api/image/tasks/${id}`).set({ ...a.auth, 'X-Request-Id': rid }).expect(200));
+    expect(spy).not.toHaveBeenCalled();
+    spy.mockRestore();
+    expect(answers.map((r) => r.headers['x-request-id'])).toEqual(['first-id', 'second-id', 'third-id']);
+    const left = answers.map((r) => Number(/r=(\d+)/.exec(r.headers['ratelimit'])![1]));
+    expect(left).toEqual([left[0], left[0] - 1, left[0] - 2]);
+    for (const r of answers) {
+      expect(r.body).toEqual(body);
+      expect(r.text).toBe(chain.text);
+      expect(r.headers['content-length']).toBe(String(Buffer.byteLength(chain.text)));
+      expect(r.headers['etag']).toBe(chain.headers['etag']);
+    }
+  });
+
+  it('answers a gateway that is shutting down with Connection: close, as the chain does', async () => {
+    const a = await h.newAccount();
+    const id = await submit(a.auth);
+    await request(h.app).get(`/api/image/tasks/${id}`).set(a.auth).expect(200);
+    const server = h.listen(0, '127.0.0.1');
+    // What main.ts installs on shutdown, before the gateway's listener.
+    server.prependListener('request', (_req, res) => res.setHeader('Connection', 'close'));
+    try {
+      const spy = viaChain();
+      const lane = await request(server).get(`/api/image/tasks/${id}`).set(a.auth).expect(200);
+      const chain = await request(server).get(`/api/image/tasks/${id}?via=chain`).set(a.auth).expect(200);
+      expect(spy).toHaveBeenCalledTimes(1);
+      spy.mockRestore();
+      expect(lane.headers['connection']).toBe('close');
+      expect(shape(lane)).toEqual(shape(chain));
+      expect(lane.text).toBe(chain.text);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
+
   it('counts its answers in the HTTP metrics and writes the access line', async () => {
     const a = await h.newAccount();
     const id = await submit(a.auth);

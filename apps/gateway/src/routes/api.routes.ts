@@ -18,6 +18,7 @@ import { listTaskItems, taskItem } from '../services/task-list.service';
 import { parseLastEventId, taskStreams } from '../services/task-streams';
 import { taskReads } from '../services/task-reads';
 import { pollRoutePath } from './poll-paths';
+import { JSON_TYPE } from './poll-answer';
 
 export function apiRouter(deps: GatewayDeps): Router {
   const r = Router();
@@ -59,7 +60,7 @@ export function apiRouter(deps: GatewayDeps): Router {
   const cache = pollCache(deps);
   const send = (res: express.Response, e: PollEntry) => {
     const etag = entryEtag(res.app, e);
-    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.setHeader('Content-Type', JSON_TYPE);
     if (etag) res.setHeader('ETag', etag);
     res.send(e.json);
   };

@@ -2,9 +2,10 @@
 // every request and hands the request to the Express app when the lane does not answer. A poll
 // this gateway can answer from memory alone (a known API key from an address that is not blocked,
 // a request its rate-limit reservation admits, its own copy of the task's shared cache entry) is
-// written in one writeHead and end, with the headers the chain sets: the X-Request-Id, the security
-// headers (the list the chain's middleware sets, middleware/security-headers.ts), the RateLimit
-// fields, Content-Type, ETag. It is counted in the HTTP metrics and the access log with the
+// answered with the entry's prepared answer (poll-answer.ts: built once per entry, with the headers
+// the chain sets: the X-Request-Id, the security headers the chain's middleware sets
+// (middleware/security-headers.ts), the RateLimit fields, Content-Type, ETag), only the
+// per-request values filled in. It is counted in the HTTP metrics and the access log with the
 // functions the chain's middlewares use.
 //
 // Everything else takes the chain unchanged: another method, a URL Express would also match but
@@ -25,8 +26,7 @@ import { logAnswered, requestId } from '../middleware/request-log';
 import { securityHeaderFields } from '../middleware/security-headers';
 import { entryEtag, pollCache } from '../services/poll.service';
 import { DOCUMENTED_POLL_URL, pollRouteLabel, PollType } from './poll-paths';
-
-const JSON_TYPE = 'application/json; charset=utf-8';
+import { buildPollAnswer, writePollAnswer } from './poll-answer';
 
 /**
  * Answers the request if it is a poll this gateway can answer from memory; false when Express must
@@ -63,12 +63,8 @@ export function cachedPollLane(deps: GatewayDeps, app: Express): CachedPollLane 
     const start = process.hrtime.bigint();
     const startMs = log.isLevelEnabled('info') ? Date.now() : 0;
     const id = requestId(req);
-    const etag = entryEtag(app, e);
-    const headers = ['X-Request-Id', id, ...security, 'RateLimit', rate[0], 'RateLimit-Policy', rate[1], 'Content-Type', JSON_TYPE];
-    if (etag) headers.push('ETag', etag);
-    headers.push('Content-Length', String(e.json.length));
-    res.writeHead(200, headers);
-    res.end(e.json);
+    e.answer ??= buildPollAnswer(e.json, security, entryEtag(app, e));
+    writePollAnswer(res, e.answer, id, rate[0], rate[1]);
     observeRequest(metrics[type], start);
     if (startMs > 0) logAnswered(log, req, res, id, 'GET', req.url, startMs, auth.accountId);
     return true;
