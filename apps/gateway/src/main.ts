@@ -4,6 +4,7 @@ import '@mediagen/runtime/source-maps'; // first: before any package loads
 import { loadConfig, ConfigError } from '@mediagen/config';
 import { createDeps, closeDeps } from './deps';
 import { createApp } from './app';
+import { createGatewayServer } from './server';
 import { growHeapByHalf, stopTranspilerThread } from '@mediagen/runtime';
 
 growHeapByHalf(); // the old generation grows by half at a time (packages/runtime heap-growth.ts)
@@ -12,7 +13,9 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const deps = await createDeps(config);
   const app = createApp(deps);
-  const server = app.listen(config.PORT, () => {
+  // The server's one request listener: cached polls answered from memory, then the Express app.
+  const server = createGatewayServer(deps, app);
+  server.listen(config.PORT, () => {
     const addr = server.address();
     const port = typeof addr === 'object' && addr ? addr.port : config.PORT;
     deps.log.info({ port }, `gateway listening on http://localhost:${port}`);

@@ -110,11 +110,11 @@ describe('submit and poll', () => {
     const id = (await request(h.app).post('/api/video/generate').set(a.auth).send(video)).body.taskId;
     expect((await request(h.app).get(`/api/video/tasks/${id}`).set(a.auth)).body.status).toBe('pending');
     await h.deps.db.task.update({ where: { id }, data: { status: 'processing', progress: 10 } });
-    const { createApp } = await import('../src/app');
+    const { gatewayListener } = await import('../src/server');
     const { buildGatewayParts } = await import('../src/deps');
     // A second gateway's own state (its poll cache copy included) over the same connections.
     const parts = buildGatewayParts(h.deps);
-    const second = createApp({ ...h.deps, ...parts });
+    const second = gatewayListener({ ...h.deps, ...parts });
     expect((await request(second).get(`/api/video/tasks/${id}`).set(a.auth)).body.status).toBe('pending');
     // Once the 1.5 s entry expires, both instances answer the new status.
     const fresh = await eventually('the cached poll to expire', async () => {

@@ -180,7 +180,7 @@ describe('5: /readyz', () => {
     const q = jest.spyOn(h.deps.db, '$queryRaw').mockImplementation(((...a: never[]) =>
       new Promise((r) => setTimeout(r, 300)).then(() => (realQuery as (...x: never[]) => unknown)(...a))) as never);
     const ping = jest.spyOn(h.deps.redis, 'ping');
-    const server = h.app.listen(0);
+    const server = h.listen(0);
     const all = await Promise.all(Array.from({ length: 20 }, () => request(server).get('/readyz')));
     server.close();
     expect(all[0].body).toEqual({ status: 'ready' });

@@ -20,7 +20,7 @@ let server: http.Server;
 let base: string;
 beforeAll(async () => {
   h = await startHarness('sse', { INSTANT_WAIT_MS: '0', SSE_REFRESH_MS: '100', SSE_HEARTBEAT_MS: '300', SSE_MAX_STREAMS_PER_ACCOUNT: '2', SSE_BUFFER_BYTES: '1024' });
-  server = h.app.listen(0, '127.0.0.1');
+  server = h.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });

@@ -10,7 +10,8 @@
 //   (a per-process revocation counter is compared before and after it), and requests that arrive
 //   after the revocation do not share that lookup;
 // - in production the public development key is refused whatever the database says.
-import type { Request, RequestHandler } from 'express';
+import type { IncomingMessage } from 'node:http';
+import type { RequestHandler } from 'express';
 import { findApiKeyByHash } from '@mediagen/db';
 import { AppError } from '@mediagen/errors';
 import type { GatewayCore } from '../core';
@@ -50,7 +51,7 @@ export interface ApiKeyAuth {
    * The caller of a request whose Authorization header this gateway already knows, decided from
    * memory (no parsing, hashing or promise); undefined when the middleware must decide.
    */
-  known(req: Request): AuthContext | undefined;
+  known(req: Pick<IncomingMessage, 'headers'>): AuthContext | undefined;
 }
 
 export const apiKeyAuth = (deps: { apiKeys: ApiKeyAuth }): RequestHandler => deps.apiKeys.middleware;
@@ -151,7 +152,7 @@ export function createApiKeyAuth(deps: ApiKeyAuthDeps): ApiKeyAuth {
   // that one) ends them too.
   const usage = deps.keyUsage;
   const byHeader = new Map<string, { hash: string; entry: Entry }>();
-  const known = (req: Request): AuthContext | undefined => {
+  const known = (req: Pick<IncomingMessage, 'headers'>): AuthContext | undefined => {
     const header = req.headers.authorization;
     if (header === undefined) return undefined;
     const k = byHeader.get(header);

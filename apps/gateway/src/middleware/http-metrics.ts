@@ -39,6 +39,16 @@ export function routeMetrics(m: HttpMetrics, method: string, route: string, stat
   return c;
 }
 
+/** Counts one answered request and its latency since `start` (process.hrtime.bigint()). */
+export function observeRequest(c: RouteMetrics, start: bigint): void {
+  c.count.inc();
+  c.time.observe(Number(process.hrtime.bigint() - start) / 1e9);
+}
+
+/**
+ * The middleware of the Express chain. The cached-poll lane (routes/cached-poll.ts) counts its
+ * answers with the same routeMetrics children and observeRequest.
+ */
 export function httpMetrics(m: HttpMetrics): RequestHandler {
   return (req, res, next) => {
     // Express has given the request its app's prototype by now (its init middleware runs first).
@@ -47,9 +57,7 @@ export function httpMetrics(m: HttpMetrics): RequestHandler {
     const done = () => {
       res.removeListener('finish', done);
       res.removeListener('close', done);
-      const c = routeMetrics(m, METHODS.has(req.method) ? req.method : 'OTHER', routeOf(req as Tracked), String(res.statusCode));
-      c.count.inc();
-      c.time.observe(Number(process.hrtime.bigint() - start) / 1e9);
+      observeRequest(routeMetrics(m, METHODS.has(req.method) ? req.method : 'OTHER', routeOf(req as Tracked), String(res.statusCode)), start);
     };
     res.on('finish', done);
     res.on('close', done);

@@ -16,6 +16,8 @@ import type { PollEntry } from '../services/poll-cache';
 import { cancelTask } from '../services/cancel.service';
 import { listTaskItems, taskItem } from '../services/task-list.service';
 import { parseLastEventId } from '../services/task-streams';
+import { pollRoutePath } from './poll-paths';
+import { JSON_TYPE } from './poll-answer';
 
 export function apiRouter(deps: GatewayDeps): Router {
   const r = Router();
@@ -57,7 +59,7 @@ export function apiRouter(deps: GatewayDeps): Router {
   const cache = deps.pollCache;
   const send = (res: express.Response, e: PollEntry) => {
     const etag = entryEtag(res.app, e);
-    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.setHeader('Content-Type', JSON_TYPE);
     if (etag) res.setHeader('ETag', etag);
     res.send(e.json);
   };
@@ -71,8 +73,8 @@ export function apiRouter(deps: GatewayDeps): Router {
   r.post('/image/generate', ...json, submit('image'));
   r.post('/video/quote', ...json, quote('video'));
   r.post('/image/quote', ...json, quote('image'));
-  r.get('/video/tasks/:taskId', poll('video'));
-  r.get('/image/tasks/:taskId', poll('image'));
+  r.get(pollRoutePath('video'), poll('video'));
+  r.get(pollRoutePath('image'), poll('image'));
   // Extensions (docs/api.md): listing and cancel.
   r.get('/tasks', async (req, res) => {
     res.json(await listTaskItems(deps, req.auth!.accountId, req.query));
