@@ -22,14 +22,8 @@ const CITATION = /\b(?:issues? \d+(?:\.\d+)*|spec (?:sections? )?\d+(?:\.\d+)*|d
 const ALLOWED: Record<string, number> = {
   'apps/gateway/src/middleware/json-body.ts': 1,
   'apps/gateway/src/middleware/json-parse-pool.ts': 1,
-  'apps/gateway/src/routes/cached-poll.ts': 1,
   'apps/gateway/src/services/inline-files.ts': 2,
-  'apps/gateway/src/services/poll-cache.ts': 1,
-  'apps/worker/src/attempt-steps.ts': 1,
-  'apps/worker/src/run-task.ts': 1,
   'packages/media/src/pooled-request.ts': 1,
-  'packages/webhooks/src/events.ts': 1,
-  'packages/webhooks/src/signing.ts': 1,
 };
 
 function codeFiles(dir: string): string[] {

@@ -7,7 +7,6 @@ import { MODELS } from '@mediagen/catalog';
 import { accountBalance, findHolderByEmail, listAuditEvents, setAccountDisabled } from '@mediagen/db';
 import { Harness, startHarness } from './harness';
 import { browser, Mailbox, startMailbox } from './account-support';
-import { keyUsage } from '../src/services/key-usage';
 import { setAccountDisabledEverywhere } from '../src/services/key-admin';
 import { waitFor } from '../../../test/e2e/support/wait';
 
@@ -152,7 +151,7 @@ describe('developer options: API keys', () => {
     expect(bal.status).toBe(200);
     expect(bal.body.balanceCents).toBe(250);
     expect(bal.body.topUpUrl).toBe('http://127.0.0.1:1/account/top-up');
-    await keyUsage(h.deps).flush();
+    await h.deps.keyUsage.flush();
     expect((await b.get('/account/keys')).text).not.toContain('>never<');
     const keyId = /action="\/account\/keys\/([^/]+)\/revoke"/.exec(list.text)![1];
     expect((await b.post(`/account/keys/${keyId}/revoke`)).status).toBe(303);

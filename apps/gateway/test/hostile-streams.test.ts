@@ -20,7 +20,7 @@ describe('7: aborted downloads', () => {
   beforeAll(async () => {
     h = await startHarness('hostile_streams', { FILES_RATE_LIMIT_PER_MINUTE: '100000' });
     await h.deps.storage.put('results/aborts/0.mp4', Buffer.alloc(8 * 1024 * 1024, 1), 'video/mp4');
-    server = h.app.listen(0);
+    server = h.listen(0);
     port = (server.address() as AddressInfo).port;
   });
   afterAll(async () => {

@@ -43,7 +43,7 @@ beforeAll(async () => {
   refBase = `http://127.0.0.1:${(refServer.address() as AddressInfo).port}`;
   // A media deadline far beyond the test: only a failure or a hang-up may free a slot.
   h = await startHarness('inspection_cap', { INSTANT_WAIT_MS: '0', MEDIA_TIMEOUT_MS: '45000', RATE_LIMIT_PER_MINUTE: '100000' });
-  gateway = h.app.listen(0, '127.0.0.1');
+  gateway = h.listen(0, '127.0.0.1');
   await new Promise((r) => gateway.once('listening', r));
   gatewayPort = (gateway.address() as AddressInfo).port;
 });

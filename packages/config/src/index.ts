@@ -201,6 +201,12 @@ const envSchema = z.object({
   DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
   /** TCP keepalive on database connections after this much idle time, so a dead peer is noticed. 0 disables. */
   DB_KEEPALIVE_MS: z.coerce.number().int().min(0).default(10_000),
+  /**
+   * Most database connections one process opens; unset: 20 for a gateway, min(20, WORKER_CONCURRENCY + 5)
+   * for a worker. Every process's pool counts against the server's max_connections (100 by default), so a
+   * deployment of several gateways and workers on one Postgres sets it lower (or puts PgBouncer between).
+   */
+  DB_POOL_SIZE: z.coerce.number().int().min(1).max(1_000).optional(),
   /** Account holders (/account, docs/account.md): who may sign up; unset: open, except closed in production. */
   SIGNUP_MODE: optionalText(z.enum(['open', 'invite', 'closed'])),
   /** Opening balance of an account made by sign-up (a ledger top-up). */

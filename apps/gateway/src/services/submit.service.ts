@@ -15,26 +15,20 @@ import {
   TaskSpec,
   type SoldCatalog,
 } from '@mediagen/catalog';
-import { inspectReferences, Inspection, mediaPolicyFromConfig, MediaPolicy } from '@mediagen/media';
+import { inspectReferences, Inspection } from '@mediagen/media';
 import type { Config } from '@mediagen/config';
 import { claimIdempotencyKey, ClaimLost, createTaskWithCharge, findSubmittedTask, releaseIdempotencyKey, SubmitRefused } from '@mediagen/db';
 import { enqueueTask, SettledPollEntry } from '@mediagen/queue';
 import { settleFailed } from '@mediagen/settle';
 import { randomUUID } from 'node:crypto';
-import { GatewayDeps, onePerDeps } from '../deps';
+import type { GatewayDeps } from '../deps';
 import { requestFingerprint } from './fingerprint';
 import { submitBody } from './task-view';
 import { refusalError } from './refusals';
 import { planInlineFiles, storeInlineFiles } from './inline-files';
 import { precheckBeforeFetch, withInspectionSlot } from './fetch-precheck';
-import { settleContext } from './settle';
 
 export type Endpoint = 'video' | 'image';
-
-/** Built once per gateway; refuses ALLOW_PRIVATE_MEDIA_URLS in production. */
-const mediaPolicy: (deps: GatewayDeps) => MediaPolicy = onePerDeps(({ config }) =>
-  mediaPolicyFromConfig(config, { timeoutMs: config.MEDIA_TIMEOUT_MS, snapshot: true }),
-);
 
 export interface SubmitInput {
   accountId: string;
@@ -93,7 +87,7 @@ export async function inspectAndPrice(deps: GatewayDeps, accountId: string, spec
   let inspection = noMedia();
   if (refs.length > 0) {
     await precheckBeforeFetch(deps, accountId, spec, refs);
-    inspection = await withInspectionSlot(deps, accountId, () => inspectReferences(refs, mediaPolicy(deps), signal));
+    inspection = await withInspectionSlot(deps, accountId, () => inspectReferences(refs, deps.mediaPolicy, signal));
   }
   checkMeasuredLimits(spec, inspection.measured);
   return { inspection, cost: computeCost(spec, inspection.measured) };
@@ -158,7 +152,7 @@ export async function submitTask(deps: GatewayDeps, input: SubmitInput): Promise
     await storeInlineFiles(deps, taskId, inline).catch(async (err) => {
       // The task exists and is charged, but its inputs are not where its params say: fail it now,
       // refunded, rather than let a provider fail on missing files later.
-      await settleFailed(settleContext(deps), taskId, 'generation_failed', { reason: 'inputs_not_stored', cause: (err as Error).message });
+      await settleFailed(deps.settleContext, taskId, 'generation_failed', { reason: 'inputs_not_stored', cause: (err as Error).message });
       throw err;
     });
   } finally {
@@ -180,24 +174,15 @@ export async function submitTask(deps: GatewayDeps, input: SubmitInput): Promise
   if (!wait) return submitBody(pendingRow(taskId, spec.type), false, costCents);
   // The settlement's event carries the settled task's poll entry: the answer needs no read then.
   const entry = await wait.done;
-  const row = entry && entry.a === input.accountId ? settledRow(taskId, entry) : await findSubmittedTask(db, taskId, input.accountId);
+  const row = entry && entry.accountId === input.accountId ? settledRow(taskId, entry) : await findSubmittedTask(db, taskId, input.accountId);
   return submitBody(row ?? pendingRow(taskId, spec.type), false, costCents);
 }
 
-/** A settled task's row as submitBody reads it, from its poll entry (catalog pollBody's fields). */
-function settledRow(id: string, { t, b }: SettledPollEntry) {
-  const str = (v: unknown) => (typeof v === 'string' ? v : null);
-  return {
-    id,
-    type: t,
-    status: b.status,
-    progress: 100,
-    resultUrls: Array.isArray(b.resultUrls) ? b.resultUrls.filter((u): u is string => typeof u === 'string') : [],
-    errorCode: str(b.errorCode),
-    errorMessage: str(b.errorMessage),
-    retryable: typeof b.retryable === 'boolean' ? b.retryable : null,
-    expiresAt: typeof b.expiresAt === 'string' ? new Date(b.expiresAt) : null,
-  };
+/** A settled task's row as submitBody reads it, from its poll entry (decoded, so its fields are typed). */
+function settledRow(id: string, { type, body }: SettledPollEntry) {
+  const common = { id, type, progress: 100, resultUrls: [] as string[], errorCode: null as string | null, errorMessage: null as string | null, retryable: null as boolean | null, expiresAt: null as Date | null };
+  if (body.status === 'completed') return { ...common, status: body.status, resultUrls: body.resultUrls, expiresAt: body.expiresAt === undefined ? null : new Date(body.expiresAt) };
+  return { ...common, status: body.status, errorCode: body.errorCode, errorMessage: body.errorMessage, retryable: body.retryable };
 }
 
 const pendingRow = (id: string, type: 'video' | 'image') => ({

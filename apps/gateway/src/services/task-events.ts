@@ -90,7 +90,7 @@ export class TaskEvents {
     if (channel !== this.taskChannel) return;
     const event = decodeTaskEvent(message);
     if (!event) return;
-    const entry = event.entry?.b.status === event.status ? event.entry : undefined;
+    const entry = event.entry?.body.status === event.status ? event.entry : undefined;
     for (const fn of this.settleListeners) fn(event.taskId, entry);
     const set = this.waiters.get(event.taskId);
     if (set) for (const l of [...set]) l(entry);
