@@ -5,7 +5,6 @@ import { loadConfig, ConfigError } from '@mediagen/config';
 import { createDeps, closeDeps } from './deps';
 import { createApp } from './app';
 import { createGatewayServer } from './server';
-import { taskStreams } from './services/task-streams';
 import { growHeapByHalf, stopTranspilerThread } from '@mediagen/runtime';
 
 growHeapByHalf(); // the old generation grows by half at a time (packages/runtime heap-growth.ts)
@@ -31,7 +30,7 @@ async function main(): Promise<void> {
     closing = true;
     deps.log.info({ signal }, 'shutting down: finishing in-flight requests');
     // Event streams never finish by themselves: end them now (clients resume elsewhere with Last-Event-ID).
-    taskStreams(deps).closeAll();
+    deps.taskStreams.closeAll();
     const deadline = setTimeout(() => process.exit(1), config.SHUTDOWN_TIMEOUT_MS).unref();
     // Requests that still arrive on open keep-alive connections are served, and told to close.
     // Before the app's own listener: a response it writes synchronously has its headers sent already.

@@ -10,6 +10,7 @@ import { metricValue } from '../../../test/e2e/support/prom-text';
 import * as pollService from '../src/services/poll.service';
 import { TaskReads } from '../src/services/task-reads';
 import { startHarness, Harness } from './harness';
+import { waitFor } from '../../../test/e2e/support/wait';
 
 jest.setTimeout(60_000);
 
@@ -201,7 +202,7 @@ describe('the cached-poll lane', () => {
     expect((await request(h.app).get(`/api/image/tasks/${id}`).set(a.auth).expect(200)).body.status).toBe('pending');
     expect(spy).not.toHaveBeenCalled(); // the lane answered from the copy
     await h.deps.db.task.update({ where: { id }, data: { status: 'processing', progress: 40 } });
-    while ((await redis.exists(pollCacheKey(h.deps.config.REDIS_PREFIX, id))) === 1) await new Promise((r) => setTimeout(r, 10));
+    await waitFor(async () => (await redis.exists(pollCacheKey(h.deps.config.REDIS_PREFIX, id))) === 0, 5_000, 'the shared entry to expire');
     expect((await request(h.app).get(`/api/image/tasks/${id}`).set(a.auth).expect(200)).body).toEqual({ status: 'processing', progress: 40, type: 'image' });
     expect(spy).toHaveBeenCalledTimes(1);
     spy.mockRestore();
@@ -267,8 +268,11 @@ describe('API-key look-ups', () => {
     try {
       now.mockReturnValue(start + 4_500); // half a second of the 5 s entry left
       await request(h.app).get('/api/balance').set(a.auth).expect(200);
-      while (find.mock.calls.length === 0) await new Promise((r) => setTimeout(r, 5));
-      await new Promise((r) => setTimeout(r, 100)); // the refresh lands
+      await waitFor(() => find.mock.calls.length > 0, 5_000, 'the refresh lookup');
+      // The refresh lands: the lookup's answer, then the cache update chained on it (microtasks,
+      // all run before the next turn of the event loop).
+      await find.mock.results[0].value;
+      await new Promise((r) => setImmediate(r));
       now.mockReturnValue(start + 7_000); // past the first entry's end, within the refreshed one's
       await request(h.app).get('/api/balance').set(a.auth).expect(200);
       expect(find).toHaveBeenCalledTimes(1);

@@ -9,6 +9,7 @@ import { startHarness, Harness } from './harness';
 import { closeDeps, createDeps, GatewayDeps } from '../src/deps';
 import { gatewayListener, GatewayListener } from '../src/server';
 import { aheadFor, batchFor } from '../src/middleware/rate-tokens';
+import { waitFor } from '../../../test/e2e/support/wait';
 
 let h: Harness;
 let b: { app: GatewayListener; deps: GatewayDeps };
@@ -37,9 +38,6 @@ const poll = async (app: GatewayListener, taskId: string, auth: Record<string, s
 };
 /** Resolves once both gateways' subscribers have heard the task settle. */
 const settledOnBoth = (taskId: string) => Promise.all([h.deps, b.deps].map((d) => d.events.waitForSettle(taskId, 10_000).done));
-const until = async (cond: () => Promise<boolean>) => {
-  while (!(await cond())) await new Promise((r) => setTimeout(r, 20));
-};
 
 describe('poll cache across gateways', () => {
   it("a gateway's copy of the shared entry lives no longer than the shared entry itself", async () => {
@@ -49,7 +47,7 @@ describe('poll cache across gateways', () => {
     await redis.set(cacheKey(id), encodePollEntry({ accountId: a.id, type: 'video', body: { status: 'pending', type: 'video' } }), 'PX', 300);
     expect(await poll(b.app, id, a.auth)).toEqual({ status: 'pending', type: 'video' });
     await h.deps.db.task.update({ where: { id }, data: { status: 'processing', progress: 40 } });
-    await until(async () => (await redis.exists(cacheKey(id))) === 0);
+    await waitFor(async () => (await redis.exists(cacheKey(id))) === 0, 5_000, 'the shared entry to expire');
     // A copy kept for POLL_CACHE_MS (5 s) from when it was made would still answer pending here.
     expect(await poll(b.app, id, a.auth)).toEqual({ status: 'processing', progress: 40, type: 'video' });
     expect(await poll(A(), id, a.auth)).toEqual({ status: 'processing', progress: 40, type: 'video' });

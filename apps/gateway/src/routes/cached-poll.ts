@@ -19,12 +19,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Express } from 'express';
 import type { GatewayDeps } from '../deps';
-import { apiKeys } from '../middleware/auth';
-import { accountRateLimit } from '../middleware/rate-limit';
 import { observeRequest, routeMetrics } from '../middleware/http-metrics';
 import { logAnswered, requestId } from '../middleware/request-log';
 import { securityHeaderFields } from '../middleware/security-headers';
-import { entryEtag, pollCache } from '../services/poll.service';
+import { entryEtag } from '../services/poll.service';
 import { DOCUMENTED_POLL_URL, pollRouteLabel, PollType } from './poll-paths';
 import { buildPollAnswer, writePollAnswer } from './poll-answer';
 
@@ -35,10 +33,10 @@ import { buildPollAnswer, writePollAnswer } from './poll-answer';
 export type CachedPollLane = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 export function cachedPollLane(deps: GatewayDeps, app: Express): CachedPollLane {
-  const cache = pollCache(deps);
+  const cache = deps.pollCache;
   if (cache.ttlMs <= 0) return () => false;
-  const keys = apiKeys(deps);
-  const limits = accountRateLimit(deps);
+  const keys = deps.apiKeys;
+  const limits = deps.accountRateLimit;
   const security = securityHeaderFields(deps.config);
   const metrics = {
     image: routeMetrics(deps.metrics.http, 'GET', pollRouteLabel('image'), '200'),
