@@ -18,11 +18,30 @@ export async function enqueueTask(queue: TaskQueue, taskId: string, requestId?: 
 }
 
 /**
+ * The BullMQ priority of a task's job once its render runs upstream (its steps are polls and the
+ * result's collection). Jobs without a priority (a new task's first step, added by enqueueTask) are
+ * always taken before prioritized ones, so a new task's submit never queues behind the polls of
+ * renders already running: with thousands of young renders the polls ask for more steps than a
+ * worker can run, and in one FIFO list the last submits of a burst started a minute late (the
+ * benchmark's 10,000 renders in flight peaked below 10,000). A running render loses nothing but
+ * time to result by being asked about later; an unsent one has not started. Among themselves the
+ * prioritized jobs keep their order (same priority: first in, first out). The price: while new
+ * tasks keep a worker fully busy, running renders are not polled (bounded by the accounts'
+ * in-progress limits, which bound the new tasks).
+ */
+export const RUNNING_TASK_PRIORITY = 1;
+
+/** Gives a task's job RUNNING_TASK_PRIORITY, once (one Redis round trip; the job keeps it). */
+export async function yieldToNewTasks(job: { priority: number; changePriority(opts: { priority: number }): Promise<void> }): Promise<void> {
+  if (job.priority !== RUNNING_TASK_PRIORITY) await job.changePriority({ priority: RUNNING_TASK_PRIORITY });
+}
+
+/**
  * Runs a task's job now instead of at its next scheduled step (an upstream callback said the render
  * moved). A job waiting in the delayed set is promoted. A job that is running a step right now
  * cannot be: its step may already have read the upstream as still running, and would then sleep a
- * whole poll interval with the callback lost (issue 15.1: most callbacks of short renders came in
- * while the poll step ran). So the wake is written down (a flag key, kept a minute) and the
+ * whole poll interval with the callback lost (most callbacks of short renders came in while the
+ * poll step ran). So the wake is written down (a flag key, kept a minute) and the
  * running step's end takes it (takeWake) and runs the job again at once. A missing job is left
  * alone (the reconciler re-creates lost jobs).
  * Ordering: the check and the flag are one script (wakeCheck), so a job is either found delayed
@@ -30,7 +49,7 @@ export async function enqueueTask(queue: TaskQueue, taskId: string, requestId?: 
  * flag. Whichever way the two interleave, one of them finds the job delayed with the flag set.
  * One round trip for a job that is not delayed (an answers-at-once submit: the worker holds the
  * render's step when its webhook comes), two for a delayed one; it was a job read, a flag write,
- * the promote and a flag delete (issue 15.1, docs/benchmark.md "answers at once").
+ * the promote and a flag delete (docs/benchmark.md, "Answers at once").
  */
 export async function wakeTask(queue: TaskQueue, redis: WakeRedis, taskId: string): Promise<boolean> {
   const key = wakeKey(queue, taskId);
