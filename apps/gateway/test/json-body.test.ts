@@ -54,7 +54,7 @@ describe('jsonBody', () => {
   });
 });
 
-describe('jsonBody off the main thread (issue 11.2/11.9)', () => {
+describe('jsonBody off the main thread', () => {
   // A pool that records what it was given, parsing through the real worker pool.
   const real = new JsonParsePool(1);
   const seen: number[] = [];

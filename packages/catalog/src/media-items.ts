@@ -1,4 +1,4 @@
-// The two forms of a reference file (spec 4.7): a public https URL, or a base64 data URI for images
+// The two forms of a reference file: a public https URL, or a base64 data URI for images
 // and audio. Everything here is checked without I/O; packages/media later decodes the data, sniffs
 // the real type and measures durations.
 import { invalid } from '@mediagen/errors';
@@ -47,7 +47,7 @@ function parseDataUri(value: string, path: string, kind: MediaKind, role: MediaR
   }
   const data = value.slice(m[0].length);
   // The size first (arithmetic on the length): an oversized file is refused before the O(n)
-  // alphabet check walks megabytes of it (issue 11.2).
+  // alphabet check walks megabytes of it.
   const inlineBytes = base64DecodedBytes(data);
   if (inlineBytes > MAX_INLINE_FILE_BYTES) {
     return bad(path, `inline file is ${inlineBytes} bytes; the limit is ${MAX_INLINE_FILE_BYTES} bytes (10 MiB) per file; send a URL instead`);

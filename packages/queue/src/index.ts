@@ -2,4 +2,5 @@ export * from './contracts';
 export * from './connection';
 export * from './producer';
 export * from './pubsub';
+export * from './poll-entry';
 export * from './task-event-publisher';
