@@ -47,20 +47,32 @@ export async function yieldToNewTasks(job: { priority: number; changePriority(op
  * Ordering: the check and the flag are one script (wakeCheck), so a job is either found delayed
  * (and promoted here) or flagged while it is not; the worker moves it to delayed, then takes the
  * flag. Whichever way the two interleave, one of them finds the job delayed with the flag set.
- * One round trip for a job that is not delayed (an answers-at-once submit: the worker holds the
- * render's step when its webhook comes), two for a delayed one; it was a job read, a flag write,
- * the promote and a flag delete (docs/benchmark.md "answers at once").
+ * The check and BullMQ's promote are sent together, one round trip whether the job is delayed (an
+ * upstream callback between two polls) or not (an answers-at-once submit: the worker holds the
+ * render's step when its webhook comes). On one connection (the gateway's queue uses its command
+ * connection) Redis runs the check first, so a delayed job is promoted and not flagged, and a job
+ * that is not delayed is flagged and its promote fails. Were they to run the other way round, a
+ * promoted job would also be flagged: one poll more, never a wake lost. It was a job read, a flag
+ * write, the promote and a flag delete, then the check and a promote one after the other
+ * (docs/benchmark.md, "Answers at once" and "Time to result").
  */
 export async function wakeTask(queue: TaskQueue, redis: WakeRedis, taskId: string): Promise<boolean> {
   const key = wakeKey(queue, taskId);
-  const found = await redis.wakeCheck(queue.toKey(taskId), queue.keys.delayed, key, taskId, WAKE_FLAG_MS);
-  if (found !== WAKE_DELAYED) return false; // no job, or flagged: its step's end takes the wake
+  const checked = redis.wakeCheck(queue.toKey(taskId), queue.keys.delayed, key, taskId, WAKE_FLAG_MS);
+  const promoted = queue.backend.promote(taskId).then(
+    () => true,
+    () => false, // not in the delayed set (waiting, running, finished or gone)
+  );
+  const [found, moved] = await Promise.all([checked, promoted]);
+  if (moved || found !== WAKE_DELAYED) return moved; // promoted, or no job, or flagged: its step's end takes the wake
+  // Delayed at the check, yet not promoted: the promote ran first, while the job was not delayed
+  // yet, or the job left the delayed set in between.
   try {
     await queue.backend.promote(taskId);
     return true;
   } catch {
-    // It left the delayed set since the check (its delay ran out, or it was promoted): it runs, or
-    // is about to; the flag covers a step that had read the upstream before the callback came.
+    // It left the delayed set (its delay ran out, or another wake promoted it): it runs, or is
+    // about to; the flag covers a step that had read the upstream before the callback came.
     await redis.set(key, '1', 'PX', WAKE_FLAG_MS);
     return false;
   }
