@@ -9,6 +9,8 @@
 //     `sqlPool`), a database driver of its own (`pg`, `@prisma/client`; type-only imports aside) or
 //     an SQL statement on one of our tables anywhere else fails, with no exception list;
 //   - the apps read no environment variable themselves: loadConfig (packages/config) parses them once;
+//   - the apps keep no state keyed by their deps on the side (`new WeakMap`): what a gateway or a
+//     worker keeps per process is built in createDeps / startWorkerApp and passed where needed;
 //   - CONTRIBUTING.md's tree and the README's layout name every workspace;
 //   - the import graph has no circles: a small walk over the relative imports of every workspace's
 //     src/ (type-only imports included: a circle of types is still two files that cannot be read
@@ -183,6 +185,34 @@ describe('data access lives in packages/db', () => {
     );
     try {
       expect(accesses(tmp)).toHaveLength(6);
+    } finally {
+      fs.rmSync(tmp, { force: true });
+    }
+  });
+});
+
+describe("the apps' per-process state is built with their deps", () => {
+  /** Where a file makes a WeakMap (the shape of a singleton keyed by deps, built on first use). */
+  function weakMaps(file: string): number[] {
+    const sf = sourceOf(file);
+    const out: number[] = [];
+    walk(sf, (n) => {
+      if (ts.isNewExpression(n) && ts.isIdentifier(n.expression) && n.expression.text === 'WeakMap')
+        out.push(sf.getLineAndCharacterOfPosition(n.getStart()).line + 1);
+    });
+    return out;
+  }
+
+  it('makes no WeakMap in apps/*/src: createDeps (gateway) and startWorkerApp (worker) build that state', () => {
+    const found = SOURCES.filter((f) => rel(f).startsWith('apps/')).flatMap((f) => weakMaps(f).map((l) => `${rel(f)}:${l}`));
+    expect(found).toEqual([]);
+  });
+
+  it('finds a WeakMap (the check itself works)', () => {
+    const tmp = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'weakmap-probe-')), 'probe.ts');
+    fs.writeFileSync(tmp, 'const byDeps = new WeakMap<object, number>();\nexport const one = (d: object) => byDeps.get(d);\n');
+    try {
+      expect(weakMaps(tmp)).toEqual([1]);
     } finally {
       fs.rmSync(tmp, { force: true });
     }

@@ -22,7 +22,6 @@ const CITATION = /\b(?:issues? \d+(?:\.\d+)*|spec (?:sections? )?\d+(?:\.\d+)*|d
 const ALLOWED: Record<string, number> = {
   'apps/gateway/src/middleware/json-body.ts': 1,
   'apps/gateway/src/middleware/json-parse-pool.ts': 1,
-  'apps/gateway/src/routes/cached-poll.ts': 1,
   'apps/gateway/src/services/inline-files.ts': 2,
   'packages/media/src/pooled-request.ts': 1,
 };

@@ -1,5 +1,6 @@
-// The gateway's Express app. Wiring only: logic lives in services/ and packages/.
-import express, { Express, Request, Response } from 'express';
+// The gateway's Express app. Wiring only: logic lives in services/ and packages/. It is served
+// behind the cached-poll lane (server.ts), which answers cached polls before Express sees them.
+import express, { Express } from 'express';
 import type { GatewayDeps } from './deps';
 import { resultState } from '@mediagen/db';
 import { apiRouter } from './routes/api.routes';
@@ -13,7 +14,6 @@ import { bullBoardRouter } from './routes/bull-board.routes';
 import { docsRouter } from './routes/docs.routes';
 import { adminAuth } from './middleware/admin-auth';
 import { requestLog } from './middleware/request-log';
-import { cachedPollLane } from './routes/cached-poll';
 import { httpMetrics } from './middleware/http-metrics';
 import { metricsRouter } from './routes/metrics.routes';
 import { adminChannelsRouter } from './routes/admin-channels.routes';
@@ -26,8 +26,7 @@ import { bullBoardCsp, filesHeaders, refuseNulInUrl, securityHeaders } from './m
 import { AddressLimiter, addressRateLimit } from './middleware/ip-limits';
 import { trustProxyFn } from './middleware/client-address';
 import { buildOpenApiDocument } from './openapi/document';
-
-type Handle = (this: Express, req: Request, res: Response, next?: (err?: unknown) => void) => void;
+import { API_MOUNT } from './routes/poll-paths';
 
 export function createApp(deps: GatewayDeps): Express {
   const app = express();
@@ -40,7 +39,7 @@ export function createApp(deps: GatewayDeps): Express {
   app.use(securityHeaders(deps.config));
   app.use(refuseNulInUrl);
   // The API first: Express tries the layers in order, and no other route lives under /api.
-  app.use('/api', apiRouter(deps));
+  app.use(API_MOUNT, apiRouter(deps));
   app.use(healthRouter(deps));
   app.use(upstreamHooksRouter(deps));
   app.use(metricsRouter(deps));
@@ -70,14 +69,5 @@ export function createApp(deps: GatewayDeps): Express {
   app.use(notFoundHandler);
   app.use(errorHandler(deps.log));
 
-  // A poll this gateway can answer from memory is answered before Express sets the request up,
-  // with the headers the chain above would set (routes/cached-poll.ts); every other request, and
-  // every poll the lane cannot decide, is Express's as before. app.handle is what the app function
-  // (the server's request listener, and supertest's) calls for each request.
-  const lane = cachedPollLane(deps, app);
-  const handle = (app as unknown as { handle: Handle }).handle;
-  (app as unknown as { handle: Handle }).handle = function (this: Express, req, res, next) {
-    if (!lane(req, res)) handle.call(this, req, res, next);
-  };
   return app;
 }

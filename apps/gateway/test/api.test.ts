@@ -2,6 +2,7 @@
 import request from 'supertest';
 import { encodeTaskEvent } from '@mediagen/queue';
 import { startHarness, Harness } from './harness';
+import { eventually, waitFor } from '../../../test/e2e/support/wait';
 
 let h: Harness;
 beforeAll(async () => {
@@ -109,11 +110,20 @@ describe('submit and poll', () => {
     const id = (await request(h.app).post('/api/video/generate').set(a.auth).send(video)).body.taskId;
     expect((await request(h.app).get(`/api/video/tasks/${id}`).set(a.auth)).body.status).toBe('pending');
     await h.deps.db.task.update({ where: { id }, data: { status: 'processing', progress: 10 } });
-    const { createApp } = await import('../src/app');
-    const second = createApp({ ...h.deps });
+    const { gatewayListener } = await import('../src/server');
+    const { buildGatewayParts } = await import('../src/deps');
+    // A second gateway's own state (its poll cache copy included) over the same connections.
+    const parts = buildGatewayParts(h.deps);
+    const second = gatewayListener({ ...h.deps, ...parts });
     expect((await request(second).get(`/api/video/tasks/${id}`).set(a.auth)).body.status).toBe('pending');
-    await new Promise((r) => setTimeout(r, 1600));
-    expect((await request(second).get(`/api/video/tasks/${id}`).set(a.auth)).body).toEqual({ status: 'processing', progress: 10, type: 'video' });
+    // Once the 1.5 s entry expires, both instances answer the new status.
+    const fresh = await eventually('the cached poll to expire', async () => {
+      const body = (await request(second).get(`/api/video/tasks/${id}`).set(a.auth)).body;
+      return body.status === 'processing' ? body : null;
+    }, 10_000);
+    expect(fresh).toEqual({ status: 'processing', progress: 10, type: 'video' });
+    parts.keyUsage.stop();
+    parts.taskStreams.closeAll();
   });
 
   it('a cached poll is still 404 for another account', async () => {
@@ -157,8 +167,8 @@ describe('authentication', () => {
     const keys = await request(h.app).get(`/admin/accounts/${a.id}/api-keys`).set(h.admin());
     const first = keys.body.keys.find((k: { id: string }) => k.id !== second.body.id);
     await request(h.app).delete(`/admin/api-keys/${first.id}`).set(h.admin()).expect(204);
-    await new Promise((r) => setTimeout(r, 100)); // pub/sub eviction
-    await request(h.app).get('/api/balance').set(a.auth).expect(401);
+    // The revocation reaches the key cache through pub/sub: at once, but not synchronously.
+    await waitFor(async () => (await request(h.app).get('/api/balance').set(a.auth)).status === 401, 5_000, 'the revoked key refused');
     await request(h.app).get('/api/balance').set({ Authorization: `Bearer ${second.body.key}` }).expect(200);
   });
 

@@ -60,7 +60,7 @@ afterAll(async () => {
 
 it('1: a lying-range Matroska reference gets its 400 while /healthz keeps answering within 100 ms', async () => {
   const a = await h.newAccount({ balanceCents: 10_000 });
-  const listener = h.app.listen(0);
+  const listener = h.listen(0);
   const port = (listener.address() as AddressInfo).port;
   const body = { model: 'video-b-2.5', prompt: 'p', duration: 5, media: [{ type: 'video', url: `${base}/lying.webm` }] };
   // Once unmeasured: the first submit loads the parsers' modules (a one-off, not the input's cost).

@@ -138,7 +138,7 @@ it('20 concurrent submits with one id produce one task and one charge', async ()
 
 /** A submit whose Idempotency-Key goes on the wire as the UTF-8 bytes of `id`, as clients send it. */
 async function submitWithUtf8Header(auth: { Authorization: string }, id: string): Promise<{ status: number; body: Record<string, unknown> }> {
-  const server = h.app.listen(0, '127.0.0.1');
+  const server = h.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   try {
     const { port } = server.address() as AddressInfo;

@@ -253,7 +253,7 @@ async function collect(
   try {
     for (const [i, ref] of capOutputs(outputs, spec.type).entries()) {
       // Timed and counted per channel until the file's first bytes passed the checks.
-      const open = await observedDownload(adapter, () => openResult(ref, spec.type, ctx.download, signal));
+      const open = await observedDownload(ctx.downloadTimers, adapter, () => openResult(ref, spec.type, ctx.download, signal));
       try {
         // Stable keys: a retried download overwrites the earlier try instead of adding files.
         const key = resultKey(task.id, i, open.contentType);

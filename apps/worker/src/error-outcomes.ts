@@ -105,7 +105,7 @@ export const ERROR_OUTCOMES = {
 /** The outcome with its budget applied: what the step does now. */
 export type ErrorAction =
   | { kind: 'retry'; step: TaskStep; delayMs: number; transientErrors: number }
-  | { kind: 'next-channel' | 'model-unavailable' | 'lost' | 'violation' | 'no-result'; err: UpstreamError };
+  | { kind: Exclude<ErrorOutcome, { kind: 'retry' }>['kind']; err: UpstreamError };
 
 /**
  * The action for `err` at `step`, after `transientErrors` failures in a row of this step: a retry

@@ -67,7 +67,9 @@ export async function startWorkerApp(
     windowMs: config.CHANNEL_BREAKER_WINDOW_MS,
     cooldownMs: config.CHANNEL_BREAKER_COOLDOWN_MS,
   });
-  const adapters = new Map([...rawAdapters].map(([id, a]) => [id, observeChannel(a, { metrics, health: channelHealth, log })]));
+  const observed = new Map([...rawAdapters].map(([id, a]) => [id, observeChannel(a, { metrics, health: channelHealth, log })]));
+  const adapters = new Map([...observed].map(([id, o]) => [id, o.adapter]));
+  const downloadTimers = new Map([...observed].map(([id, o]) => [id, o.download]));
   // The gateway has no channel file: it learns the channels (for /admin/channels) from the workers,
   // which report them at start and every REGISTRY_REFRESH_MS (a channel nobody reports expires).
   const channelInfos = channels.channels.map((c) => ({
@@ -96,6 +98,7 @@ export async function startWorkerApp(
     storage: createStorage(config),
     channels,
     adapters,
+    downloadTimers,
     slots: createChannelSlots(redis, config.REDIS_PREFIX),
     events: createTaskEventPublisher(redis, config.REDIS_PREFIX, log),
     log,

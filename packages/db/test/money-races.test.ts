@@ -4,6 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import { createDb, Db } from '../src/client';
 import { newId } from '../src/ids';
+import { sql } from '../src/sql';
+import { waitFor } from '../../../test/e2e/support/wait';
 import { claimIdempotencyKey, releaseIdempotencyKey } from '../src/idempotency';
 import { ClaimLost, createTaskWithCharge, creditAccount, ledgerDiscrepancies, MAX_BALANCE_CENTS, NewTask, SubmitRefused } from '../src/billing';
 import { completeTask, failTask } from '../src/settlement';
@@ -30,6 +32,10 @@ const task = (accountId: string, extra: Partial<NewTask> = {}): NewTask => ({
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** The database's clock (what staleness is measured with), in epoch milliseconds. */
+const dbClockMs = async (db: Db) => (await sql<{ ms: number }>(db, 'SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms')).rows[0].ms;
+/** Waits on the condition (the database's clock passing `ms`), not a guess of how long that takes. */
+const dbClockPast = (db: Db, ms: number) => waitFor(async () => (await dbClockMs(db)) > ms, 10_000, 'the database clock');
 
 async function charges(db: Db, accountId: string): Promise<number> {
   return db.ledgerEntry.count({ where: { accountId, kind: 'charge' } });
@@ -149,8 +155,9 @@ describe.each([onDatabase('America/New_York'), onDatabase('Asia/Tokyo'), onSessi
     const accountId = await newAccount(db, 10_000);
     const first = await claimIdempotencyKey(db, accountId, 'k', 'fp', 1_000);
     expect(first.claimed).toBe(true);
+    const claimedBy = await dbClockMs(db);
     expect(await claimIdempotencyKey(db, accountId, 'k', 'fp', 1_000)).toEqual({ claimed: false, fingerprint: 'fp', taskId: null });
-    await sleep(1_200);
+    await dbClockPast(db, claimedBy + 1_000);
     expect((await claimIdempotencyKey(db, accountId, 'k', 'fp', 1_000)).claimed).toBe(true);
   });
 
@@ -158,7 +165,8 @@ describe.each([onDatabase('America/New_York'), onDatabase('Asia/Tokyo'), onSessi
     const accountId = await newAccount(db, 10_000);
     const a = await claimIdempotencyKey(db, accountId, 'slow', 'fp', 200);
     if (!a.claimed) throw new Error('first claim refused');
-    await sleep(300); // request A stalls (pool wait, slow reference) past the stale time
+    // Request A stalls (pool wait, slow reference) past the stale time, by the database's clock.
+    await dbClockPast(db, (await dbClockMs(db)) + 200);
     const b = await claimIdempotencyKey(db, accountId, 'slow', 'fp', 200);
     if (!b.claimed) throw new Error('takeover refused');
     // A wakes up: its charge must not commit, and its release must not delete B's claim.

@@ -1,3 +1,4 @@
+export * from './backoff';
 export * from './contracts';
 export * from './connection';
 export * from './producer';

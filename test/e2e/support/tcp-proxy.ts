@@ -18,6 +18,8 @@ export interface TcpProxy {
    * as when a NAT or firewall forgot them), so only a client that gives up on them recovers.
    */
   freeze(): void;
+  /** Connections opened since the last freeze() while frozen: a client that gave up on a silent one and tried again. */
+  readonly acceptedWhileFrozen: number;
   close(): Promise<void>;
 }
 
@@ -27,6 +29,7 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
   let port = 0;
   let frozen = false;
   let accepted = 0;
+  let acceptedWhileFrozen = 0;
   /** Connections caught by freeze(): silent until close(). */
   const blackholed = new Set<net.Socket>();
   const listen = () =>
@@ -37,6 +40,7 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
         client.on('close', () => sockets.delete(client));
         client.on('error', () => undefined);
         if (frozen) {
+          acceptedWhileFrozen++;
           blackholed.add(client);
           return void client.pause(); // accepted, never answered
         }
@@ -78,8 +82,12 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
       frozen = false;
       if (!server) await listen();
     },
+    get acceptedWhileFrozen() {
+      return acceptedWhileFrozen;
+    },
     freeze() {
       frozen = true;
+      acceptedWhileFrozen = 0;
       for (const sock of sockets) {
         sock.unpipe();
         sock.pause();

@@ -11,12 +11,13 @@ import { requestRateLimit } from '../middleware/rate-limit';
 import { jsonBody } from '../middleware/json-body';
 import { submitTask, Endpoint } from '../services/submit.service';
 import { quoteTask } from '../services/quote.service';
-import { entryEtag, pollCache, pollLocal, pollTask } from '../services/poll.service';
+import { entryEtag, pollLocal, pollTask } from '../services/poll.service';
 import type { PollEntry } from '../services/poll-cache';
 import { cancelTask } from '../services/cancel.service';
 import { listTaskItems, taskItem } from '../services/task-list.service';
-import { parseLastEventId, taskStreams } from '../services/task-streams';
-import { taskReads } from '../services/task-reads';
+import { parseLastEventId } from '../services/task-streams';
+import { pollRoutePath } from './poll-paths';
+import { JSON_TYPE } from './poll-answer';
 
 export function apiRouter(deps: GatewayDeps): Router {
   const r = Router();
@@ -55,10 +56,10 @@ export function apiRouter(deps: GatewayDeps): Router {
   };
   // A poll answered from this gateway's copy of the shared cache entry stays synchronous, and sends
   // the body serialised when the entry was copied, with its ETag computed once per entry.
-  const cache = pollCache(deps);
+  const cache = deps.pollCache;
   const send = (res: express.Response, e: PollEntry) => {
     const etag = entryEtag(res.app, e);
-    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.setHeader('Content-Type', JSON_TYPE);
     if (etag) res.setHeader('ETag', etag);
     res.send(e.json);
   };
@@ -72,8 +73,8 @@ export function apiRouter(deps: GatewayDeps): Router {
   r.post('/image/generate', ...json, submit('image'));
   r.post('/video/quote', ...json, quote('video'));
   r.post('/image/quote', ...json, quote('image'));
-  r.get('/video/tasks/:taskId', poll('video'));
-  r.get('/image/tasks/:taskId', poll('image'));
+  r.get(pollRoutePath('video'), poll('video'));
+  r.get(pollRoutePath('image'), poll('image'));
   // Extensions (docs/api.md): listing and cancel.
   r.get('/tasks', async (req, res) => {
     res.json(await listTaskItems(deps, req.auth!.accountId, req.query));
@@ -85,9 +86,9 @@ export function apiRouter(deps: GatewayDeps): Router {
   // The request-rate limit above counts the stream once, as the one request it is.
   r.get('/tasks/:taskId/events', async (req: express.Request<{ taskId: string }>, res) => {
     const accountId = req.auth!.accountId;
-    const task = await taskReads(deps).get(req.params.taskId);
+    const task = await deps.taskReads.get(req.params.taskId);
     if (!task || task.accountId !== accountId) throw new AppError('not_found', `Task ${req.params.taskId} not found`);
-    const streams = taskStreams(deps);
+    const streams = deps.taskStreams;
     if (!streams.hasRoom(accountId)) {
       throw new AppError('too_many_streams', `This account already has ${deps.config.SSE_MAX_STREAMS_PER_ACCOUNT} task event streams open; close one or poll`, undefined, undefined, {
         'Retry-After': '5',

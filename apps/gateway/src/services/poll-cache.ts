@@ -20,6 +20,7 @@
 //   shared entry always was.
 // Terminal states never change, so their entries are kept longer.
 import { performance } from 'node:perf_hooks';
+import type { PollAnswer } from '../routes/poll-answer';
 import { decodePollEntry, encodePollEntry, pollCacheKey, PollCacheEntry, RedisClient, SETTLED_POLL_ENTRY_MS, SettledPollEntry, toPollEntry } from '@mediagen/queue';
 
 const TERMINAL_CACHE_MS = 10 * 60_000;
@@ -36,6 +37,11 @@ export interface PollEntry {
   json: Buffer;
   /** Its ETag, computed on first use by the route (Express would hash the body per response). */
   etag?: string;
+  /**
+   * The cached-poll lane's answer from this entry, built on its first use (routes/cached-poll.ts):
+   * a local copy never changes, so neither does the answer, bar its per-request fields.
+   */
+  answer?: PollAnswer;
   /** performance.now() at which the shared entry expires at the latest (local copies only). */
   until: number;
 }

@@ -15,26 +15,20 @@ import {
   TaskSpec,
   type SoldCatalog,
 } from '@mediagen/catalog';
-import { inspectReferences, Inspection, mediaPolicyFromConfig, MediaPolicy } from '@mediagen/media';
+import { inspectReferences, Inspection } from '@mediagen/media';
 import type { Config } from '@mediagen/config';
 import { claimIdempotencyKey, ClaimLost, createTaskWithCharge, findSubmittedTask, releaseIdempotencyKey, SubmitRefused } from '@mediagen/db';
 import { enqueueTask, SettledPollEntry } from '@mediagen/queue';
 import { settleFailed } from '@mediagen/settle';
 import { randomUUID } from 'node:crypto';
-import { GatewayDeps, onePerDeps } from '../deps';
+import type { GatewayDeps } from '../deps';
 import { requestFingerprint } from './fingerprint';
 import { submitBody } from './task-view';
 import { refusalError } from './refusals';
 import { planInlineFiles, storeInlineFiles } from './inline-files';
 import { precheckBeforeFetch, withInspectionSlot } from './fetch-precheck';
-import { settleContext } from './settle';
 
 export type Endpoint = 'video' | 'image';
-
-/** Built once per gateway; refuses ALLOW_PRIVATE_MEDIA_URLS in production. */
-const mediaPolicy: (deps: GatewayDeps) => MediaPolicy = onePerDeps(({ config }) =>
-  mediaPolicyFromConfig(config, { timeoutMs: config.MEDIA_TIMEOUT_MS, snapshot: true }),
-);
 
 export interface SubmitInput {
   accountId: string;
@@ -93,7 +87,7 @@ export async function inspectAndPrice(deps: GatewayDeps, accountId: string, spec
   let inspection = noMedia();
   if (refs.length > 0) {
     await precheckBeforeFetch(deps, accountId, spec, refs);
-    inspection = await withInspectionSlot(deps, accountId, () => inspectReferences(refs, mediaPolicy(deps), signal));
+    inspection = await withInspectionSlot(deps, accountId, () => inspectReferences(refs, deps.mediaPolicy, signal));
   }
   checkMeasuredLimits(spec, inspection.measured);
   return { inspection, cost: computeCost(spec, inspection.measured) };
@@ -158,7 +152,7 @@ export async function submitTask(deps: GatewayDeps, input: SubmitInput): Promise
     await storeInlineFiles(deps, taskId, inline).catch(async (err) => {
       // The task exists and is charged, but its inputs are not where its params say: fail it now,
       // refunded, rather than let a provider fail on missing files later.
-      await settleFailed(settleContext(deps), taskId, 'generation_failed', { reason: 'inputs_not_stored', cause: (err as Error).message });
+      await settleFailed(deps.settleContext, taskId, 'generation_failed', { reason: 'inputs_not_stored', cause: (err as Error).message });
       throw err;
     });
   } finally {
