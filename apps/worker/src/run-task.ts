@@ -6,7 +6,7 @@ import { DelayedError, Job, UnrecoverableError } from 'bullmq';
 import { parseStoredTaskParams } from '@mediagen/catalog';
 import { pickChannel } from '@mediagen/channel-health';
 import { ableToRender, type Channel, channelsFor, UpstreamError } from '@mediagen/providers';
-import { RunTaskPayload, runTaskPayloadSchema, takeWake } from '@mediagen/queue';
+import { RunTaskPayload, runTaskPayloadSchema, takeWake, yieldToNewTasks } from '@mediagen/queue';
 import { Attempt, isOpenAttempt, loadTask, lostAttemptsOn, setAttemptStatus, startAttempt, triedChannels } from '@mediagen/db';
 import { closeAttempt, collectStep, newAttemptId, pollStep, submitStep } from './attempt-steps';
 import { slotLeaseUntil } from './channel-slots';
@@ -46,6 +46,8 @@ export function createRunTaskProcessor(ctx: WorkerContext) {
       next = { at: Date.now() + backoffMs(n), step: payload.step, transientErrors: n };
     }
     if (!next) return 'settled';
+    // From the first poll on, the job waits behind new tasks' first steps (packages/queue).
+    if (next.step === 'poll') await yieldToNewTasks(job);
     await job.updateData({ taskId: payload.taskId, step: next.step, transientErrors: next.transientErrors, requestId: payload.requestId, ...(kept ? { render: kept } : {}) });
     await job.moveToDelayed(next.at, token);
     ctx.stats.delayed += 1;
