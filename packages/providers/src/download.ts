@@ -12,7 +12,7 @@
 // - Bounded memory: the body is read into pooled buffers and lent to storage chunk by chunk
 //   (packages/media pooled-request.ts, result-body.ts), never a fresh buffer per socket read.
 // - Outputs capped to what the task asked for.
-import { MediaProblem, pooledRequest, safeFetch, sniffMime, type Hop, type PooledResponse, type Resolver } from '@mediagen/media';
+import { MediaProblem, pooledRequest, safeFetch, sniffMime, undiciRequest, type Hop, type PooledResponse, type Resolver } from '@mediagen/media';
 import type { ResultRef } from './channel-adapter';
 import { bufferBody, checkedBody, type ResultBody } from './result-body';
 import { UpstreamError } from './upstream-error';
@@ -100,7 +100,8 @@ export async function openResult(ref: ResultRef, type: ResultType, policy: Downl
   }
   const origin = originOf(ref.url);
   // Adapter headers (an API key) only for the URL the adapter named, never for a redirect target.
-  const request = policy.hop ?? pooledRequest;
+  // MEDIA_DOWNLOAD_CLIENT=undici: Node's client (undici) instead of our parser, while the two are measured.
+  const request = policy.hop ?? (process.env.MEDIA_DOWNLOAD_CLIENT === 'undici' ? undiciRequest : pooledRequest);
   const hop: Hop<PooledResponse> = (url, addresses, headers, sig) => request(url, addresses, url.origin === origin ? headers : {}, sig);
   let res;
   try {
