@@ -17,7 +17,7 @@
 //   never a short or doubled file. An unasked 100 Continue is refused, 103 is skipped.
 // - undici 8 at least: undici 7 asserted (an uncatchable crash of the process) when a server
 //   closed the connection while the response was paused for a slow consumer.
-import { Client, type Dispatcher } from 'undici';
+import type { Client, Dispatcher } from 'undici';
 import { BufferPool } from './buffer-pool';
 import { MediaProblem, deadlineProblem, throwIfAborted } from './problem';
 import { describeNetError, pinnedLookup, type Hop } from './safe-fetch';
@@ -50,13 +50,23 @@ export interface PooledResponse {
   destroy(err?: Error): void;
 }
 
+/**
+ * undici, loaded by the first download: loading it costs a process about 25 MiB of RSS, and the
+ * gateway imports this package (reference media) without ever downloading a result.
+ */
+let undici: Promise<typeof import('undici')> | null = null;
+
 /** A Hop (safe-fetch.ts) reading bodies into `pool`. */
 export function pooledHop(pool: BufferPool = downloadPool): Hop<PooledResponse> {
-  return (url, addresses, headers, signal) =>
-    new Promise((resolve, reject) => {
-      throwIfAborted(signal);
-      new Transfer(pool, url, addresses, requestHeaders(headers), signal, resolve, reject);
+  return async (url, addresses, headers, signal) => {
+    throwIfAborted(signal);
+    const checked = requestHeaders(headers);
+    const { Client: ClientClass } = await (undici ??= import('undici'));
+    throwIfAborted(signal);
+    return new Promise((resolve, reject) => {
+      new Transfer(ClientClass, pool, url, addresses, checked, signal, resolve, reject);
     });
+  };
 }
 
 export const pooledRequest: Hop<PooledResponse> = pooledHop();
@@ -80,6 +90,7 @@ class Transfer implements PooledBody, Dispatcher.DispatchHandler {
   private readonly onAbort = () => this.fail(deadlineProblem(this.signal));
 
   constructor(
+    ClientClass: typeof Client,
     private readonly pool: BufferPool,
     url: URL,
     addresses: ResolvedAddress[],
@@ -88,7 +99,7 @@ class Transfer implements PooledBody, Dispatcher.DispatchHandler {
     private readonly resolveHead: (r: PooledResponse) => void,
     private readonly rejectHead: (e: Error) => void,
   ) {
-    this.client = new Client(url.origin, {
+    this.client = new ClientClass(url.origin, {
       connect: { lookup: pinnedLookup(addresses), timeout: CONNECT_TIMEOUT_MS },
       // The caller's signal is the deadline over the whole transfer.
       headersTimeout: 0,
