@@ -1,4 +1,4 @@
-// Section `large-results` (issue 15 point 4): ten concurrent 500 MiB video results, streamed from
+// Section `large-results`: ten concurrent 500 MiB video results, streamed from
 // the simulator through the worker's download path into disk storage, then served to ten clients
 // by the gateway's /files route in 8 MiB ranges (two of them abandoning a range mid-way, as a
 // player does when it seeks). What it shows: memory stays bounded on both sides (worker RSS over

@@ -1,4 +1,4 @@
-// Task listing and cancel through the real processes (issue 14 points 2 and 3). Channels: video-a-h3
+// Task listing and cancel through the real processes. Channels: video-a-h3
 // on a MiniMax-protocol channel (its adapter cancels upstream) that renders one task at a time, and
 // video-b-2.5 on the simulator's own protocol, which has no cancel. Every cancel checks the ledger.
 import fs from 'node:fs';

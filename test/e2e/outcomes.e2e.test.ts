@@ -1,4 +1,4 @@
-// Every terminal outcome of spec section 3 through the real processes: gateway, one worker and the
+// Every terminal outcome of a task (completed, failed with each code, timeout) through the real processes: gateway, one worker and the
 // provider simulator. Each test checks the poll body, the refund (or its absence) and the ledger.
 import { PNG } from 'pngjs';
 import { Account, apiClient } from './support/api';

@@ -1,4 +1,4 @@
-// Issue 15.6: the whole service on a real Redis Cluster (REDIS_CLUSTER_NODES). Three masters from the
+// The whole service on a real Redis Cluster (REDIS_CLUSTER_NODES). Three masters from the
 // machine's redis-server on loopback; gateway, worker and simulator run on it with REDIS_URL still
 // pointing at the machine's standalone Redis, which must receive nothing. Covered: image and video
 // submits to completion (queues under the `{prefix}` hash tag, channel slots and breakers, task events

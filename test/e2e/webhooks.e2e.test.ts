@@ -1,4 +1,4 @@
-// Signed webhooks to clients through the real processes (issue 14 point 1): account endpoints and
+// Signed webhooks to clients through the real processes: account endpoints and
 // per-task callback_url, verified with the `standardwebhooks` library as a client would; a receiver
 // that is down for a while still gets every event once, under the same webhook-id across retries;
 // secret rotation (both secrets verify during the overlap); admin deliveries, attempts and resend;

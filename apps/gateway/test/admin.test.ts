@@ -1,4 +1,4 @@
-// Admin API (design.md section 4), OpenAPI document and reference page, Bull Board.
+// Admin API (docs/api.md), OpenAPI document and reference page, Bull Board.
 import request from 'supertest';
 import { startHarness, Harness } from './harness';
 

@@ -1,4 +1,4 @@
-// Endpoints, bodies, auth and polling of spec sections 2, 4 and 5, over real Postgres and Redis.
+// Endpoints, bodies, auth and polling of the public API, over real Postgres and Redis.
 import request from 'supertest';
 import { encodeTaskEvent } from '@mediagen/queue';
 import { startHarness, Harness } from './harness';
@@ -57,7 +57,7 @@ describe('submit and poll', () => {
       const t = await db.task.findFirst({ where: { accountId: a.id, status: 'pending' } });
       if (!t) return;
       clearInterval(timer);
-      await redis.publish(events.taskChannel, encodeTaskEvent({ taskId: t.id, status: 'failed', entry: { a: a.id, t: 'image', b: body as never } }));
+      await redis.publish(events.taskChannel, encodeTaskEvent({ taskId: t.id, status: 'failed', entry: { accountId: a.id, type: 'image', body: body as never } }));
     }, 20);
     const res = await request(h.app).post('/api/image/generate').set(a.auth).send({ model: 'image-d-2.5-flash-image', prompt: 'quick sketch' });
     clearInterval(timer);
@@ -73,7 +73,7 @@ describe('submit and poll', () => {
     expect(res.body.status).toBe('pending');
   });
 
-  it('poll bodies per status follow spec 4.2 field for field', async () => {
+  it('poll bodies per status carry the documented fields, field for field', async () => {
     const a = await h.newAccount();
     const mk = async () => (await request(h.app).post('/api/video/generate').set(a.auth).send(video)).body.taskId as string;
     const [p, pr, c, f] = [await mk(), await mk(), await mk(), await mk()];
@@ -134,7 +134,7 @@ describe('balance', () => {
   });
 });
 
-describe('authentication (spec 5)', () => {
+describe('authentication', () => {
   const cases: [string, Record<string, string>][] = [
     ['missing header', {}],
     ['not bearer', { Authorization: 'Basic dXNlcjpwYXNz' }],

@@ -4,7 +4,7 @@
 // (services/task-reads.ts) and the API-key cache's single lookup per key (middleware/auth.ts).
 import request from 'supertest';
 import IORedis from 'ioredis';
-import { pollCacheKey } from '@mediagen/queue';
+import { encodePollEntry, pollCacheKey } from '@mediagen/queue';
 import { sqlPool } from '@mediagen/db';
 import { metricValue } from '../../../test/e2e/support/prom-text';
 import * as pollService from '../src/services/poll.service';
@@ -120,7 +120,7 @@ describe('the cached-poll lane', () => {
     const a = await h.newAccount();
     const id = await submit(a.auth);
     // The shared entry as another gateway stored it, with little of its life left.
-    await redis.set(pollCacheKey(h.deps.config.REDIS_PREFIX, id), JSON.stringify({ a: a.id, t: 'image', b: { status: 'pending', type: 'image' } }), 'PX', 400);
+    await redis.set(pollCacheKey(h.deps.config.REDIS_PREFIX, id), encodePollEntry({ accountId: a.id, type: 'image', body: { status: 'pending', type: 'image' } }), 'PX', 400);
     expect((await request(h.app).get(`/api/image/tasks/${id}`).set(a.auth).expect(200)).body.status).toBe('pending');
     const spy = viaChain();
     expect((await request(h.app).get(`/api/image/tasks/${id}`).set(a.auth).expect(200)).body.status).toBe('pending');

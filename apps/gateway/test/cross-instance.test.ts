@@ -5,7 +5,7 @@
 import request from 'supertest';
 import IORedis from 'ioredis';
 import type { Express } from 'express';
-import { pollCacheKey } from '@mediagen/queue';
+import { decodePollEntry, encodePollEntry, pollCacheKey } from '@mediagen/queue';
 import { startHarness, Harness } from './harness';
 import { closeDeps, createDeps, GatewayDeps } from '../src/deps';
 import { createApp } from '../src/app';
@@ -47,7 +47,7 @@ describe('poll cache across gateways', () => {
     const a = await h.newAccount();
     const id = (await request(A()).post('/api/video/generate').set(a.auth).send(video).expect(200)).body.taskId as string;
     // The shared entry as another gateway stored it, with little of its life left.
-    await redis.set(cacheKey(id), JSON.stringify({ a: a.id, t: 'video', b: { status: 'pending', type: 'video' } }), 'PX', 300);
+    await redis.set(cacheKey(id), encodePollEntry({ accountId: a.id, type: 'video', body: { status: 'pending', type: 'video' } }), 'PX', 300);
     expect(await poll(b.app, id, a.auth)).toEqual({ status: 'pending', type: 'video' });
     await h.deps.db.task.update({ where: { id }, data: { status: 'processing', progress: 40 } });
     await until(async () => (await redis.exists(cacheKey(id))) === 0);
@@ -78,9 +78,9 @@ describe('poll cache across gateways', () => {
     await settled;
     // A slow gateway read the task before the cancel committed and fills the entry only now: its
     // fill (SET NX) finds the settled entry the settlement stored, and adopts it.
-    const stale = JSON.stringify({ a: a.id, t: 'video', b: { status: 'pending', type: 'video' } });
+    const stale = encodePollEntry({ accountId: a.id, type: 'video', body: { status: 'pending', type: 'video' } });
     expect(await redis.set(cacheKey(id), stale, 'PX', 60_000, 'NX')).toBeNull();
-    expect(JSON.parse((await redis.get(cacheKey(id)))!).b.status).toBe('failed');
+    expect(decodePollEntry((await redis.get(cacheKey(id)))!)?.body.status).toBe('failed');
     // Stored over it anyway (an older gateway's plain SET): still never answered after the event.
     await redis.set(cacheKey(id), stale, 'PX', 60_000);
     expect(await poll(b.app, id, a.auth)).toMatchObject({ status: 'failed', errorCode: 'cancelled' });

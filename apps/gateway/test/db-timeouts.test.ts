@@ -1,4 +1,4 @@
-// Issue 12, point 5: a database that stops answering (a partition: connections stay open, nothing
+// A database that stops answering (a partition: connections stay open, nothing
 // comes back) must not hang requests for the kernel's retransmit time. With the DB_* timeouts the
 // gateway answers 503 service_unavailable with the error body, quickly, and works again after.
 import request from 'supertest';

@@ -1,4 +1,4 @@
-// Issue 11, the gateway's HTTP layer against hostile clients, on the real Postgres and Redis:
+// The gateway's HTTP layer against hostile clients, on the real Postgres and Redis:
 // each block names the numbered point it proves.
 import fs from 'node:fs';
 import request from 'supertest';

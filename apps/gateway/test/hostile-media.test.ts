@@ -1,4 +1,4 @@
-// Issue 11.1 and 11.3 on the real Postgres and Redis: a reference server that lies about its
+// Hostile reference media on the real Postgres and Redis: a reference server that lies about its
 // ranges cannot freeze the gateway, and a key without balance makes it fetch nothing.
 import fs from 'node:fs';
 import path from 'node:path';

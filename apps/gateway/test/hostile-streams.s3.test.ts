@@ -1,4 +1,4 @@
-// Issue 11.7 with S3 storage: downloads that clients abandon (players abort on every seek, slow
+// With S3 storage, downloads that clients abandon (players abort on every seek, slow
 // readers that stop reading or go away) give their S3 sockets back. Before the fix, 20 aborted
 // downloads held 20 of the SDK's pooled sockets for good, and after 300 slow readers 255 of 256
 // were still held: every later file GET then timed out. A local S3 (s3rver) with the deployment's

@@ -1,4 +1,4 @@
-// Issue 11.7 and 11.16: aborted downloads give back their file descriptors and sockets; a gateway
+// Aborted downloads give back their file descriptors and sockets; a gateway
 // started while Redis was down subscribes to revocations once Redis is back. Real Postgres/Redis.
 import fs from 'node:fs';
 import http from 'node:http';

@@ -1,4 +1,4 @@
-// Issue 11.3, the per-account cap on inspections running at once (MAX_INSPECTIONS_PER_ACCOUNT in
+// The per-account cap on inspections running at once (MAX_INSPECTIONS_PER_ACCOUNT in
 // services/fetch-precheck.ts): while two submits of an account are reading slow references, a
 // third gets 429 `rate_limited` with Retry-After and makes no fetch; another account is not
 // affected; a slot comes back when its inspection fails and when its client hangs up (the

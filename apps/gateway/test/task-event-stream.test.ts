@@ -92,7 +92,7 @@ const submit = async (auth: Record<string, string>) =>
 
 async function settle(taskId: string, accountId: string, withEntry: boolean) {
   await h.deps.db.task.update({ where: { id: taskId }, data: { status: 'completed', progress: 100, resultUrls: ['https://cdn.example/r.mp4'] } });
-  const entry = { a: accountId, t: 'video' as const, b: { status: 'completed' as const, resultUrls: ['https://cdn.example/r.mp4'], type: 'video' } };
+  const entry = { accountId, type: 'video' as const, body: { status: 'completed' as const, resultUrls: ['https://cdn.example/r.mp4'], type: 'video' as const } };
   await h.deps.redis.publish(h.deps.events.taskChannel, encodeTaskEvent({ taskId, status: 'completed', ...(withEntry ? { entry } : {}) }));
 }
 

@@ -7,10 +7,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Attempt, AttemptStatus, latestAttempt, recordUpstreamId, type RenderUsage } from '@mediagen/db';
 import type { ChannelAdapter } from '@mediagen/providers';
+import { type Backoff, exponentialBackoffMs } from '@mediagen/queue';
 import type { WorkerContext } from './context';
 
-const FIRST_BACKOFF_MS = 100;
-const MAX_BACKOFF_MS = 2_000;
+/** 100 ms doubling to 2 s, no jitter: one job waits, nothing to spread. */
+const ID_WRITE_BACKOFF: Backoff = { baseMs: 100, maxMs: 2_000, jitter: 0 };
 
 export interface KeptRender {
   attemptId: string;
@@ -54,7 +55,7 @@ export async function recordRender(
         throw new UnrecordedRender({ attemptId: attempt.id, upstreamId }, err);
       }
       ctx.log.warn({ ...fields, try: n }, 'upstream id not written; retrying');
-      await sleep(Math.min(left, FIRST_BACKOFF_MS * 2 ** (n - 1), MAX_BACKOFF_MS));
+      await sleep(Math.min(left, exponentialBackoffMs(n, ID_WRITE_BACKOFF)));
     }
   }
   if ('recorded' in result) return result.recorded;

@@ -1,4 +1,4 @@
-// The worker decides from adapter capabilities (issue 10 point 3, issue 13 points 5, 8, 9, 12): a
+// The worker decides from adapter capabilities: a
 // scripted upstream (no idempotent submit, cancel, orphan search, synchronous answers, usage) whose
 // behaviour per task is named in the prompt, behind one channel of a real in-process worker.
 import { newId, createTaskWithCharge } from '@mediagen/db';

@@ -1,4 +1,4 @@
-// Issue 12, point 5, on the worker: a database that stops answering mid-render (a partition:
+// On the worker: a database that stops answering mid-render (a partition:
 // connections stay open, nothing comes back on them, ever, as when a NAT or firewall dropped
 // their state). With the DB_* timeouts the worker's steps give up on those connections instead of
 // hanging on them for the kernel's retransmit time, are retried after a backoff on new ones, and

@@ -1,4 +1,4 @@
-// Issue 12, point 7, through the simulator's http-jobs protocol: a provider that restarted and
+// Through the simulator's http-jobs protocol: a provider that restarted and
 // forgot a render answers 404 on its id. The task gets one fresh attempt on the same channel
 // (the upstream has no render, so this cannot render twice), visible in the attempts, and
 // completes, even on a model with a single channel.

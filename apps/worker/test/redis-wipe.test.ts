@@ -1,4 +1,4 @@
-// Issue 12, point 3: Redis loses its data (restart without persistence, failover to an empty
+// Redis loses its data (restart without persistence, failover to an empty
 // replica, FLUSHALL) and the worker is NOT restarted. The timeout sweep and the reconciler are
 // schedulers stored in Redis; the worker must notice they are gone and declare them again, so the
 // reconciler re-enqueues the tasks whose jobs were wiped and every task still ends.

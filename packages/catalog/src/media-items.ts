@@ -1,6 +1,7 @@
 // The two forms of a reference file: a public https URL, or a base64 data URI for images and
-// audio (or its stand-in, when the gateway wrote the data URI to storage while it arrived). Everything here is checked without I/O; packages/media later decodes the data, sniffs
-// the real type and measures durations.
+// audio (or its stand-in, when the gateway wrote the data URI to storage while it arrived).
+// Everything here is checked without I/O; packages/media later decodes the data, sniffs the real
+// type and measures durations.
 import { invalid } from '@mediagen/errors';
 import type { MediaKind, MediaRef, StagedDataUri, ValidateOptions } from './types';
 import { MAX_INLINE_FILE_BYTES, MAX_MEDIA_URL_CHARS } from './limits';

@@ -247,7 +247,7 @@ export async function markSubmitEnded(db: Db, attempt: Attempt): Promise<void> {
     UPDATE "TaskAttempt" SET "submitOpenUntil" = NULL WHERE "id" = ${attempt.id} AND "submitOpenUntil" = ${attempt.submitOpenUntil}`;
 }
 
-/** What the upstream reported the render used, and its cost to us when known (issue 13 point 12). */
+/** What the upstream reported the render used, and its cost to us when known. */
 export async function recordUsage(db: Db, attempt: Attempt, usage: { units: string; amount: number; costMicroUsd?: number }): Promise<void> {
   const cost = usage.costMicroUsd === undefined ? null : BigInt(Math.round(usage.costMicroUsd));
   await db.$executeRaw`

@@ -1,4 +1,4 @@
-// Issue 12, points 1, 2 and 4 at the database boundary: the reason of a refused submit comes from
+// Money races at the database boundary: the reason of a refused submit comes from
 // the state that refused it; an idempotency claim is "still mine" or nothing; staleness uses the
 // database clock on any server time zone; balances cannot overflow.
 import { randomUUID } from 'node:crypto';
@@ -48,7 +48,7 @@ describe('on the shared test database', () => {
     await schema.drop();
   });
 
-  it('point 1: a submit refused at the in-progress limit while tasks end is never a 402 while the balance covers it', async () => {
+  it('a submit refused at the in-progress limit while tasks end is never a 402 while the balance covers it', async () => {
     const accountId = await newAccount(db, 1_000_000, 5);
     const running: string[] = [];
     const refusals: SubmitRefused[] = [];
@@ -77,12 +77,12 @@ describe('on the shared test database', () => {
     expect(acc.tasksInProgress).toBe(running.length);
   });
 
-  it('point 1: a real shortfall is still a 402 with the balance the gate saw', async () => {
+  it('a real shortfall is still a 402 with the balance the gate saw', async () => {
     const accountId = await newAccount(db, 2);
     await expect(createTaskWithCharge(db, task(accountId))).rejects.toMatchObject({ reason: 'insufficient_balance', balanceCents: 2 });
   });
 
-  it('point 4: a refund on a balance near 2^31-1 cents settles (64-bit balances), and top-ups stop at MAX_BALANCE_CENTS', async () => {
+  it('a refund on a balance near 2^31-1 cents settles (64-bit balances), and top-ups stop at MAX_BALANCE_CENTS', async () => {
     const accountId = await newAccount(db, 2_147_483_000);
     const t = task(accountId, { costCents: 600 });
     await createTaskWithCharge(db, t);
@@ -98,7 +98,7 @@ describe('on the shared test database', () => {
   });
 });
 
-// Point 2 on servers in three time zones, and on sessions that set their own.
+// Staleness by the database clock on servers in three time zones, and on sessions that set their own.
 type Setup = { name: string; open(): Promise<{ url: string; close(): Promise<void> }> };
 const onDatabase = (tz: string): Setup => ({
   name: `a database whose TimeZone is ${tz}`,
@@ -116,7 +116,7 @@ const onSession = (tz: string): Setup => ({
   },
 });
 
-describe.each([onDatabase('America/New_York'), onDatabase('Asia/Tokyo'), onSession('America/New_York'), onSession('Asia/Tokyo')])('point 2 on $name', (setup) => {
+describe.each([onDatabase('America/New_York'), onDatabase('Asia/Tokyo'), onSession('America/New_York'), onSession('Asia/Tokyo')])('idempotency staleness on $name', (setup) => {
   let db: Db;
   let close: () => Promise<void>;
   beforeAll(async () => {

@@ -1,4 +1,4 @@
-// @mediagen/media: reads client reference files for the submit path (issue 4). It measures and
+// @mediagen/media: reads client reference files for the submit path. It measures and
 // verifies; the caps and prices built on the measurements live in @mediagen/catalog.
 
 export { inspectReferences, type DecodedInline, type Inspection } from './inspect';

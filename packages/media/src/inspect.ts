@@ -1,5 +1,5 @@
 // The submit path's one call: read every reference file concurrently under one deadline, measure
-// reference video/audio durations (billing and caps depend on them, spec 4.1.1/4.1.2), verify each
+// reference video/audio durations (billing and caps depend on them), verify each
 // file is what it claims, and hand back inline files decoded for storage. Nothing is stored here:
 // the gateway stores `inline` only after the task is created, so a refused submit leaves no file.
 
@@ -226,7 +226,7 @@ async function checkUrlRef(ref: MediaRef, p: MediaPolicy, signal: AbortSignal, b
   if (p.snapshot) {
     // What the provider will get is what we measure: our stored copy of these very bytes. Images
     // too: a server that recognises our fetch could otherwise show us one picture and the
-    // provider another (issue 11.4).
+    // provider another.
     const bytes = await downloadWhole(ref.url, p, signal, p.maxSnapshotBytes ?? DEFAULT_MEDIA_POLICY.maxSnapshotBytes!, budget, reserved);
     if (ref.kind === 'image') {
       const mime = urlImageMime(bytes);

@@ -61,7 +61,7 @@ export const DEFAULT_MEDIA_POLICY: Readonly<MediaPolicy> = Object.freeze({
   maxSnapshotBytes: 50 * 1024 * 1024,
 });
 
-/** Spec section 8: inline (data URI) files are at most 10 MB each. */
+/** Inline (data URI) files are at most 10 MB each. */
 export const MAX_INLINE_BYTES = 10 * 1024 * 1024;
 
 /**

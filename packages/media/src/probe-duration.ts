@@ -2,7 +2,7 @@
 // decide the family (sniff.ts); a parser library then reads the container's structure (tracks,
 // codec): mp4box.js for MP4/MOV/M4A (probe-mp4.ts), music-metadata for everything else (MP3,
 // WAV, Ogg, FLAC, AAC, AIFF, WebM/Matroska). The duration then comes from the media itself where
-// a header could lie (issue 11.4): MP4 sample tables, MP3 frames (mp3-frames.ts), and for WAV,
+// a header could lie: MP4 sample tables, MP3 frames (mp3-frames.ts), and for WAV,
 // AIFF, ADTS AAC, FLAC, Ogg and WebM/Matroska a walk of the data (played-length.ts).
 // music-metadata's own `duration: true` scan was not enough: for these formats it still reports
 // the header's number (STREAMINFO, the data chunk's size field, COMM's frame count, the last
@@ -41,13 +41,13 @@ export async function measureMedia(source: ByteSource, kind: 'video' | 'audio', 
 
   const probe = isIsoBmff(sniffed) ? await probeIsoBmff(source, signal) : await probeWithMusicMetadata(source, sniffed, signal);
   if (sniffed === 'audio/mpeg') {
-    // Frames, not the Xing/Info header, decide (issue 11.4); within the byte budget.
+    // Frames, not the Xing/Info header, decide; within the byte budget.
     const walked = await mp3FrameSeconds(await source.read(0, Number.MAX_SAFE_INTEGER), signal);
     if (walked !== null && (probe.seconds === null || walked > probe.seconds + FRAME_TOLERANCE_S)) probe.seconds = walked;
   }
   const walk = PLAYED[sniffed];
   if (walk) {
-    // The data, not the header, decides (issue 11.4): a header claiming 1 s over 30 s of frames is
+    // The data, not the header, decides: a header claiming 1 s over 30 s of frames is
     // billed 30 s, a header claiming 30 s over 1 s of frames 1 s. The whole file is walked.
     const all = await source.read(0, Number.MAX_SAFE_INTEGER);
     if (source.size === undefined || all.length < source.size) {

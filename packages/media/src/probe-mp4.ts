@@ -49,7 +49,7 @@ export async function probeIsoBmff(source: ByteSource, signal: AbortSignal): Pro
     seconds = info.fragment_duration.num / info.fragment_duration.den || null;
   }
   // The movie header is one number anyone can edit; the sample tables are what players play. A
-  // header that claims less than the samples last is not believed (issue 11.4): the samples' length
+  // header that claims less than the samples last is not believed: the samples' length
   // is used. Small differences are normal (edit lists cut encoder priming), hence the tolerance.
   const played = sampleTableSeconds(file);
   if (played !== null && (seconds === null || played > seconds + SAMPLE_TOLERANCE_S)) seconds = played;

@@ -1,4 +1,4 @@
-// The pooled result download (pooled-request.ts, issue 15 point 4): the same bytes as the server
+// The pooled result download (pooled-request.ts): the same bytes as the server
 // sent (sha256) for every body framing, a consumer slower than the network, buffers reused from a
 // pool that never holds more than one transfer needs, and every way a transfer ends early (the
 // deadline, the consumer leaving, the server cutting) closes the connection and gives the buffers back.

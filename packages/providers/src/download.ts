@@ -1,4 +1,4 @@
-// The one path by which a provider's result becomes a file of ours (issue 11 point 6). Every
+// The one path by which a provider's result becomes a file of ours. Every
 // ResultRef of every adapter goes through here, URL or inline, so no adapter can skip a defence:
 // - URL policy of reference media (packages/media checkUrl + safeFetch): https only, no private,
 //   loopback or link-local address unless ALLOW_PRIVATE_MEDIA_URLS; the socket is pinned to the

@@ -1,4 +1,4 @@
-// The one result download path against a hostile upstream (issue 11 point 6): redirects into our
+// The one result download path against a hostile upstream: redirects into our
 // network, endless and dripping bodies, SVG with script, bodies without or with a lying content
 // type, inline results, headers leaking to a redirect target, outputs beyond what was asked.
 import http from 'node:http';

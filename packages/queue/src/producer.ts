@@ -21,7 +21,7 @@ export async function enqueueTask(queue: TaskQueue, taskId: string, requestId?: 
  * Runs a task's job now instead of at its next scheduled step (an upstream callback said the render
  * moved). A job waiting in the delayed set is promoted. A job that is running a step right now
  * cannot be: its step may already have read the upstream as still running, and would then sleep a
- * whole poll interval with the callback lost (issue 15.1: most callbacks of short renders came in
+ * whole poll interval with the callback lost (most callbacks of short renders came in
  * while the poll step ran). So the wake is written down (a flag key, kept a minute) and the
  * running step's end takes it (takeWake) and runs the job again at once. A missing job is left
  * alone (the reconciler re-creates lost jobs).
@@ -30,7 +30,7 @@ export async function enqueueTask(queue: TaskQueue, taskId: string, requestId?: 
  * flag. Whichever way the two interleave, one of them finds the job delayed with the flag set.
  * One round trip for a job that is not delayed (an answers-at-once submit: the worker holds the
  * render's step when its webhook comes), two for a delayed one; it was a job read, a flag write,
- * the promote and a flag delete (issue 15.1, docs/benchmark.md "answers at once").
+ * the promote and a flag delete (docs/benchmark.md "answers at once").
  */
 export async function wakeTask(queue: TaskQueue, redis: WakeRedis, taskId: string): Promise<boolean> {
   const key = wakeKey(queue, taskId);

@@ -8,7 +8,8 @@
 // then on (docs/operations.md, "Poll cache and rate limits across gateways"). The event carries the
 // settled entry too: a gateway keeps it as its local copy and answers the next poll from memory.
 import type { RedisClient } from './connection';
-import { encodeTaskEvent, pollCacheKey, pubsubChannel, SETTLED_POLL_ENTRY_MS, SettledPollEntry, TaskEvent } from './pubsub';
+import { encodePollEntry, type SettledPollEntry } from './poll-entry';
+import { encodeTaskEvent, pollCacheKey, pubsubChannel, SETTLED_POLL_ENTRY_MS, TaskEvent } from './pubsub';
 
 export interface TaskEventPublisher {
   /** `entry`: the settled task's poll entry (owner, type, poll body), stored and sent with the event. */
@@ -26,7 +27,7 @@ export function createTaskEventPublisher(redis: RedisClient, prefix: string, log
     async publish(taskId, status, entry) {
       try {
         const key = pollCacheKey(prefix, taskId);
-        if (entry) await redis.set(key, JSON.stringify(entry), 'PX', SETTLED_POLL_ENTRY_MS);
+        if (entry) await redis.set(key, encodePollEntry(entry), 'PX', SETTLED_POLL_ENTRY_MS);
         else await redis.del(key);
         await redis.publish(channel, encodeTaskEvent({ taskId, status, ...(entry ? { entry } : {}) }));
       } catch (err) {

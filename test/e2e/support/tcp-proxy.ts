@@ -4,6 +4,8 @@ import net from 'node:net';
 
 export interface TcpProxy {
   port: number;
+  /** Client connections accepted since the start (a pool's size shows here). */
+  readonly accepted: number;
   url(scheme: string, rest?: string): string;
   /** Drops every open connection and refuses new ones. */
   cut(): Promise<void>;
@@ -24,11 +26,13 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
   let server: net.Server | null = null;
   let port = 0;
   let frozen = false;
+  let accepted = 0;
   /** Connections caught by freeze(): silent until close(). */
   const blackholed = new Set<net.Socket>();
   const listen = () =>
     new Promise<void>((resolve, reject) => {
       const s = net.createServer((client) => {
+        accepted += 1;
         sockets.add(client);
         client.on('close', () => sockets.delete(client));
         client.on('error', () => undefined);
@@ -64,6 +68,9 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
   return {
     get port() {
       return port;
+    },
+    get accepted() {
+      return accepted;
     },
     url: (scheme, rest = '') => `${scheme}://127.0.0.1:${port}${rest}`,
     cut: stop,

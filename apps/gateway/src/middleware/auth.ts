@@ -1,6 +1,6 @@
-// Bearer API-key authentication (spec section 5). Lookups are cached in-process for a few
+// Bearer API-key authentication. Lookups are cached in-process for a few
 // seconds; a revocation evicts the entry at once in every gateway through Redis pub/sub.
-// Hostile callers (issue 11.5, 11.16, 11.17):
+// Hostile callers:
 // - keys the database does not know are remembered for NEGATIVE_CACHE_MS, so repeating a bogus key
 //   costs no lookup, and failures count against the client address (ip-limits.ts): past
 //   AUTH_FAILURES_PER_MINUTE the address gets 429 before any lookup for keys this gateway does not

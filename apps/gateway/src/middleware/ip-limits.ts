@@ -1,4 +1,4 @@
-// Limits per client address, for what has no account to count against (issue 11.5, 11.11):
+// Limits per client address, for what has no account to count against:
 // - /files downloads (public URLs, no credential): FILES_RATE_LIMIT_PER_MINUTE per address;
 // - failed authentication (API keys, the admin and metrics tokens): AUTH_FAILURES_PER_MINUTE per
 //   address. Once an address is over, every gateway that saw it refuses its unknown credentials from

@@ -2,7 +2,7 @@
 // maintained, one line per header instead of hand-written ones that drift). Defaults kept:
 // X-Content-Type-Options nosniff (JSON included), Referrer-Policy no-referrer,
 // Cross-Origin-Opener-Policy, X-DNS-Prefetch-Control, X-Download-Options, origin-agent-cluster.
-// Changed (issue 11.12):
+// Changed:
 // - CSP `default-src 'none'; frame-ancestors 'none'` for everything: the API answers JSON, which
 //   needs nothing loaded or framed. Pages that need more set their own (/docs, /files, Bull Board).
 // - X-Frame-Options DENY (older browsers' frame protection).

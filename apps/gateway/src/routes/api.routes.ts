@@ -1,4 +1,4 @@
-// The public API (spec section 4): submit, poll, balance. Auth and the request-rate limit run
+// The public API: submit, poll, balance. Auth and the request-rate limit run
 // before the body is parsed, so an unauthenticated 40 MB body is never read into memory.
 import { modelList } from '../services/model-list';
 import express, { Router } from 'express';

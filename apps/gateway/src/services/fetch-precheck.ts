@@ -1,4 +1,4 @@
-// Before a submit makes the gateway fetch anything (issue 11.3): reference URLs are fetched for
+// Before a submit makes the gateway fetch anything: reference URLs are fetched for
 // the client, so a key without money or at its in-progress limit must not buy downloads. One
 // indexed read of the account refuses with the same 402/429 the billing transaction would give
 // (that transaction still decides: this is only a cheap early no). The balance is compared with a

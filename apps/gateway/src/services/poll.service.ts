@@ -1,4 +1,4 @@
-// Polling (spec 4.2): polls within POLL_CACHE_MS return the cached status. The cache is shared by
+// Polling: polls within POLL_CACHE_MS return the cached status. The cache is shared by
 // every gateway instance (the Redis entry) and copied into each one until the shared entry expires
 // (poll-cache.ts says how they never disagree); it remembers the owner, so another account's poll
 // is still a 404.

@@ -1,4 +1,4 @@
-// The submit flow (design.md section 3): validate -> idempotency claim -> measure references ->
+// The submit flow: validate -> idempotency claim -> measure references ->
 // price -> one transaction (task + charge + in-progress count) -> store inline files -> enqueue
 // -> (answers-at-once models) wait briefly for the result.
 import { AppError, invalid } from '@mediagen/errors';
@@ -67,7 +67,7 @@ function idempotencyKeyOf(header: string | undefined, bodyId: string | null): st
   const id = decodeHeaderId(header);
   const n = idempotencyKeyLength(id);
   if (n < 1 || n > IDEMPOTENCY_KEY_MAX) throw invalid('Idempotency-Key', `must be 1-${IDEMPOTENCY_KEY_MAX} characters`);
-  return id; // spec 4.6: the header wins over client_request_id
+  return id; // the Idempotency-Key header wins over client_request_id
 }
 
 const claimLostError = () =>
@@ -185,24 +185,15 @@ export async function submitTask(deps: GatewayDeps, input: SubmitInput): Promise
   if (!wait) return submitBody(pendingRow(taskId, spec.type), false, costCents);
   // The settlement's event carries the settled task's poll entry: the answer needs no read then.
   const entry = await wait.done;
-  const row = entry && entry.a === input.accountId ? settledRow(taskId, entry) : await findSubmittedTask(db, taskId, input.accountId);
+  const row = entry && entry.accountId === input.accountId ? settledRow(taskId, entry) : await findSubmittedTask(db, taskId, input.accountId);
   return submitBody(row ?? pendingRow(taskId, spec.type), false, costCents);
 }
 
-/** A settled task's row as submitBody reads it, from its poll entry (catalog pollBody's fields). */
-function settledRow(id: string, { t, b }: SettledPollEntry) {
-  const str = (v: unknown) => (typeof v === 'string' ? v : null);
-  return {
-    id,
-    type: t,
-    status: b.status,
-    progress: 100,
-    resultUrls: Array.isArray(b.resultUrls) ? b.resultUrls.filter((u): u is string => typeof u === 'string') : [],
-    errorCode: str(b.errorCode),
-    errorMessage: str(b.errorMessage),
-    retryable: typeof b.retryable === 'boolean' ? b.retryable : null,
-    expiresAt: typeof b.expiresAt === 'string' ? new Date(b.expiresAt) : null,
-  };
+/** A settled task's row as submitBody reads it, from its poll entry (decoded, so its fields are typed). */
+function settledRow(id: string, { type, body }: SettledPollEntry) {
+  const common = { id, type, progress: 100, resultUrls: [] as string[], errorCode: null as string | null, errorMessage: null as string | null, retryable: null as boolean | null, expiresAt: null as Date | null };
+  if (body.status === 'completed') return { ...common, status: body.status, resultUrls: body.resultUrls, expiresAt: body.expiresAt === undefined ? null : new Date(body.expiresAt) };
+  return { ...common, status: body.status, errorCode: body.errorCode, errorMessage: body.errorMessage, retryable: body.retryable };
 }
 
 const pendingRow = (id: string, type: 'video' | 'image') => ({

@@ -142,7 +142,7 @@ export class TaskStreams {
     const set = this.byTask.get(taskId);
     if (!set) return;
     for (const s of [...set]) {
-      if (entry && entry.a === s.accountId) this.send(s, entry.b);
+      if (entry && entry.accountId === s.accountId) this.send(s, entry.body);
       else this.readAndSend(s);
     }
   }
