@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { FsStorageDriver } from '@mediagen/storage';
-import { base64DecodedBytes, MAX_INLINE_FILE_BYTES } from '@mediagen/catalog';
+import { base64DecodedBytes, MAX_INLINE_FILE_BYTES, MAX_INLINE_FILES } from '@mediagen/catalog';
 import { InlineStager } from '../src/middleware/inline-staging';
 import { JsonStreamParser } from '../src/middleware/json-stream';
 
@@ -68,6 +68,18 @@ describe('InlineStager', () => {
     stager.keep(keys[1]);
     await stager.discard();
     expect(everything().filter((f) => !path.basename(f).startsWith('.'))).toEqual([keys[1]]);
+  });
+
+  it('writes at most as many files as a request may carry, however many data URIs the body repeats', async () => {
+    const a = `data:image/png;base64,${png(3000).toString('base64')}`;
+    const { stager } = await stage(JSON.stringify({ media: Array.from({ length: 14 }, () => ({ type: 'image', url: a })) }), 4096);
+    const entries = [...stager.files.values()];
+    expect(entries).toHaveLength(14);
+    expect(entries.filter((e) => e.key !== null)).toHaveLength(MAX_INLINE_FILES);
+    expect(entries.every((e) => e.validBase64 && e.inlineBytes === 3000)).toBe(true);
+    expect(everything().filter((f) => !path.basename(f).startsWith('.'))).toHaveLength(MAX_INLINE_FILES);
+    await stager.discard();
+    expect(everything()).toEqual([]);
   });
 
   it('leaves strings elsewhere, other types and short data URIs as they are', async () => {

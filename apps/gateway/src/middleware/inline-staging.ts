@@ -17,7 +17,7 @@
 // submit, a quote, a client gone, a body that turned out malformed.
 import { createHash, randomUUID, type Hash } from 'node:crypto';
 import { PassThrough } from 'node:stream';
-import { base64DecodedBytesOf, DATA_URI_HEADER, MAX_INLINE_FILE_BYTES } from '@mediagen/catalog';
+import { base64DecodedBytesOf, DATA_URI_HEADER, MAX_INLINE_FILE_BYTES, MAX_INLINE_FILES } from '@mediagen/catalog';
 import { extensionFor, sniffMime, type StagedInline } from '@mediagen/media';
 import { newInputKey, type StorageDriver } from '@mediagen/storage';
 import type { JsonPath, StringSink } from './json-stream';
@@ -63,7 +63,10 @@ export class InlineStager {
     if (this.discarded || !mediaPlace(path)) return null;
     const m = DATA_URI_HEADER.exec(head);
     if (!m || m[2].toLowerCase() !== ';base64' || !m[1].toLowerCase().startsWith('image/')) return null;
-    const sink = new Base64Sink(this, m[1].toLowerCase(), this.files.size, head.length - m[0].length);
+    // No request may carry more inline files than this; data URIs past it (repeated keys) are
+    // checked and counted, never written, so one body cannot make hundreds of files.
+    const store = this.files.size + this.sinks.size < MAX_INLINE_FILES;
+    const sink = new Base64Sink(this, m[1].toLowerCase(), this.files.size + this.sinks.size, head.length - m[0].length, store);
     this.sinks.add(sink);
     return sink;
   };
@@ -159,6 +162,8 @@ class Base64Sink implements StringSink {
     private readonly index: number,
     /** How many characters of the first write are data (the rest is the header). */
     private firstData: number,
+    /** False: checked and counted only, never written (key stays null). */
+    private readonly store: boolean,
   ) {}
 
   write(chars: string): void {
@@ -185,7 +190,7 @@ class Base64Sink implements StringSink {
       if (this.chars === 0 || !endsRight) this.invalidate();
       else if (this.carry) this.out(Buffer.from(this.carry, 'base64'));
     }
-    if (this.valid && !this.pass && !this.abandoned) this.open(); // a short file: its head is all of it
+    if (this.valid && this.store && !this.pass && !this.abandoned) this.open(); // a short file: its head is all of it
     this.pass?.end();
     const pad = this.last2 === '==' ? 2 : this.last2.endsWith('=') ? 1 : 0;
     this.entry = {
@@ -241,7 +246,7 @@ class Base64Sink implements StringSink {
   private out(bytes: Buffer): void {
     this.decoded += bytes.length;
     if (this.head.length < HEAD_BYTES) this.head = Buffer.concat([this.head, bytes.subarray(0, HEAD_BYTES - this.head.length)]);
-    if (this.abandoned) return;
+    if (this.abandoned || !this.store) return;
     if (this.decoded > MAX_INLINE_FILE_BYTES) return this.abandon(new Error('inline file over the limit'));
     if (!this.pass) {
       if (this.head.length < HEAD_BYTES) {
