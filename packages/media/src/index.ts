@@ -2,7 +2,7 @@
 // verifies; the caps and prices built on the measurements live in @mediagen/catalog.
 
 export { inspectReferences, type DecodedInline, type Inspection } from './inspect';
-export { DEFAULT_MEDIA_POLICY, mediaPolicyFromConfig, type MediaPolicy } from './policy';
+export { DEFAULT_MEDIA_POLICY, mediaPolicyFromConfig, type MediaPolicy, type StagedInline } from './policy';
 export { decodeDataUri, type DecodedDataUri } from './data-uri';
 export { sniffMime, canonicalMime, extensionFor, type SniffedMime } from './sniff';
 export { assertPublicUrl, checkUrl, privateAddressReason, UnresolvedHost, type Resolver, type ResolvedAddress, type CheckedUrl } from './url-policy';

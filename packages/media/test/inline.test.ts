@@ -34,7 +34,7 @@ describe('inline audio is measured', () => {
     expect(r.measured).toEqual({ videoSeconds: [], audioSeconds: [seconds] });
     expect(r.inline).toHaveLength(1);
     expect(r.inline[0]).toMatchObject({ ref, mime, ext });
-    expect(r.inline[0].bytes.equals(bytes)).toBe(true);
+    expect(r.inline[0].bytes!.equals(bytes)).toBe(true);
   });
 });
 

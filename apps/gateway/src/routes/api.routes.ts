@@ -8,7 +8,7 @@ import { MAX_BODY_BYTES } from '@mediagen/catalog';
 import type { GatewayDeps } from '../deps';
 import { apiKeyAuth } from '../middleware/auth';
 import { requestRateLimit } from '../middleware/rate-limit';
-import { jsonBody } from '../middleware/json-body';
+import { jsonBody, takeStagedInline } from '../middleware/json-body';
 import { submitTask, Endpoint } from '../services/submit.service';
 import { quoteTask } from '../services/quote.service';
 import { entryEtag, pollLocal, pollTask } from '../services/poll.service';
@@ -24,7 +24,7 @@ export function apiRouter(deps: GatewayDeps): Router {
   r.use(apiKeyAuth(deps), requestRateLimit(deps));
   const requireJson: express.RequestHandler = (req, _res, next) =>
     next(req.is('application/json') ? undefined : new AppError('invalid_json', 'Content-Type must be application/json'));
-  const json = [requireJson, ...jsonBody(MAX_BODY_BYTES)];
+  const json = [requireJson, ...jsonBody(MAX_BODY_BYTES, undefined, { storage: deps.storage })];
 
   // A client that hangs up mid-submit (or mid-quote) stops its reference fetches (and frees its
   // account's inspection slot) instead of holding them to the media deadline.
@@ -36,23 +36,36 @@ export function apiRouter(deps: GatewayDeps): Router {
     res.once('close', onClose);
     return work(gone.signal).finally(() => res.off('close', onClose));
   };
+  // Inline files a large body wrote to storage as it arrived: those a task took stay, the rest
+  // (a refused submit, a quote) are deleted once the answer is known.
   const submit = (endpoint: Endpoint) =>
     async (req: express.Request, res: express.Response) => {
-      const body = await untilClientGone(res, (signal) =>
-        submitTask(deps, {
-          accountId: req.auth!.accountId,
-          endpoint,
-          body: req.body,
-          idempotencyHeader: req.get('Idempotency-Key'),
-          requestId: res.getHeader('X-Request-Id') as string | undefined,
-          signal,
-        }),
-      );
-      res.status(200).json(body);
+      const staged = takeStagedInline(req);
+      try {
+        const body = await untilClientGone(res, (signal) =>
+          submitTask(deps, {
+            accountId: req.auth!.accountId,
+            endpoint,
+            body: req.body,
+            idempotencyHeader: req.get('Idempotency-Key'),
+            requestId: res.getHeader('X-Request-Id') as string | undefined,
+            signal,
+            staged: staged ?? undefined,
+          }),
+        );
+        res.status(200).json(body);
+      } finally {
+        void staged?.discard();
+      }
     };
   // Extension: the price of a generate body, validated and inspected as generate does; nothing is created.
   const quote = (endpoint: Endpoint) => async (req: express.Request, res: express.Response) => {
-    res.status(200).json(await untilClientGone(res, (signal) => quoteTask(deps, { accountId: req.auth!.accountId, endpoint, body: req.body, signal })));
+    const staged = takeStagedInline(req);
+    try {
+      res.status(200).json(await untilClientGone(res, (signal) => quoteTask(deps, { accountId: req.auth!.accountId, endpoint, body: req.body, signal, staged: staged ?? undefined })));
+    } finally {
+      void staged?.discard();
+    }
   };
   // A poll answered from this gateway's copy of the shared cache entry stays synchronous, and sends
   // the body serialised when the entry was copied, with its ETag computed once per entry.

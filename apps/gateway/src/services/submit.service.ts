@@ -27,6 +27,7 @@ import { submitBody } from './task-view';
 import { refusalError } from './refusals';
 import { planInlineFiles, storeInlineFiles } from './inline-files';
 import { precheckBeforeFetch, withInspectionSlot } from './fetch-precheck';
+import type { InlineStager } from '../middleware/inline-staging';
 
 export type Endpoint = 'video' | 'image';
 
@@ -40,6 +41,8 @@ export interface SubmitInput {
   requestId?: string;
   /** Aborted when the client goes away: reference fetches stop and the inspection slot is freed. */
   signal?: AbortSignal;
+  /** Inline files the body wrote to storage as it arrived (large bodies); those the task takes are kept. */
+  staged?: InlineStager;
 }
 
 /**
@@ -71,8 +74,8 @@ export const referencesOf = (spec: TaskSpec): MediaRef[] =>
 
 /** The generate body validated (structure and model rules), as both generate and quote read it. */
 /** `sold`: what this deployment sells (SOLD_MODELS); a model not sold is refused with model_not_offered. */
-export function parseSubmit(config: Config, endpoint: Endpoint, body: unknown, sold?: SoldCatalog) {
-  const opts = { allowPrivateMediaUrls: config.ALLOW_PRIVATE_MEDIA_URLS, allowLocalWebhooks: config.ALLOW_LOCAL_WEBHOOKS, sold };
+export function parseSubmit(config: Config, endpoint: Endpoint, body: unknown, sold?: SoldCatalog, staged?: InlineStager) {
+  const opts = { allowPrivateMediaUrls: config.ALLOW_PRIVATE_MEDIA_URLS, allowLocalWebhooks: config.ALLOW_LOCAL_WEBHOOKS, sold, staged: staged?.files };
   return endpoint === 'video' ? parseVideoSubmit(body, opts) : parseImageSubmit(body, opts);
 }
 
@@ -81,13 +84,14 @@ export function parseSubmit(config: Config, endpoint: Endpoint, body: unknown, s
  * limits and prices the task: the one path by which generate charges and quote answers, so a
  * quote and the charge of the same body cannot differ.
  */
-export async function inspectAndPrice(deps: GatewayDeps, accountId: string, spec: TaskSpec, signal?: AbortSignal): Promise<{ inspection: Inspection; cost: Cost }> {
+export async function inspectAndPrice(deps: GatewayDeps, accountId: string, spec: TaskSpec, signal?: AbortSignal, staged?: InlineStager): Promise<{ inspection: Inspection; cost: Cost }> {
   const refs = referencesOf(spec);
   // Most submits have no reference media: nothing to fetch or measure, and no deadline to arm.
   let inspection = noMedia();
   if (refs.length > 0) {
     await precheckBeforeFetch(deps, accountId, spec, refs);
-    inspection = await withInspectionSlot(deps, accountId, () => inspectReferences(refs, deps.mediaPolicy, signal));
+    const policy = staged ? { ...deps.mediaPolicy, staged: staged.files } : deps.mediaPolicy;
+    inspection = await withInspectionSlot(deps, accountId, () => inspectReferences(refs, policy, signal));
   }
   checkMeasuredLimits(spec, inspection.measured);
   return { inspection, cost: computeCost(spec, inspection.measured) };
@@ -104,7 +108,7 @@ export function checkCostCeiling(cost: Cost, maxCostCents: number | null): void 
 
 export async function submitTask(deps: GatewayDeps, input: SubmitInput): Promise<Record<string, unknown>> {
   const { config, db } = deps;
-  const { spec, clientRequestId, callbackUrl, maxCostCents } = parseSubmit(config, input.endpoint, input.body, deps.sold);
+  const { spec, clientRequestId, callbackUrl, maxCostCents } = parseSubmit(config, input.endpoint, input.body, deps.sold, input.staged);
   const key = idempotencyKeyOf(input.idempotencyHeader, clientRequestId);
 
   // Without Redis the task could not be queued; refuse before anything is claimed or charged.
@@ -112,7 +116,7 @@ export async function submitTask(deps: GatewayDeps, input: SubmitInput): Promise
 
   let claimToken: string | undefined;
   if (key !== null) {
-    const fingerprint = requestFingerprint(input.endpoint, input.body);
+    const fingerprint = requestFingerprint(input.endpoint, input.body, input.staged?.files);
     const claim = await claimIdempotencyKey(db, input.accountId, key, fingerprint, config.IDEMPOTENCY_STALE_MS);
     if (!claim.claimed) return replay(deps, input.accountId, key, fingerprint, claim);
     claimToken = claim.token;
@@ -122,7 +126,7 @@ export async function submitTask(deps: GatewayDeps, input: SubmitInput): Promise
   let created = false;
   let costCents = 0;
   try {
-    const { inspection, cost } = await inspectAndPrice(deps, input.accountId, spec, input.signal);
+    const { inspection, cost } = await inspectAndPrice(deps, input.accountId, spec, input.signal, input.staged);
     checkCostCeiling(cost, maxCostCents);
     costCents = cost.costCents;
     const deadlineAt = new Date(Date.now() + config.TASK_TIMEOUT_MS);
@@ -155,6 +159,7 @@ export async function submitTask(deps: GatewayDeps, input: SubmitInput): Promise
       await settleFailed(deps.settleContext, taskId, 'generation_failed', { reason: 'inputs_not_stored', cause: (err as Error).message });
       throw err;
     });
+    for (const f of inline.files) if (f.file.stored) input.staged?.keep(f.key);
   } finally {
     if (!created && key !== null && claimToken !== undefined)
       await releaseIdempotencyKey(db, input.accountId, key, claimToken).catch(() => undefined);
