@@ -25,8 +25,9 @@ import { errorHandler, notFoundHandler } from './middleware/error-handler';
 import { bullBoardCsp, filesHeaders, refuseNulInUrl, securityHeaders } from './middleware/security-headers';
 import { AddressLimiter, addressRateLimit } from './middleware/ip-limits';
 import { trustProxyFn } from './middleware/client-address';
-import { buildOpenApiDocument } from './openapi/document';
 import { API_MOUNT } from './routes/poll-paths';
+import type * as OpenApiDocument from './openapi/document';
+import { stopTranspilerThread } from '@mediagen/runtime';
 
 export function createApp(deps: GatewayDeps): Express {
   const app = express();
@@ -46,8 +47,17 @@ export function createApp(deps: GatewayDeps): Express {
   app.use(mountStripeWebhook(deps)); // its own raw-body parser: the signature covers the exact bytes
   app.use(topUpPageRouter());
   app.use(frontPageRouter(deps.config.PUBLIC_BASE_URL, deps.sold));
-  const openapi = buildOpenApiDocument(deps.config.PUBLIC_BASE_URL, deps.sold);
-  app.get('/openapi.json', (_req, res) => res.json(openapi));
+  // Built on the first request, with its generator's modules: most gateways are never asked for it.
+  // Those are TypeScript files loaded after start, so tsx's esbuild thread is stopped again after.
+  let openapi: object | undefined;
+  app.get('/openapi.json', (_req, res) => {
+    if (!openapi) {
+      const { buildOpenApiDocument } = require('./openapi/document') as typeof OpenApiDocument;
+      openapi = buildOpenApiDocument(deps.config.PUBLIC_BASE_URL, deps.sold);
+      stopTranspilerThread();
+    }
+    res.json(openapi);
+  });
   app.use('/docs', docsRouter());
   app.use(
     '/files',

@@ -7,7 +7,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { S3StorageDriver } from '@mediagen/storage';
+import { S3StorageDriver } from '@mediagen/storage/s3';
 import { LocalS3, startLocalS3 } from '@mediagen/storage/testing';
 import { createFilesRouter } from '../src/routes/files.routes';
 import { waitFor } from '../../../test/e2e/support/wait';

@@ -8,7 +8,7 @@
 // the header's number (STREAMINFO, the data chunk's size field, COMM's frame count, the last
 // granule, Segment Info), or for ADTS counts 1024 samples per frame and restarts after junk.
 
-import { parseFromTokenizer } from 'music-metadata';
+import type * as MusicMetadata from 'music-metadata';
 import type { MediaKind } from '@mediagen/catalog';
 import type { ByteSource } from './byte-source';
 import { MediaProblem } from './problem';
@@ -86,6 +86,9 @@ async function probeWithMusicMetadata(source: ByteSource, mime: string, signal: 
   const tokenizer = new SourceTokenizer(source, signal, { mimeType: mime });
   // duration: true lets the parser count MP3 frames when there is no Xing/VBRI header; the
   // byte budget still bounds how far it reads. Covers are skipped: they are large and unused.
+  // Loaded on the first measure, not at import: a process that never measures a reference file
+  // does not hold music-metadata's ~80 modules (docs/benchmark.md, "Gateway RSS on Node 24").
+  const { parseFromTokenizer } = require('music-metadata') as typeof MusicMetadata;
   const meta = await parseFromTokenizer(tokenizer, { duration: true, skipCovers: true });
   const tracks = meta.format.trackInfo ?? [];
   const hasVideo = tracks.some((t) => t.type === VIDEO_TRACK || t.video !== undefined);

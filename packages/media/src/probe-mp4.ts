@@ -4,7 +4,8 @@
 // lists video and audio tracks. appendBuffer() answers with the next file offset it needs, which
 // is exactly a Range request: for an index at the end it jumps over the media data.
 
-import { createFile, MP4BoxBuffer, type Movie } from 'mp4box';
+import type * as Mp4box from 'mp4box';
+import type { Movie } from 'mp4box';
 import type { ByteSource } from './byte-source';
 import { MediaProblem, throwIfAborted } from './problem';
 
@@ -20,6 +21,8 @@ const STEP = 64 * 1024;
 const MAX_STEPS = 64;
 
 export async function probeIsoBmff(source: ByteSource, signal: AbortSignal): Promise<ProbeResult> {
+  // Loaded on the first probe, not at import (as music-metadata in probe-duration.ts).
+  const { createFile, MP4BoxBuffer } = require('mp4box') as typeof Mp4box;
   const file = createFile();
   let info: Movie | undefined;
   let failure: string | undefined;
