@@ -41,6 +41,17 @@ export async function recordRender(
   upstreamId: string,
   finished: boolean | { succeeded: { usage?: RenderUsage } } = false,
 ): Promise<Attempt | null> {
+  return (await writeRender(ctx, attempt, adapter, upstreamId, finished)).attempt;
+}
+
+/** recordRender, also saying whether this call made the write (false: another run had written the same id). */
+async function writeRender(
+  ctx: WorkerContext,
+  attempt: Attempt,
+  adapter: ChannelAdapter | undefined,
+  upstreamId: string,
+  finished: boolean | { succeeded: { usage?: RenderUsage } },
+): Promise<{ attempt: Attempt | null; won: boolean }> {
   const until = Date.now() + ctx.config.WORKER_ID_WRITE_RETRY_MS;
   let result: Awaited<ReturnType<typeof recordUpstreamId>>;
   for (let n = 1; ; n++) {
@@ -58,9 +69,9 @@ export async function recordRender(
       await sleep(Math.min(left, exponentialBackoffMs(n, ID_WRITE_BACKOFF)));
     }
   }
-  if ('recorded' in result) return result.recorded;
+  if ('recorded' in result) return { attempt: result.recorded, won: result.won };
   await dropRender(ctx, attempt, adapter, upstreamId, result.other, !!finished);
-  return null;
+  return { attempt: null, won: false };
 }
 
 /**
@@ -69,8 +80,10 @@ export async function recordRender(
  */
 export async function writeKeptRender(ctx: WorkerContext, attempt: Attempt | null, kept: KeptRender): Promise<Attempt | null> {
   if (!attempt || attempt.id !== kept.attemptId || attempt.upstreamId === kept.upstreamId) return attempt;
-  const running = await recordRender(ctx, attempt, ctx.adapters.get(attempt.channelId), kept.upstreamId);
+  const { attempt: running, won } = await writeRender(ctx, attempt, ctx.adapters.get(attempt.channelId), kept.upstreamId, false);
   if (!running) return latestAttempt(ctx.db, attempt.taskId);
+  // Counted by the run that wrote it: two runs of a stalled job may both carry the kept id.
+  if (!won) return running;
   ctx.metrics.upstream.resubmits.inc({ channel: attempt.channelId, how: 'kept' });
   ctx.log.info({ taskId: attempt.taskId, channel: attempt.channelId, upstreamId: kept.upstreamId }, 'upstream id kept in the job data written; not submitted again');
   return running;

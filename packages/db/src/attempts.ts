@@ -137,7 +137,7 @@ export async function recordUpstreamId(
   attempt: Attempt,
   upstreamId: string,
   finished?: { usage?: RenderUsage },
-): Promise<{ recorded: Attempt } | { other: { upstreamId: string | null; status: AttemptStatus } }> {
+): Promise<{ recorded: Attempt; won: boolean } | { other: { upstreamId: string | null; status: AttemptStatus } }> {
   const status: AttemptStatus = finished ? 'succeeded' : 'running';
   const usage = finished?.usage;
   const cost = usage?.costMicroUsd === undefined ? null : String(Math.round(usage.costMicroUsd));
@@ -156,8 +156,9 @@ export async function recordUpstreamId(
     [attempt.id, upstreamId, status, usage?.units ?? null, usage?.amount ?? null, cost],
   );
   const row = rows[0];
-  if (row?.won) return { recorded: { ...attempt, upstreamId, status, submitOpenUntil: null, submitOpenMs: 0 } };
-  if (row && row.upstreamId === upstreamId && ACTIVE.has(row.status)) return { recorded: { ...attempt, upstreamId, status: row.status } };
+  if (row?.won) return { recorded: { ...attempt, upstreamId, status, submitOpenUntil: null, submitOpenMs: 0 }, won: true };
+  // Written already by another run of the same job (a stalled job handed over): the same render, kept.
+  if (row && row.upstreamId === upstreamId && ACTIVE.has(row.status)) return { recorded: { ...attempt, upstreamId, status: row.status }, won: false };
   return { other: { upstreamId: row?.upstreamId ?? null, status: row?.status ?? 'abandoned' } };
 }
 
