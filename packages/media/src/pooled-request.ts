@@ -119,7 +119,7 @@ class Transfer implements PooledBody, Dispatcher.DispatchHandler {
 
   onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, raw: Record<string, string | string[] | undefined>): void {
     this.controller = controller;
-    if (statusCode < 200) return; // interim (100, 103): the real response follows
+    if (statusCode < 200) return; // interim (103 Early Hints): the real response follows
     // No prototype: a header named __proto__ or constructor is just a header.
     const headers = Object.create(null) as Record<string, string>;
     for (const [k, v] of Object.entries(raw)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
