@@ -7,7 +7,7 @@ import { eventually, waitFor } from '../../../test/e2e/support/wait';
 let h: Harness;
 beforeAll(async () => {
   // Windows wide enough that a loaded 2-core machine does not turn them into races.
-  h = await startHarness('api', { POLL_CACHE_MS: '1500', INSTANT_WAIT_MS: '1500' });
+  h = await startHarness('api', { POLL_CACHE_MS: '4000', INSTANT_WAIT_MS: '1500' });
 });
 afterAll(async () => h.close());
 
@@ -116,7 +116,8 @@ describe('submit and poll', () => {
     const parts = buildGatewayParts(h.deps);
     const second = gatewayListener({ ...h.deps, ...parts });
     expect((await request(second).get(`/api/video/tasks/${id}`).set(a.auth)).body.status).toBe('pending');
-    // Once the 1.5 s entry expires, both instances answer the new status.
+    // Once the 4 s entry expires, both instances answer the new status (4 s: a loaded machine must still
+    // reach the second gateway's first poll within it).
     const fresh = await eventually('the cached poll to expire', async () => {
       const body = (await request(second).get(`/api/video/tasks/${id}`).set(a.auth)).body;
       return body.status === 'processing' ? body : null;

@@ -73,7 +73,7 @@ it('1: a lying-range Matroska reference gets its 400 while /healthz keeps answer
       const t = Date.now();
       await new Promise<void>((resolve) => http.get({ port, path: '/healthz', agent: false }, (res) => res.resume().on('end', resolve)));
       worst.push(Date.now() - t);
-      await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, 20)); // the probe's sampling interval, not a wait
     }
   })();
   const res = await request(listener).post('/api/video/generate').set(a.auth).send(body);

@@ -9,7 +9,6 @@ export { assertPublicUrl, checkUrl, privateAddressReason, UnresolvedHost, type R
 export { safeFetch, pinnedRequest, type SafeResponse, type Hop, type HopResponse } from './safe-fetch';
 export { pooledRequest, pooledHop, downloadPool, POOLED_CHUNK, type PooledBody, type PooledResponse } from './pooled-request';
 export { BufferPool } from './buffer-pool';
-export { Http1ResponseParser, MalformedResponse, type ResponseHead } from './http1-response';
 export { HttpSource, BufferSource, type ByteSource } from './byte-source';
 export { measureMedia, type Measured } from './probe-duration';
 export { MediaProblem, isMediaProblem } from './problem';
