@@ -35,7 +35,7 @@ if (unset ADMIN_TOKEN; "${compose[@]}" -f "$file" config -q) >/dev/null 2>&1; th
   exit 1
 fi
 
-# So are the secrets and the channel file (issue 11.13, 11.17).
+# So are the secrets and the channel file.
 for v in POSTGRES_PASSWORD REDIS_PASSWORD PROVIDER_CONFIG; do
   if (unset "$v"; "${compose[@]}" -f "$file" config -q) >/dev/null 2>&1; then
     echo "check-compose: the file was accepted without $v" >&2

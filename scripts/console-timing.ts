@@ -1,4 +1,4 @@
-// Console page times on a large database (issue 16, point 7): seeds a fresh schema with 100,000
+// Console page times on a large database: seeds a fresh schema with 100,000
 // tasks (with attempts and ledger rows) over 200 accounts, starts the gateway in this process on
 // it, signs in, and times each console page (median and worst of 5 after one warm-up). Optional:
 // SCREENSHOTS=1 also saves a screenshot of each page to docs/console/ (needs /usr/bin/chromium).

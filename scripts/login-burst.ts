@@ -1,4 +1,4 @@
-// Console sign-in under a burst (issue 23.2), measured on this machine: a gateway in this process
+// Console sign-in under a burst, measured on this machine: a gateway in this process
 // on a fresh schema, an operator, and a 256 KiB private file. Two bursts of 60 concurrent wrong
 // sign-ins: one name from one address (what the login limit sees), and 60 names from 60 addresses
 // (X-Forwarded-For behind TRUST_PROXY=loopback; what the hashing gate sees). For each: how many

@@ -13,7 +13,7 @@ import type { DevBootstrap } from './dev-bootstrap';
 
 const root = path.resolve(__dirname, '..');
 // `npm start` is the local development runner: it says so, for itself and the processes it starts
-// (the development admin token and key exist only when development is named, issue 11.17).
+// (the development admin token and key exist only when development is named).
 process.env.NODE_ENV ??= 'development';
 let config: Config;
 const children: ChildProcess[] = [];

@@ -1,4 +1,4 @@
-// Section `account-pages` (issue 25): the account holder's tasks and ledger pages for one holder
+// Section `account-pages`: the account holder's tasks and ledger pages for one holder
 // with 100,000 tasks (and their charges, a refund for every failed one) answer within 300 ms p95.
 // The rows are made with generate_series SQL in seconds; the holder signs in through the real
 // sign-in form, then each page is fetched REQUESTS times one after another (after a warm-up), as a

@@ -72,7 +72,27 @@ async function run(ctx: BenchContext): Promise<void> {
     `  peak ${peakInFlight} in flight; worker RSS idle ${(workerIdle / MiB).toFixed(0)} MiB, peak ${(worker.peak / MiB).toFixed(0)} MiB, ` +
       `at peak in flight ${(rssAtPeak / MiB).toFixed(0)} MiB; ${stepsPerSecond.toFixed(0)} steps/s`,
   );
+  // Which renders were not in flight at the peak, and why: a render sent after the first one had
+  // ended never overlapped it. From the rows: when each task's first step ran (its attempt row)
+  // and when its submit left, against the first submit.
+  const [late] = await ctx.db.$queryRawUnsafe<{ first: Date | null; last: Date | null; after: bigint; unsent: bigint; waitP50: number | null; waitMax: number | null }[]>(
+    `SELECT min(a."submitSentAt") AS first, max(a."submitSentAt") AS last,
+            count(*) FILTER (WHERE a."submitSentAt" >= (SELECT min("submitSentAt") FROM "TaskAttempt" x JOIN "Task" y ON y.id = x."taskId" WHERE y."accountId" = ANY($1)) + make_interval(secs => $2)) AS after,
+            count(*) FILTER (WHERE a."submitSentAt" IS NULL) AS unsent,
+            percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM a."createdAt" - t."createdAt")) AS "waitP50",
+            max(extract(epoch FROM a."createdAt" - t."createdAt")) AS "waitMax"
+       FROM "Task" t LEFT JOIN "TaskAttempt" a ON a."taskId" = t.id AND a."attemptNo" = 1
+      WHERE t."accountId" = ANY($1)`,
+    flightAccounts.map((a) => a.id),
+    RENDER_MS / 1000,
+  );
+  const spread = late.first && late.last ? (late.last.getTime() - late.first.getTime()) / 1000 : NaN;
+  log(
+    `  submits left over ${spread.toFixed(1)} s (a render ends ${RENDER_MS / 1000} s after it left); ${Number(late.after)} left after the first render had ended, ` +
+      `${Number(late.unsent)} never left; a task's first step ran after its submit p50 ${Number(late.waitP50 ?? NaN).toFixed(1)} s, max ${Number(late.waitMax ?? NaN).toFixed(1)} s`,
+  );
   add(figure('renders in flight at once (peak)', peakInFlight, 'renders', { target: IN_FLIGHT, better: 'higher' }));
+  add(figure('in-flight renders sent after the first render had ended', Number(late.after) + Number(late.unsent), 'renders', { better: 'lower' }));
   add(figure(`worker RSS peak with ${IN_FLIGHT} renders in flight`, worker.peak / MiB, 'MiB', { target: 300, better: 'lower' }));
   add(figure('worker RSS idle', workerIdle / MiB, 'MiB', { better: 'lower' }));
   add(figure('worker steps per second while in flight', stepsPerSecond, 'steps/s', { better: 'higher' }));

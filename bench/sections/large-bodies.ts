@@ -42,6 +42,11 @@ async function run(ctx: BenchContext): Promise<void> {
   log(`  ${fmt(largeRun.out)}; gateway RSS peak ${(largeRun.peak / MiB).toFixed(0)} MiB (${(above / MiB).toFixed(0)} MiB above idle)`);
   add(figure(`gateway RSS above idle during 40 MB submits (${largeConnections} at a time)`, above / MiB, 'MiB', { floor: largeBody.length / MiB, target: 3, better: 'lower' }));
   add(figure('large submits failing their check', largeRun.out.bad + largeRun.out.errors, 'responses', { target: 0, better: 'lower' }));
+  // What the phase leaves for the next one (the in-flight phase runs right after): RSS at rest.
+  await sleep(2000);
+  const after = await idleRss(ctx.gatewayPid);
+  log(`  gateway RSS at rest after the large bodies ${(after / MiB).toFixed(0)} MiB (${((after - idle) / MiB).toFixed(0)} MiB above the idle before)`);
+  add(figure('gateway RSS left above idle after the 40 MB submits, at rest', (after - idle) / MiB, 'MiB', { better: 'lower' }));
 }
 
 export const largeBodiesSection: Section = { name: 'large-bodies', run };

@@ -61,7 +61,7 @@ async function run(ctx: BenchContext): Promise<void> {
   const completed0 = await completedSoFar();
   const pipelineRun = await withRss(ctx.gatewayPid, () => instantLoad(PHASE_SECONDS));
   const pipeline = pipelineRun.out;
-  // Issue 15.5: the worker's CPU time per task it completed (process user + system time), over the
+  // The worker's CPU time per task it completed (process user + system time), over the
   // phase and until the tasks still running when the load stopped have finished (the count holds
   // still for a second, 20 s at most), and what one core would complete per second at that cost.
   let completed = await completedSoFar();
@@ -88,7 +88,7 @@ async function run(ctx: BenchContext): Promise<void> {
   const bullAfter = await bullFloorRun('after');
   log(`  ${bullAfter.rps.toFixed(0)} jobs/s`);
   const bullFloor = { rps: mean(bullBefore.rps, bullAfter.rps) };
-  // No target against BullMQ's empty jobs (issue 15.5): a task is about 25 round trips by design.
+  // No target against BullMQ's empty jobs: a task is about 25 round trips by design.
   add(figure('pipeline throughput (submit to completed)', pipeline.rps, 'tasks/s', { floor: bullFloor.rps, better: 'higher' }));
   add(figure('worker CPU per task (answers-at-once image, 64 connections)', workerCpuPerTaskMs, 'ms', { better: 'lower' }));
   add(figure('tasks per second per worker core (1000 / CPU ms per task)', 1000 / workerCpuPerTaskMs, 'tasks/s', { better: 'higher' }));

@@ -1,4 +1,4 @@
-// Section `scale` (issue 15 point 8): two gateways and three workers on the same Redis and
+// Section `scale`: two gateways and three workers on the same Redis and
 // Postgres. What it shows:
 // - submit and poll throughput with the load spread over both gateways, against the same load on
 //   one gateway, in alternating slices of one run. Every process shares the same 2 cores here, so
@@ -26,6 +26,9 @@ import { percentile } from '../lib/stats';
 import { auth, jsonAuth, pollLoad, submitLoad, Submitted } from '../lib/tasks';
 import type { Section } from './section';
 
+// The extra processes share the server with the first gateway and worker (20 connections each) and the
+// bench's own clients: at 20 each, five processes could ask for more than a stock Postgres's 100.
+const SMALL_POOL = { DB_POOL_SIZE: '12' };
 const CONSISTENCY_TASKS = Number(process.env.BENCH_SCALE_TASKS ?? 8);
 const POLL_EVERY_MS = 20;
 const RATE_LIMIT = 600;
@@ -98,11 +101,11 @@ export async function scale(ctx: BenchContext): Promise<void> {
   const tasksQueue = new Queue(QUEUES.tasks, { connection: redis, prefix: s.prefix });
   try {
     ctx.log('scale: starting a second gateway and two more workers on the same Redis and Postgres');
-    extra.push(startProcess('gateway-2', 'apps/gateway/src/main.ts', { ...s.env, PORT: String(port2) }, s.logDir));
+    extra.push(startProcess('gateway-2', 'apps/gateway/src/main.ts', { ...s.env, ...SMALL_POOL, PORT: String(port2) }, s.logDir));
     await waitHealthy(`${s2.base}/readyz`, extra[0]);
     for (const n of [2, 3]) {
       const port = await freePort();
-      const w = startProcess(`worker-${n}`, 'apps/worker/src/main.ts', { ...s.env, WORKER_PORT: String(port) }, s.logDir);
+      const w = startProcess(`worker-${n}`, 'apps/worker/src/main.ts', { ...s.env, ...SMALL_POOL, WORKER_PORT: String(port) }, s.logDir);
       extra.push(w);
       await waitHealthy(`http://127.0.0.1:${port}/healthz`, w);
     }

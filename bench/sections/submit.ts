@@ -73,7 +73,7 @@ async function run(ctx: BenchContext): Promise<void> {
   add(figure('submit throughput', submit.rps, 'req/s', { floor: writeFloor.rps, target: 0.5, better: 'higher' }));
   add(figure('submit latency p50', submit.p50, 'ms', { better: 'lower' }));
   add(figure('gateway CPU per submit (vs the write floor process per op)', submitCpuUs, 'us', { floor: writeFloor.cpuUs, better: 'lower' }));
-  // Floor-relative (issue 15.3): at most 1.5x the write floor's own p99 in the same run.
+  // Floor-relative: at most 1.5x the write floor's own p99 in the same run.
   add(figure('submit latency p99 (vs the write floor p99)', submit.p99, 'ms', { floor: writeFloor.p99, target: 1.5, better: 'lower' }));
   add(figure('submit responses failing their check', submit.bad + submit.errors, 'responses', { target: 0, better: 'lower' }));
   add(figure('ledger discrepancies after submit', ledgerProblems, 'count', { target: 0, better: 'lower' }));

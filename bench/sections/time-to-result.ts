@@ -1,4 +1,4 @@
-// Time to result (issue 15.1, issue 13): from the moment the provider finished a render (the
+// Time to result: from the moment the provider finished a render (the
 // simulator's own clock: GET /stats/renders/<id> `finishesAt`) to the moment a client sees the
 // task `completed`. The client polls the task every 2 ms from shortly before the render's end,
 // so what it measures is visibility through the API, not a database write; the floor is the same
@@ -33,7 +33,7 @@ const LEAD_MS = 150;
  * it sees the change at most that late. Until 2026-11-23 it polled back to back: 4 such clients
  * (24 in the polling part) asked ~40,000 polls a second, which kept the gateway and the client on
  * a core each and left the worker, Postgres and Redis queueing for the rest of a two-core machine:
- * the figure measured the service under a heavy poll load, not "at light load" (issue 15.1). Traced
+ * the figure measured the service under a heavy poll load, not "at light load". Traced
  * then, each Postgres round trip of the worker's step took 2.7-4.9 ms (docs/benchmark.md, "Time to
  * result: the watching client"). The upstream floor's bare client waits the same between reads.
  */

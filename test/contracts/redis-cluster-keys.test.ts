@@ -1,4 +1,4 @@
-// Redis Cluster (issue 15.6): every Lua script and multi-key command touches keys of one hash slot,
+// Redis Cluster: every Lua script and multi-key command touches keys of one hash slot,
 // or the cluster refuses it (CROSSSLOT). The scripts' keys are taken from the real callers (a
 // recording stand-in for the connection), the slots computed as the cluster does (cluster-key-slot,
 // the package ioredis routes with), for ordinary and awkward channel ids.

@@ -3,7 +3,7 @@
 // malformed message is refused on receipt (it wakes no waiting submit).
 import { randomUUID } from 'node:crypto';
 import IORedis from 'ioredis';
-import { createTaskEventPublisher, decodeKeyRevoked, decodeTaskEvent, deleteKeysWithPrefix, encodeTaskEvent, pollCacheKey, pubsubChannel, SETTLED_POLL_ENTRY_MS } from '@mediagen/queue';
+import { createTaskEventPublisher, decodeKeyRevoked, decodePollEntry, decodeTaskEvent, deleteKeysWithPrefix, encodePollEntry, encodeTaskEvent, pollCacheKey, pubsubChannel, SETTLED_POLL_ENTRY_MS } from '@mediagen/queue';
 import { TaskEvents } from '../../apps/gateway/src/services/task-events';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -67,8 +67,8 @@ describe('task-events contract', () => {
 
   it('a settlement with its poll entry stores it as the shared entry and hands it to listeners', async () => {
     const taskId = randomUUID();
-    const entry = { a: 'acc_1', t: 'video' as const, b: { status: 'completed' as const, resultUrls: ['https://cdn.example/r/0.mp4'], type: 'video' } };
-    await redis.set(pollCacheKey(prefix, taskId), JSON.stringify({ a: 'acc_1', t: 'video', b: { status: 'processing', progress: 40, type: 'video' } }), 'PX', 60_000);
+    const entry = { accountId: 'acc_1', type: 'video' as const, body: { status: 'completed' as const, resultUrls: ['https://cdn.example/r/0.mp4'], type: 'video' as const } };
+    await redis.set(pollCacheKey(prefix, taskId), encodePollEntry({ accountId: 'acc_1', type: 'video', body: { status: 'processing', progress: 40, type: 'video' } }), 'PX', 60_000);
     const got: unknown[] = [];
     events.onTaskSettled((id, e) => {
       if (id === taskId) got.push(e);
@@ -79,7 +79,9 @@ describe('task-events contract', () => {
     expect(await wait.done).toEqual(entry);
     expect(got).toEqual([entry]);
     // The processing entry is gone; the settled one lives SETTLED_POLL_ENTRY_MS, not the 60 s left.
-    expect(JSON.parse((await redis.get(pollCacheKey(prefix, taskId)))!)).toEqual(entry);
+    expect(decodePollEntry((await redis.get(pollCacheKey(prefix, taskId)))!)).toEqual(entry);
+    // The wire form stays the short one older processes read.
+    expect(JSON.parse((await redis.get(pollCacheKey(prefix, taskId)))!)).toEqual({ a: 'acc_1', t: 'video', b: entry.body });
     const ttl = await redis.pttl(pollCacheKey(prefix, taskId));
     expect(ttl).toBeGreaterThan(SETTLED_POLL_ENTRY_MS - 5_000);
     expect(ttl).toBeLessThanOrEqual(SETTLED_POLL_ENTRY_MS);
@@ -125,7 +127,7 @@ describe('task-events schema', () => {
     const e = { taskId: 'task-1', status: 'completed' as const };
     expect(decodeTaskEvent(encodeTaskEvent(e))).toEqual(e);
     expect(decodeTaskEvent('{"taskId":"t","status":"failed","extra":1}')).toEqual({ taskId: 't', status: 'failed' });
-    const withEntry = { taskId: 't', status: 'failed' as const, entry: { a: 'acc', t: 'image' as const, b: { status: 'failed' as const, errorCode: 'timeout', errorMessage: 'm', retryable: true, type: 'image' } } };
+    const withEntry = { taskId: 't', status: 'failed' as const, entry: { accountId: 'acc', type: 'image' as const, body: { status: 'failed' as const, errorCode: 'timeout', errorMessage: 'm', retryable: true, type: 'image' as const } } };
     expect(decodeTaskEvent(encodeTaskEvent(withEntry))).toEqual(withEntry);
     for (const bad of ['', 'null', '{}', '{"taskId":"","status":"failed"}', '{"taskId":"t","status":"pending"}']) expect(decodeTaskEvent(bad)).toBeNull();
     expect(() => encodeTaskEvent({ taskId: 't', status: 'pending' as never })).toThrow();

@@ -14,12 +14,12 @@ import { createTestSchema, type TestSchema } from '@mediagen/db/testing';
 import { deleteKeysWithPrefix } from '@mediagen/queue';
 import { bootstrapDevAccount } from '../../scripts/dev-bootstrap';
 import { createDeps, closeDeps, type GatewayDeps } from '../../apps/gateway/src/deps';
-import { createApp } from '../../apps/gateway/src/app';
+import { gatewayListener } from '../../apps/gateway/src/server';
 import { revokeDevelopmentKey } from '../../apps/gateway/src/services/dev-key';
 
 let schema: TestSchema;
 let deps: GatewayDeps;
-let app: ReturnType<typeof createApp>;
+let app: ReturnType<typeof gatewayListener>;
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mg-dev-bootstrap-'));
 const prefix = `test:devboot:${randomBytes(4).toString('hex')}`;
 
@@ -31,7 +31,7 @@ async function startGateway(): Promise<void> {
   deps = await createDeps(
     loadConfig({ NODE_ENV: 'development', DATABASE_URL: schema.url, REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', REDIS_PREFIX: prefix, DATA_DIR: dataDir, LOG_LEVEL: 'silent', PUBLIC_BASE_URL: 'http://127.0.0.1:1' }),
   );
-  app = createApp(deps);
+  app = gatewayListener(deps);
 }
 afterAll(async () => {
   if (deps) await closeDeps(deps);

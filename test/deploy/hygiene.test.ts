@@ -1,4 +1,4 @@
-// Issue 11.13 and 11.17, checked on the files themselves (no Docker engine on our machines): the
+// Deployment hygiene, checked on the files themselves (no Docker engine on our machines): the
 // build context is an allow-list, the image copies named folders only, production compose needs
 // its secrets and a channel file, Redis requires a password, and the worker's counters need the
 // admin token in production.

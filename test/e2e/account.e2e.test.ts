@@ -13,6 +13,7 @@ import { apiClient } from './support/api';
 import { browserMissing, launchChromium } from './support/browser';
 import { Receiver, startReceiver, headersOf } from './support/webhook-receiver';
 import { Mailbox, signedEvent, startMailbox, startStripeStandIn, STRIPE_ENV, StripeStandIn } from './support/account-doubles';
+import { eventually } from './support/wait';
 
 jest.setTimeout(120_000);
 
@@ -54,15 +55,8 @@ afterAll(async () => {
   await stripe?.close();
 });
 
-async function until<T>(what: string, f: () => Promise<T | undefined | false>, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+/** `eventually` with this file's generous default: a browser on a loaded machine is slow. */
+const until = <T>(what: string, f: () => Promise<T | undefined | false>, ms = 30_000): Promise<T> => eventually(what, f, ms);
 
 const shot = async (page: Page, name: string) => {
   if (SHOTS) await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });

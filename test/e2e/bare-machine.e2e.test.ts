@@ -1,4 +1,4 @@
-// `npm start` on a bare machine (issue 15.9): no DATABASE_URL / REDIS_URL and nothing answering on
+// `npm start` on a bare machine: no DATABASE_URL / REDIS_URL and nothing answering on
 // the probed default addresses (moved by DEV_PG_PORT / DEV_REDIS_PORT to ports where nothing
 // listens) -> it starts an embedded PostgreSQL and a private redis-server under DATA_DIR, migrates,
 // prints READY naming both engines, serves an image task to completion with the printed key, and

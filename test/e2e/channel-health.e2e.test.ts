@@ -12,6 +12,7 @@ import type { Stack } from './support/stack';
 import { e2eSuite } from './support/suite';
 import { startTcpProxy, TcpProxy } from './support/tcp-proxy';
 import { eventually } from './support/wait';
+import { closedAttemptRows } from './support/task-checks';
 
 jest.setTimeout(60_000);
 
@@ -70,14 +71,7 @@ const run = async (prompt: string) => {
   return (await closedAttempts(taskId)).map((a) => [a.channelId, a.status]);
 };
 /** The task's attempts once the last one is closed (the task settles first, then its attempt row). */
-async function closedAttempts(taskId: string) {
-  let rows = await stack.db.taskAttempt.findMany({ where: { taskId }, orderBy: { attemptNo: 'asc' } });
-  for (let i = 0; i < 100 && rows.some((a) => !a.finishedAt); i++) {
-    await new Promise((r) => setTimeout(r, 50));
-    rows = await stack.db.taskAttempt.findMany({ where: { taskId }, orderBy: { attemptNo: 'asc' } });
-  }
-  return rows;
-}
+const closedAttempts = (taskId: string) => closedAttemptRows(stack.db, taskId);
 const channel = async (id: string) => {
   const res = await api.admin('GET', '/channels');
   return (res.body.channels as Record<string, any>[]).find((c) => c.id === id)!;

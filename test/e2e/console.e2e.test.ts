@@ -10,6 +10,7 @@ import type { Stack } from './support/stack';
 import { e2eSuite } from './support/suite';
 import { browserMissing, launchChromium } from './support/browser';
 import { Receiver, startReceiver } from './support/webhook-receiver';
+import { eventually } from './support/wait';
 
 jest.setTimeout(90_000);
 
@@ -45,15 +46,8 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-async function until<T>(what: string, f: () => Promise<T | undefined | false>, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+/** `eventually` with this file's generous default: a browser on a loaded machine is slow. */
+const until = <T>(what: string, f: () => Promise<T | undefined | false>, ms = 30_000): Promise<T> => eventually(what, f, ms);
 
 async function signIn(page: Page, who: { name: string; password: string }, next = '/console/accounts'): Promise<void> {
   await context.clearCookies(); // one browser profile for the file: each test signs in afresh
@@ -220,7 +214,11 @@ describe('the console in a browser', () => {
     expect(await viewer.locator('#resend').count()).toBe(0);
     const csrf = await viewer.inputValue('header input[name=_csrf]');
     expect((await viewer.request.post(`${stack.gatewayUrl}${resendPath}`, { form: { _csrf: csrf } })).status()).toBe(403);
-    await new Promise((r) => setTimeout(r, 500));
+    // Refused before anything changed: a re-send resets the delivery to pending and queues it, so a
+    // delivery still delivered with its two attempts is one no third call can come from.
+    const deliveryId = new URL(deliveryUrl).pathname.split('/').pop()!;
+    expect(await stack.db.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId } })).toMatchObject({ status: 'delivered' });
+    expect(await stack.db.webhookDeliveryAttempt.count({ where: { deliveryId } })).toBe(2);
     expect(receiver.calls.filter((c) => c.path === '/console-hook')).toHaveLength(2);
     await viewer.close();
   });

@@ -11,7 +11,7 @@ import type { Account, apiClient } from './support/api';
 import type { Stack } from './support/stack';
 import { e2eSuite } from './support/suite';
 import { taskChecks } from './support/task-checks';
-import { eventually } from './support/wait';
+import { eventually, waitFor } from './support/wait';
 import { isMp4, isPng } from './support/doc-fakes/common';
 import { CANCELS, CASES, Case, FAL_IMAGE, KEYS, Outcome, REFERENCES, VARIANTS, byChannel, channels, fakes } from './support/doc-fakes/scenarios';
 
@@ -49,6 +49,8 @@ let n = 0;
 const unique = (text: string) => `${text} (${++n} ${Date.now()})`.trim();
 
 
+// Waits the server names (Retry-After on our own 429s) and the poll interval of a client: the
+// protocol's clock, not a guess of how long something takes.
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Submit and poll like a client with many tasks in flight: our own 429s are waited out. */
@@ -223,10 +225,7 @@ describe('a client cancel of a render the vendor already runs', () => {
     expect(calls).toEqual([call]);
     expect([202, 409]).toContain(answer);
     let final = last;
-    for (let i = 0; i < 30 && final.status !== 'completed' && final.status !== 'failed'; i++) {
-      await sleep(300);
-      final = (await api.poll(account, kind, taskId)).body;
-    }
+    await waitFor(async () => ['completed', 'failed'].includes(String((final = (await api.poll(account, kind, taskId)).body).status)), 15_000, 'the task settled').catch(() => undefined);
     expect(final).toMatchObject({ status: 'completed' });
     await expectFile(final, kind);
     expect(await ledgerOf(taskId)).toEqual(['charge']);

@@ -1,9 +1,10 @@
-// Task listing and cancel through the real processes (issue 14 points 2 and 3). Channels: video-a-h3
+// Task listing and cancel through the real processes. Channels: video-a-h3
 // on a MiniMax-protocol channel (its adapter cancels upstream) that renders one task at a time, and
 // video-b-2.5 on the simulator's own protocol, which has no cancel. Every cancel checks the ledger.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { createTaskQueue } from '@mediagen/queue';
 import { Account, apiClient } from './support/api';
 import { freePort } from './support/processes';
 import type { Stack } from './support/stack';
@@ -66,7 +67,13 @@ describe('cancel', () => {
     await waitFor(async () => (await stack.db.taskAttempt.findFirst({ where: { taskId: running, upstreamId: { not: null } } })) !== null, 15_000, 'the render accepted upstream');
     // The channel renders one task at a time: this one waits for the slot, accepted by no upstream.
     const waiting = await submit('video', videoA('the next take'));
-    await new Promise((r) => setTimeout(r, 500));
+    // The worker has taken its job up, found the slot taken and put it back to wait (delayed).
+    const queue = createTaskQueue(stack.redis, stack.prefix);
+    try {
+      await waitFor(async () => (await (await queue.getJob(waiting))?.getState()) === 'delayed', 15_000, 'the next take waiting for the slot');
+    } finally {
+      await queue.close();
+    }
     expect(await stack.db.taskAttempt.count({ where: { taskId: waiting, upstreamId: { not: null } } })).toBe(0);
 
     const w = await cancel('video', waiting);

@@ -10,6 +10,8 @@ import { Account, apiClient } from './support/api';
 import { freePort } from './support/processes';
 import type { Stack } from './support/stack';
 import { e2eSuite } from './support/suite';
+import { closedAttemptRows } from './support/task-checks';
+import { waitFor } from './support/wait';
 
 jest.setTimeout(60_000);
 
@@ -55,11 +57,7 @@ async function run(kind: 'video' | 'image', body: Record<string, unknown>) {
   const taskId = String(res.body.taskId);
   const last = (await api.untilSettled(account, kind, taskId, 30_000)).at(-1)!;
   // The task is settled before its last attempt row is closed (settle first, then tidy): wait for it.
-  let attempts = await stack.db.taskAttempt.findMany({ where: { taskId }, orderBy: { attemptNo: 'asc' } });
-  for (let i = 0; i < 40 && attempts.some((a) => !a.finishedAt); i++) {
-    await new Promise((res) => setTimeout(res, 50));
-    attempts = await stack.db.taskAttempt.findMany({ where: { taskId }, orderBy: { attemptNo: 'asc' } });
-  }
+  const attempts = await closedAttemptRows(stack.db, taskId);
   const ledger = (await stack.db.ledgerEntry.findMany({ where: { taskId }, orderBy: { createdAt: 'asc' } })).map((r) => r.kind);
   return { taskId, last, attempts: attempts.map((a) => ({ channel: a.channelId, status: a.status, kind: a.errorKind, message: a.errorMessage ?? '' })), ledger };
 }
@@ -186,7 +184,7 @@ describe('timeout', () => {
     expect(r.last).toMatchObject({ status: 'failed', errorCode: 'timeout' });
     const upstreamId = (await stack.db.taskAttempt.findFirstOrThrow({ where: { taskId: r.taskId } })).upstreamId!;
     const task = async () => (await (await fetch(`${stack.simUrl}/modelark/api/v3/contents/generations/tasks/${upstreamId}`, { headers: { Authorization: 'Bearer ark-key-lowcost' } })).json()) as { status: string };
-    for (let i = 0; i < 100 && (await task()).status !== 'cancelled'; i++) await new Promise((res) => setTimeout(res, 100));
+    await waitFor(async () => (await task()).status === 'cancelled', 10_000, 'the upstream task cancelled').catch(() => undefined);
     expect((await task()).status).toBe('cancelled');
   });
 });

@@ -11,7 +11,7 @@ import { e2eSuite } from './support/suite';
 import { metricValue } from './support/prom-text';
 import { startTcpProxy } from './support/tcp-proxy';
 import { stopProcess } from './support/processes';
-import { eventually } from './support/wait';
+import { eventually, waitFor } from './support/wait';
 
 jest.setTimeout(60_000);
 
@@ -165,10 +165,16 @@ it('no log line carries an API key, the admin token, the upstream key or inline 
   expect(refused.status).toBe(400);
   const bogus = { accountId: account.accountId, apiKey: `mg_${randomBytes(32).toString('base64url')}` };
   expect((await api.poll(bogus, 'image', 'whatever')).status).toBe(401);
-  await api.untilSettled(account, 'image', String(inline.body.taskId));
-  await new Promise((r) => setTimeout(r, 300)); // let the last lines reach the files
-
-  const logs = stack.procs.map((p) => fs.readFileSync(p.logFile, 'utf8')).join('\n');
+  const taskId = String(inline.body.taskId);
+  await api.untilSettled(account, 'image', taskId);
+  // The last lines reach the files a little after the answers: wait for the worker's completion
+  // line of that task and the gateway's line of the last poll.
+  const read = () => stack.procs.map((p) => fs.readFileSync(p.logFile, 'utf8')).join('\n');
+  await waitFor(() => {
+    const lines = read().split('\n');
+    return lines.some((l) => l.includes('"msg":"task completed"') && l.includes(taskId)) && lines.some((l) => l.includes(`/api/image/tasks/${taskId}`));
+  }, 15_000, 'the last log lines written');
+  const logs = read();
   // The logs do describe the traffic: request lines and task transitions with their ids...
   expect(logs).toContain('"msg":"task created"');
   expect(logs).toContain(`"accountId":"${account.accountId}"`);

@@ -1,9 +1,10 @@
-// Every terminal outcome of spec section 3 through the real processes: gateway, one worker and the
+// Every terminal outcome of a task (completed, failed with each code, timeout) through the real processes: gateway, one worker and the
 // provider simulator. Each test checks the poll body, the refund (or its absence) and the ledger.
 import { PNG } from 'pngjs';
 import { Account, apiClient } from './support/api';
 import type { Stack } from './support/stack';
 import { e2eSuite } from './support/suite';
+import { closedAttemptRows } from './support/task-checks';
 
 jest.setTimeout(60_000);
 
@@ -29,13 +30,8 @@ async function ledgerOf(taskId: string) {
 
 // The task settles first, then its attempt row is closed: read the attempts once the last is closed.
 async function attemptsOf(taskId: string) {
-  const read = () => stack.db.taskAttempt.findMany({ where: { taskId }, orderBy: { attemptNo: 'asc' }, select: { channelId: true, status: true, upstreamId: true, finishedAt: true } });
-  let rows = await read();
-  for (let i = 0; i < 60 && rows.some((a) => !a.finishedAt); i++) {
-    await new Promise((r) => setTimeout(r, 50));
-    rows = await read();
-  }
-  return rows.map(({ finishedAt: _closed, ...a }) => a);
+  const rows = await closedAttemptRows(stack.db, taskId);
+  return rows.map(({ channelId, status, upstreamId }) => ({ channelId, status, upstreamId }));
 }
 
 describe('completed', () => {

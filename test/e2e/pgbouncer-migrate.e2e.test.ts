@@ -1,4 +1,4 @@
-// Issue 15, point 7: `npm run db:prepare` (and so `npm start`) with DATABASE_URL pointing at
+// `npm run db:prepare` (and so `npm start`) with DATABASE_URL pointing at
 // PgBouncer in transaction mode. Prisma Migrate takes its advisory lock as a session lock and never
 // releases it (it counts on its connection closing); behind PgBouncer the lock stayed on a pooled
 // server connection after the CLI exited, and the next deploy failed after waiting 10 s for it.

@@ -1,4 +1,4 @@
-// Issue 15, point 7: the service works unchanged with DATABASE_URL pointing at PgBouncer in
+// The service works unchanged with DATABASE_URL pointing at PgBouncer in
 // transaction pooling mode, with PgBouncer's defaults (no ignore_startup_parameters). Three server
 // connections serve the gateway, the worker and this file's client, so one client's transactions
 // land on connections another client used before: anything kept in a session (search_path,

@@ -11,6 +11,7 @@ import { Account, apiClient } from './support/api';
 import type { Stack } from './support/stack';
 import { e2eSuite } from './support/suite';
 import { Receiver, startReceiver } from './support/webhook-receiver';
+import { eventually } from './support/wait';
 
 jest.setTimeout(90_000);
 
@@ -74,13 +75,9 @@ it('two pictures: the structured prompt that was sent shows in the listing, the 
   const admin = await api.admin('GET', `/tasks/${taskId}`);
   expect(admin.body).toMatchObject({ effectivePrompt: sent, promptOptimized: true, promptFallbackReason: null });
 
-  let event: { data: Record<string, unknown> } | undefined;
-  for (let i = 0; i < 120 && !event; i++) {
-    const call = receiver.calls.find((c) => c.status < 300 && JSON.parse(c.body).data.taskId === taskId);
-    if (call) event = JSON.parse(call.body);
-    else await new Promise((r) => setTimeout(r, 250));
-  }
-  expect(event?.data).toMatchObject({ status: 'completed', taskId, model: 'video-a-h3', effectivePrompt: sent });
+  const call = await eventually('the task event delivered', async () => receiver.calls.find((c) => c.status < 300 && JSON.parse(c.body).data.taskId === taskId), 30_000);
+  const event = JSON.parse(call.body) as { data: Record<string, unknown> };
+  expect(event.data).toMatchObject({ status: 'completed', taskId, model: 'video-a-h3', effectivePrompt: sent });
 
   const html = await consolePage(taskId);
   expect(html).toContain('Rewritten by the prompt optimizer');

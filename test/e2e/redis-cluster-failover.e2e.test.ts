@@ -1,4 +1,4 @@
-// Issue 15.6, a case beyond the happy path: the master holding the queues (BullMQ's `{prefix}` slot)
+// A case beyond the happy path: the master holding the queues (BullMQ's `{prefix}` slot)
 // dies on a cluster of three masters with a replica each. Its replica takes over, and the service
 // carries on without a restart: submits are accepted again, workers run them to completion, and an
 // instant image submit is still woken by its task event (the gateway's subscription follows).

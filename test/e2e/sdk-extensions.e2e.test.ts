@@ -1,4 +1,4 @@
-// The SDK's calls of the extensions (design.md section 4) against the running stack: tasks.list
+// The SDK's calls of the extensions (docs/api.md) against the running stack: tasks.list
 // pages through the account's tasks newest first with filters, and tasks.cancel ends a running
 // task `cancelled` and refunded, and refuses a finished one with a typed not_cancellable error;
 // the CLI's `tasks` lists them.

@@ -1,4 +1,4 @@
-// Signed webhooks to clients through the real processes (issue 14 point 1): account endpoints and
+// Signed webhooks to clients through the real processes: account endpoints and
 // per-task callback_url, verified with the `standardwebhooks` library as a client would; a receiver
 // that is down for a while still gets every event once, under the same webhook-id across retries;
 // secret rotation (both secrets verify during the overlap); admin deliveries, attempts and resend;
@@ -110,7 +110,10 @@ describe('account webhooks', () => {
     const failed = await submit(account, 'video', failingVideo);
     await eventFor('/only-failed', failed);
     await api.untilSettled(account, 'image', done);
-    await new Promise((r) => setTimeout(r, 1_000));
+    // The completed task's outbox step has run (every delivery it will ever have exists) and made
+    // none: nothing can reach /only-failed or /gone later, so no waiting for what must not come.
+    await waitFor(async () => (await stack.db.task.findUniqueOrThrow({ where: { id: done } })).eventsEmittedAt !== null, 15_000, 'the outbox step of the completed task');
+    expect(await stack.db.webhookDelivery.count({ where: { taskId: done } })).toBe(0);
     expect(receiver.calls.filter((c) => c.path === '/only-failed').map((c) => JSON.parse(c.body).data.taskId)).toEqual([failed]);
     expect(receiver.calls.filter((c) => c.path === '/gone')).toEqual([]);
   });
@@ -147,7 +150,10 @@ describe('delivery', () => {
     }, 30_000, 'two refused attempts per event');
     receiver.setDown('/flaky', false);
     for (const t of tasks) await eventFor('/flaky', t);
-    await new Promise((r) => setTimeout(r, 2_500)); // time for a duplicate to show up, if one were sent
+    // A duplicate would be a retry scheduled before the success: no retry waits longer than
+    // WEBHOOK_RETRY_MAX_DELAY_MS (1 s here), so 2.5 s is long enough for one to show up. This is
+    // the one wait for something that must not happen; there is no event that says "no retry left".
+    await new Promise((r) => setTimeout(r, 2_500));
 
     const calls = receiver.calls.filter((c) => c.path === '/flaky');
     const accepted = receiver.accepted('/flaky');

@@ -5,9 +5,12 @@
 //     A list (array, union type, Set, z.enum or SQL `IN (...)`) spelling one of those sets out again
 //     elsewhere fails; import the constant (or the SQL fragment built from it) instead;
 //   - data access lives in packages/db: a Prisma model call (`db.task.findMany`), a raw query
-//     (`$queryRaw`, `$executeRaw`, `$transaction`), the pool helpers (`sql`, `sqlTransaction`) or an
-//     SQL statement on one of our tables anywhere else fails;
+//     (`$queryRaw`, `$executeRaw`, `$transaction`), the pool helpers (`sql`, `sqlTransaction`,
+//     `sqlPool`), a database driver of its own (`pg`, `@prisma/client`; type-only imports aside) or
+//     an SQL statement on one of our tables anywhere else fails, with no exception list;
 //   - the apps read no environment variable themselves: loadConfig (packages/config) parses them once;
+//   - the apps keep no state keyed by their deps on the side (`new WeakMap`): what a gateway or a
+//     worker keeps per process is built in createDeps / startWorkerApp and passed where needed;
 //   - CONTRIBUTING.md's tree and the README's layout name every workspace;
 //   - the import graph has no circles: a small walk over the relative imports of every workspace's
 //     src/ (type-only imports included: a circle of types is still two files that cannot be read
@@ -126,17 +129,8 @@ describe('data access lives in packages/db', () => {
     'findUnique', 'findUniqueOrThrow', 'findFirst', 'findFirstOrThrow', 'findMany', 'create', 'createMany', 'createManyAndReturn',
     'update', 'updateMany', 'updateManyAndReturn', 'upsert', 'delete', 'deleteMany', 'count', 'aggregate', 'groupBy',
   ]);
+  const DRIVERS = new Set(['pg', 'pg-pool', '@prisma/client', '@prisma/adapter-pg']);
   const SQL_TEXT = new RegExp(`\\b(SELECT\\b[\\s\\S]*\\bFROM|INSERT INTO|UPDATE|DELETE FROM)\\s+"(${TABLES.join('|')})"`);
-
-  /**
-   * Files that still hold data access of their own, with how many places; a file may only shrink.
-   * Moving them behind named functions in packages/db is under way (CONTRIBUTING.md).
-   */
-  const KNOWN: Record<string, number> = {
-    'packages/webhooks/src/deliver.ts': 16,
-    'packages/webhooks/src/endpoints.ts': 14,
-    'packages/webhooks/src/outbox.ts': 14,
-  };
 
   /** The places in a file that reach the database without packages/db. */
   function accesses(file: string): string[] {
@@ -145,11 +139,17 @@ describe('data access lives in packages/db', () => {
     const line = (n: ts.Node) => sf.getLineAndCharacterOfPosition(n.getStart()).line + 1;
     const fromDb = new Set<string>();
     walk(sf, (n) => {
-      if (ts.isImportDeclaration(n) && ts.isStringLiteral(n.moduleSpecifier) && n.moduleSpecifier.text === '@mediagen/db') {
-        const named = n.importClause?.namedBindings;
-        if (named && ts.isNamedImports(named))
-          for (const e of named.elements) if (['sql', 'sqlTransaction'].includes((e.propertyName ?? e.name).text)) fromDb.add(e.name.text);
-      }
+      if (!ts.isImportDeclaration(n) || !ts.isStringLiteral(n.moduleSpecifier)) return;
+      const from = n.moduleSpecifier.text;
+      // A driver of one's own (a pg pool or client, a Prisma client) reaches the database without packages/db.
+      if (DRIVERS.has(from) && !n.importClause?.isTypeOnly) out.push(`${line(n)}: import from ${from}`);
+      const named = n.importClause?.namedBindings;
+      if (from === '@mediagen/db' && named && ts.isNamedImports(named))
+        for (const e of named.elements) {
+          const name = (e.propertyName ?? e.name).text;
+          if (['sql', 'sqlTransaction'].includes(name)) fromDb.add(e.name.text);
+          else if (name === 'sqlPool') out.push(`${line(n)}: import of sqlPool`);
+        }
     });
     walk(sf, (n) => {
       if (ts.isPropertyAccessExpression(n)) {
@@ -172,7 +172,7 @@ describe('data access lives in packages/db', () => {
       const r = rel(file);
       if (r.startsWith('packages/db/')) continue;
       const hits = accesses(file);
-      if (hits.length > (KNOWN[r] ?? 0)) found.push(`${r} (${hits.length} place(s), allowed ${KNOWN[r] ?? 0}):\n  ${hits.join('\n  ')}`);
+      if (hits.length) found.push(`${r}:\n  ${hits.join('\n  ')}`);
     }
     expect(found).toEqual([]);
   });
@@ -181,10 +181,38 @@ describe('data access lives in packages/db', () => {
     const tmp = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'db-probe-')), 'probe.ts');
     fs.writeFileSync(
       tmp,
-      "import { sql as q } from '@mediagen/db';\nexport const a = (db: any) => db.task.findMany({});\nexport const b = (db: any) => db.$queryRaw`SELECT 1`;\nexport const c = (db: any) => q(db, 'SELECT 1');\nexport const d = 'UPDATE \"Task\" SET x = 1';\n",
+      "import { sql as q } from '@mediagen/db';\nexport const a = (db: any) => db.task.findMany({});\nexport const b = (db: any) => db.$queryRaw`SELECT 1`;\nexport const c = (db: any) => q(db, 'SELECT 1');\nexport const d = 'UPDATE \"Task\" SET x = 1';\nimport { Pool } from 'pg';\nimport { sqlPool } from '@mediagen/db';\nimport type { PoolClient } from 'pg';\n",
     );
     try {
-      expect(accesses(tmp)).toHaveLength(4);
+      expect(accesses(tmp)).toHaveLength(6);
+    } finally {
+      fs.rmSync(tmp, { force: true });
+    }
+  });
+});
+
+describe("the apps' per-process state is built with their deps", () => {
+  /** Where a file makes a WeakMap (the shape of a singleton keyed by deps, built on first use). */
+  function weakMaps(file: string): number[] {
+    const sf = sourceOf(file);
+    const out: number[] = [];
+    walk(sf, (n) => {
+      if (ts.isNewExpression(n) && ts.isIdentifier(n.expression) && n.expression.text === 'WeakMap')
+        out.push(sf.getLineAndCharacterOfPosition(n.getStart()).line + 1);
+    });
+    return out;
+  }
+
+  it('makes no WeakMap in apps/*/src: createDeps (gateway) and startWorkerApp (worker) build that state', () => {
+    const found = SOURCES.filter((f) => rel(f).startsWith('apps/')).flatMap((f) => weakMaps(f).map((l) => `${rel(f)}:${l}`));
+    expect(found).toEqual([]);
+  });
+
+  it('finds a WeakMap (the check itself works)', () => {
+    const tmp = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'weakmap-probe-')), 'probe.ts');
+    fs.writeFileSync(tmp, 'const byDeps = new WeakMap<object, number>();\nexport const one = (d: object) => byDeps.get(d);\n');
+    try {
+      expect(weakMaps(tmp)).toEqual([1]);
     } finally {
       fs.rmSync(tmp, { force: true });
     }

@@ -1,4 +1,4 @@
-// Issue 15.10: one supported Node everywhere. Node 20 reached end of life in April 2026; CI, the
+// One supported Node everywhere. Node 20 reached end of life in April 2026; CI, the
 // tests, the benchmark and the image run on Node 24 LTS. The version is written in several places
 // (the CI script that fetches it, engines, .nvmrc, @types/node, the Dockerfile's base images), so a
 // move that forgets one of them fails here rather than in someone's image or editor.

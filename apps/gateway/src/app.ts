@@ -1,5 +1,6 @@
-// The gateway's Express app. Wiring only: logic lives in services/ and packages/.
-import express, { Express, Request, Response } from 'express';
+// The gateway's Express app. Wiring only: logic lives in services/ and packages/. It is served
+// behind the cached-poll lane (server.ts), which answers cached polls before Express sees them.
+import express, { Express } from 'express';
 import type { GatewayDeps } from './deps';
 import { resultState } from '@mediagen/db';
 import { apiRouter } from './routes/api.routes';
@@ -13,7 +14,6 @@ import { bullBoardRouter } from './routes/bull-board.routes';
 import { docsRouter } from './routes/docs.routes';
 import { adminAuth } from './middleware/admin-auth';
 import { requestLog } from './middleware/request-log';
-import { cachedPollLane } from './routes/cached-poll';
 import { httpMetrics } from './middleware/http-metrics';
 import { metricsRouter } from './routes/metrics.routes';
 import { adminChannelsRouter } from './routes/admin-channels.routes';
@@ -25,9 +25,9 @@ import { errorHandler, notFoundHandler } from './middleware/error-handler';
 import { bullBoardCsp, filesHeaders, refuseNulInUrl, securityHeaders } from './middleware/security-headers';
 import { AddressLimiter, addressRateLimit } from './middleware/ip-limits';
 import { trustProxyFn } from './middleware/client-address';
-import { buildOpenApiDocument } from './openapi/document';
-
-type Handle = (this: Express, req: Request, res: Response, next?: (err?: unknown) => void) => void;
+import { API_MOUNT } from './routes/poll-paths';
+import type * as OpenApiDocument from './openapi/document';
+import { stopTranspilerThread } from '@mediagen/runtime';
 
 export function createApp(deps: GatewayDeps): Express {
   const app = express();
@@ -40,15 +40,24 @@ export function createApp(deps: GatewayDeps): Express {
   app.use(securityHeaders(deps.config));
   app.use(refuseNulInUrl);
   // The API first: Express tries the layers in order, and no other route lives under /api.
-  app.use('/api', apiRouter(deps));
+  app.use(API_MOUNT, apiRouter(deps));
   app.use(healthRouter(deps));
   app.use(upstreamHooksRouter(deps));
   app.use(metricsRouter(deps));
   app.use(mountStripeWebhook(deps)); // its own raw-body parser: the signature covers the exact bytes
   app.use(topUpPageRouter());
   app.use(frontPageRouter(deps.config.PUBLIC_BASE_URL, deps.sold));
-  const openapi = buildOpenApiDocument(deps.config.PUBLIC_BASE_URL, deps.sold);
-  app.get('/openapi.json', (_req, res) => res.json(openapi));
+  // Built on the first request, with its generator's modules: most gateways are never asked for it.
+  // Those are TypeScript files loaded after start, so tsx's esbuild thread is stopped again after.
+  let openapi: object | undefined;
+  app.get('/openapi.json', (_req, res) => {
+    if (!openapi) {
+      const { buildOpenApiDocument } = require('./openapi/document') as typeof OpenApiDocument;
+      openapi = buildOpenApiDocument(deps.config.PUBLIC_BASE_URL, deps.sold);
+      stopTranspilerThread();
+    }
+    res.json(openapi);
+  });
   app.use('/docs', docsRouter());
   app.use(
     '/files',
@@ -70,14 +79,5 @@ export function createApp(deps: GatewayDeps): Express {
   app.use(notFoundHandler);
   app.use(errorHandler(deps.log));
 
-  // A poll this gateway can answer from memory is answered before Express sets the request up,
-  // with the headers the chain above would set (routes/cached-poll.ts); every other request, and
-  // every poll the lane cannot decide, is Express's as before. app.handle is what the app function
-  // (the server's request listener, and supertest's) calls for each request.
-  const lane = cachedPollLane(deps, app);
-  const handle = (app as unknown as { handle: Handle }).handle;
-  (app as unknown as { handle: Handle }).handle = function (this: Express, req, res, next) {
-    if (!lane(req, res)) handle.call(this, req, res, next);
-  };
   return app;
 }

@@ -4,7 +4,7 @@ import '@mediagen/runtime/source-maps'; // first: before any package loads
 import { loadConfig, ConfigError } from '@mediagen/config';
 import { createDeps, closeDeps } from './deps';
 import { createApp } from './app';
-import { taskStreams } from './services/task-streams';
+import { createGatewayServer } from './server';
 import { growHeapByHalf, stopTranspilerThread } from '@mediagen/runtime';
 
 growHeapByHalf(); // the old generation grows by half at a time (packages/runtime heap-growth.ts)
@@ -13,7 +13,9 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const deps = await createDeps(config);
   const app = createApp(deps);
-  const server = app.listen(config.PORT, () => {
+  // The server's one request listener: cached polls answered from memory, then the Express app.
+  const server = createGatewayServer(deps, app);
+  server.listen(config.PORT, () => {
     const addr = server.address();
     const port = typeof addr === 'object' && addr ? addr.port : config.PORT;
     deps.log.info({ port }, `gateway listening on http://localhost:${port}`);
@@ -28,7 +30,7 @@ async function main(): Promise<void> {
     closing = true;
     deps.log.info({ signal }, 'shutting down: finishing in-flight requests');
     // Event streams never finish by themselves: end them now (clients resume elsewhere with Last-Event-ID).
-    taskStreams(deps).closeAll();
+    deps.taskStreams.closeAll();
     const deadline = setTimeout(() => process.exit(1), config.SHUTDOWN_TIMEOUT_MS).unref();
     // Requests that still arrive on open keep-alive connections are served, and told to close.
     // Before the app's own listener: a response it writes synchronously has its headers sent already.

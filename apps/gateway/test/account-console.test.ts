@@ -5,6 +5,7 @@ import request from 'supertest';
 import { findHolderByEmail, listAuditEvents } from '@mediagen/db';
 import { Harness, startHarness } from './harness';
 import { browser, Mailbox, signedEvent, startMailbox, startStripeStandIn, STRIPE_ENV, StripeStandIn } from './account-support';
+import { waitFor } from '../../../test/e2e/support/wait';
 
 let h: Harness;
 let mail: Mailbox;
@@ -77,10 +78,11 @@ it('an admin invites a holder, sees them, their top-up, disables and enables the
   expect((await op.get('/console/holders')).text).toMatch(/wes@example\.com[\s\S]*?disabled/);
   expect((await b.get('/account')).status).toBe(303);
   let status = 0;
-  for (const end = Date.now() + 5_000; Date.now() < end && (status = (await request(h.app).get('/api/balance').set(auth)).status) !== 401; ) await new Promise((r) => setTimeout(r, 20));
+  const balanceIs = (want: number) => async () => (status = (await request(h.app).get('/api/balance').set(auth)).status) === want;
+  await waitFor(balanceIs(401), 5_000, 'the key refused').catch(() => undefined);
   expect(status).toBe(401);
   expect((await op.post(`/console/holders/${accountId}/enable`)).status).toBe(303);
-  for (const end = Date.now() + 5_000; Date.now() < end && (status = (await request(h.app).get('/api/balance').set(auth)).status) !== 200; ) await new Promise((r) => setTimeout(r, 20));
+  await waitFor(balanceIs(200), 5_000, 'the key served again').catch(() => undefined);
   expect(status).toBe(200);
   const { events } = await listAuditEvents(h.deps.db, { accountId, action: 'holder.disable', limit: 5 });
   expect(events[0]).toMatchObject({ actorType: 'operator', actorName: 'olga' });

@@ -1,12 +1,12 @@
 // The account pages' test doubles (test/e2e/support/account-doubles.ts), and a cookie-keeping
 // browser over supertest that reads the CSRF token out of each page.
 import request from 'supertest';
-import type { Express } from 'express';
+import type { App } from 'supertest/types';
 
 export * from '../../../test/e2e/support/account-doubles';
 
 /** A browser: keeps cookies, and every form post carries the page's `_csrf`. */
-export function browser(app: Express) {
+export function browser(app: App) {
   const agent = request.agent(app);
   let csrf = '';
   const keep = (r: request.Response) => {

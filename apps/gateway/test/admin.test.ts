@@ -1,4 +1,4 @@
-// Admin API (design.md section 4), OpenAPI document and reference page, Bull Board.
+// Admin API (docs/api.md), OpenAPI document and reference page, Bull Board.
 import request from 'supertest';
 import { startHarness, Harness } from './harness';
 
@@ -34,7 +34,7 @@ describe('admin API', () => {
     await h.deps.db.$executeRawUnsafe(`CREATE FUNCTION slow_admin_keep() RETURNS trigger AS $$ BEGIN PERFORM pg_sleep(0.2); RETURN NEW; END $$ LANGUAGE plpgsql`);
     await h.deps.db.$executeRawUnsafe(`CREATE TRIGGER slow_admin_keep BEFORE UPDATE ON "AdminIdempotencyRecord" FOR EACH ROW EXECUTE FUNCTION slow_admin_keep()`);
     // A real listener and a keep-alive client, as a script's retry loop would use.
-    const server = h.app.listen(0, '127.0.0.1');
+    const server = h.listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
     const { port } = server.address() as import('node:net').AddressInfo;
     try {

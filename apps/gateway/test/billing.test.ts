@@ -1,4 +1,4 @@
-// Billing (spec 2.3, 2.4, 7.1 402), the in-progress limit (spec 8: 20) and the request-rate
+// Billing (402 when the balance does not cover the cost), the in-progress limit (20 open tasks) and the request-rate
 // limit, including the concurrency races, over real Postgres and Redis.
 import request from 'supertest';
 import { startHarness, Harness } from './harness';
@@ -56,7 +56,7 @@ describe('charging', () => {
   });
 });
 
-describe('in-progress limit (spec 8: 20)', () => {
+describe('in-progress limit (20 open tasks)', () => {
   it('40 concurrent submits on a fresh account create exactly 20 tasks; the rest get 429 with RateLimit headers', async () => {
     const a = await h.newAccount({ balanceCents: 100_000 });
     const res = await Promise.all(Array.from({ length: 40 }, () => request(h.app).post('/api/image/generate').set(a.auth).send(image)));

@@ -1,15 +1,16 @@
-// Cached polls answered before the middleware chain (routes/cached-poll.ts): the same answer as
-// the chain gives, counted and logged like any request, and everything the lane cannot decide from
+// Cached polls answered before the Express app (routes/cached-poll.ts, server.ts): the same answer
+// as the chain gives, header for header, counted and logged like any request, and everything the lane cannot decide from
 // memory left to the chain. Also the batched task reads of polls that miss the cache
 // (services/task-reads.ts) and the API-key cache's single lookup per key (middleware/auth.ts).
 import request from 'supertest';
 import IORedis from 'ioredis';
-import { pollCacheKey } from '@mediagen/queue';
+import { encodePollEntry, pollCacheKey } from '@mediagen/queue';
 import { sqlPool } from '@mediagen/db';
 import { metricValue } from '../../../test/e2e/support/prom-text';
 import * as pollService from '../src/services/poll.service';
 import { TaskReads } from '../src/services/task-reads';
 import { startHarness, Harness } from './harness';
+import { waitFor } from '../../../test/e2e/support/wait';
 
 jest.setTimeout(60_000);
 
@@ -57,6 +58,81 @@ describe('the cached-poll lane', () => {
     // A client's own request id is echoed, as the chain does.
     const echoed = await request(h.app).get(`/api/image/tasks/${id}`).set({ ...a.auth, 'X-Request-Id': 'client-id-1' }).expect(200);
     expect(echoed.headers['x-request-id']).toBe('client-id-1');
+  });
+
+  it('sends byte for byte the status line and header fields of an uncached poll, per-request values aside', async () => {
+    const a = await h.newAccount();
+    const id = await submit(a.auth);
+    const spy = viaChain();
+    // The first poll misses every cache: Express's chain answers it from Postgres.
+    const uncached = await request(h.app).get(`/api/image/tasks/${id}`).set(a.auth).expect(200);
+    expect(spy).toHaveBeenCalledTimes(1);
+    const cached = await request(h.app).get(`/api/image/tasks/${id}`).set(a.auth).expect(200);
+    expect(spy).toHaveBeenCalledTimes(1); // the lane answered
+    spy.mockRestore();
+    const raw = (r: request.Response) => (r as unknown as { res: { rawHeaders: string[]; statusMessage: string } }).res;
+    const fields = (r: request.Response) => {
+      const h = raw(r).rawHeaders;
+      return h.filter((_, i) => i % 2 === 0).map((name, i) => [name, h[2 * i + 1]] as const);
+    };
+    const perRequest = new Set(['X-Request-Id', 'RateLimit', 'Date']);
+    const [u, c] = [fields(uncached), fields(cached)];
+    // The same names, same case, same order; the same values but for the per-request ones.
+    expect(c.map(([n]) => n)).toEqual(u.map(([n]) => n));
+    expect(c.filter(([n]) => !perRequest.has(n))).toEqual(u.filter(([n]) => !perRequest.has(n)));
+    expect(raw(cached).statusMessage).toBe(raw(uncached).statusMessage);
+    expect(cached.text).toBe(uncached.text);
+    for (const [name, value] of [...u, ...c].filter(([n]) => perRequest.has(n))) {
+      if (name === 'X-Request-Id') expect(value).toMatch(/^[0-9a-f-]{36}$/);
+      if (name === 'RateLimit') expect(value).toMatch(/^"per-account"; r=\d+; t=\d+$/);
+    }
+    // What both carry: the security headers, the limit's policy, the entry's ETag.
+    const names = u.map(([n]) => n);
+    for (const n of ['Content-Security-Policy', 'X-Content-Type-Options', 'X-Frame-Options', 'Cross-Origin-Resource-Policy', 'RateLimit-Policy', 'ETag', 'Content-Length']) expect(names).toContain(n);
+  });
+
+  it("answers every poll of an entry from the entry's one prepared answer, each with its own request values", async () => {
+    const a = await h.newAccount();
+    const id = await submit(a.auth);
+    // A body with characters outside ASCII: its length is in bytes, and the bytes are UTF-8.
+    const body = { status: 'failed', errorMessage: 'Le rendu a échoué ✗', errorCode: 'generation_failed', retryable: true, type: 'image' } as const;
+    await redis.set(pollCacheKey(h.deps.config.REDIS_PREFIX, id), encodePollEntry({ accountId: a.id, type: 'image', body }), 'PX', 60_000);
+    const chain = await request(h.app).get(`/api/image/tasks/${id}`).set(a.auth).expect(200); // copies the shared entry
+    const spy = viaChain();
+    const answers = [];
+    for (const rid of ['first-id', 'second-id', 'third-id']) answers.push(await request(h.app).get(`/api/image/tasks/${id}`).set({ ...a.auth, 'X-Request-Id': rid }).expect(200));
+    expect(spy).not.toHaveBeenCalled();
+    spy.mockRestore();
+    expect(answers.map((r) => r.headers['x-request-id'])).toEqual(['first-id', 'second-id', 'third-id']);
+    const left = answers.map((r) => Number(/r=(\d+)/.exec(r.headers['ratelimit'])![1]));
+    expect(left).toEqual([left[0], left[0] - 1, left[0] - 2]);
+    for (const r of answers) {
+      expect(r.body).toEqual(body);
+      expect(r.text).toBe(chain.text);
+      expect(r.headers['content-length']).toBe(String(Buffer.byteLength(chain.text)));
+      expect(r.headers['etag']).toBe(chain.headers['etag']);
+    }
+  });
+
+  it('answers a gateway that is shutting down with Connection: close, as the chain does', async () => {
+    const a = await h.newAccount();
+    const id = await submit(a.auth);
+    await request(h.app).get(`/api/image/tasks/${id}`).set(a.auth).expect(200);
+    const server = h.listen(0, '127.0.0.1');
+    // What main.ts installs on shutdown, before the gateway's listener.
+    server.prependListener('request', (_req, res) => res.setHeader('Connection', 'close'));
+    try {
+      const spy = viaChain();
+      const lane = await request(server).get(`/api/image/tasks/${id}`).set(a.auth).expect(200);
+      const chain = await request(server).get(`/api/image/tasks/${id}?via=chain`).set(a.auth).expect(200);
+      expect(spy).toHaveBeenCalledTimes(1);
+      spy.mockRestore();
+      expect(lane.headers['connection']).toBe('close');
+      expect(shape(lane)).toEqual(shape(chain));
+      expect(lane.text).toBe(chain.text);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 
   it('counts its answers in the HTTP metrics and writes the access line', async () => {
@@ -120,13 +196,13 @@ describe('the cached-poll lane', () => {
     const a = await h.newAccount();
     const id = await submit(a.auth);
     // The shared entry as another gateway stored it, with little of its life left.
-    await redis.set(pollCacheKey(h.deps.config.REDIS_PREFIX, id), JSON.stringify({ a: a.id, t: 'image', b: { status: 'pending', type: 'image' } }), 'PX', 400);
+    await redis.set(pollCacheKey(h.deps.config.REDIS_PREFIX, id), encodePollEntry({ accountId: a.id, type: 'image', body: { status: 'pending', type: 'image' } }), 'PX', 400);
     expect((await request(h.app).get(`/api/image/tasks/${id}`).set(a.auth).expect(200)).body.status).toBe('pending');
     const spy = viaChain();
     expect((await request(h.app).get(`/api/image/tasks/${id}`).set(a.auth).expect(200)).body.status).toBe('pending');
     expect(spy).not.toHaveBeenCalled(); // the lane answered from the copy
     await h.deps.db.task.update({ where: { id }, data: { status: 'processing', progress: 40 } });
-    while ((await redis.exists(pollCacheKey(h.deps.config.REDIS_PREFIX, id))) === 1) await new Promise((r) => setTimeout(r, 10));
+    await waitFor(async () => (await redis.exists(pollCacheKey(h.deps.config.REDIS_PREFIX, id))) === 0, 5_000, 'the shared entry to expire');
     expect((await request(h.app).get(`/api/image/tasks/${id}`).set(a.auth).expect(200)).body).toEqual({ status: 'processing', progress: 40, type: 'image' });
     expect(spy).toHaveBeenCalledTimes(1);
     spy.mockRestore();
@@ -192,8 +268,11 @@ describe('API-key look-ups', () => {
     try {
       now.mockReturnValue(start + 4_500); // half a second of the 5 s entry left
       await request(h.app).get('/api/balance').set(a.auth).expect(200);
-      while (find.mock.calls.length === 0) await new Promise((r) => setTimeout(r, 5));
-      await new Promise((r) => setTimeout(r, 100)); // the refresh lands
+      await waitFor(() => find.mock.calls.length > 0, 5_000, 'the refresh lookup');
+      // The refresh lands: the lookup's answer, then the cache update chained on it (microtasks,
+      // all run before the next turn of the event loop).
+      await find.mock.results[0].value;
+      await new Promise((r) => setImmediate(r));
       now.mockReturnValue(start + 7_000); // past the first entry's end, within the refreshed one's
       await request(h.app).get('/api/balance').set(a.auth).expect(200);
       expect(find).toHaveBeenCalledTimes(1);

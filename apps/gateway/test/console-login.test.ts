@@ -1,4 +1,4 @@
-// The console's sign-in under a burst (issue 23.2), on the real Postgres and Redis:
+// The console's sign-in under a burst, on the real Postgres and Redis:
 // - 60 concurrent wrong logins for one operator from one address: each try is counted before its
 //   password is checked, so 10 are checked and the rest get 429; the right password sent in the
 //   burst gets no session;

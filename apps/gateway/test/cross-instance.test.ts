@@ -4,20 +4,20 @@
 // together (docs/operations.md, "Poll cache and rate limits across gateways").
 import request from 'supertest';
 import IORedis from 'ioredis';
-import type { Express } from 'express';
-import { pollCacheKey } from '@mediagen/queue';
+import { decodePollEntry, encodePollEntry, pollCacheKey } from '@mediagen/queue';
 import { startHarness, Harness } from './harness';
 import { closeDeps, createDeps, GatewayDeps } from '../src/deps';
-import { createApp } from '../src/app';
+import { gatewayListener, GatewayListener } from '../src/server';
 import { aheadFor, batchFor } from '../src/middleware/rate-tokens';
+import { waitFor } from '../../../test/e2e/support/wait';
 
 let h: Harness;
-let b: { app: Express; deps: GatewayDeps };
+let b: { app: GatewayListener; deps: GatewayDeps };
 let redis: IORedis;
 beforeAll(async () => {
   h = await startHarness('cross-instance', { INSTANT_WAIT_MS: '0' });
   const deps = await createDeps(h.deps.config);
-  b = { app: createApp(deps), deps };
+  b = { app: gatewayListener(deps), deps };
   redis = new IORedis(h.deps.config.REDIS_URL);
   expect(await h.deps.events.subscribed).toBe(true);
   expect(await b.deps.events.subscribed).toBe(true);
@@ -31,26 +31,23 @@ afterAll(async () => {
 const video = { model: 'video-b-2.0', prompt: 'a red fox in the snow', duration: 4 };
 const A = () => h.app;
 const cacheKey = (taskId: string) => pollCacheKey(h.deps.config.REDIS_PREFIX, taskId);
-const poll = async (app: Express, taskId: string, auth: Record<string, string>) => {
+const poll = async (app: GatewayListener, taskId: string, auth: Record<string, string>) => {
   const res = await request(app).get(`/api/video/tasks/${taskId}`).set(auth);
   expect(res.status).toBe(200);
   return res.body as Record<string, unknown>;
 };
 /** Resolves once both gateways' subscribers have heard the task settle. */
 const settledOnBoth = (taskId: string) => Promise.all([h.deps, b.deps].map((d) => d.events.waitForSettle(taskId, 10_000).done));
-const until = async (cond: () => Promise<boolean>) => {
-  while (!(await cond())) await new Promise((r) => setTimeout(r, 20));
-};
 
 describe('poll cache across gateways', () => {
   it("a gateway's copy of the shared entry lives no longer than the shared entry itself", async () => {
     const a = await h.newAccount();
     const id = (await request(A()).post('/api/video/generate').set(a.auth).send(video).expect(200)).body.taskId as string;
     // The shared entry as another gateway stored it, with little of its life left.
-    await redis.set(cacheKey(id), JSON.stringify({ a: a.id, t: 'video', b: { status: 'pending', type: 'video' } }), 'PX', 300);
+    await redis.set(cacheKey(id), encodePollEntry({ accountId: a.id, type: 'video', body: { status: 'pending', type: 'video' } }), 'PX', 300);
     expect(await poll(b.app, id, a.auth)).toEqual({ status: 'pending', type: 'video' });
     await h.deps.db.task.update({ where: { id }, data: { status: 'processing', progress: 40 } });
-    await until(async () => (await redis.exists(cacheKey(id))) === 0);
+    await waitFor(async () => (await redis.exists(cacheKey(id))) === 0, 5_000, 'the shared entry to expire');
     // A copy kept for POLL_CACHE_MS (5 s) from when it was made would still answer pending here.
     expect(await poll(b.app, id, a.auth)).toEqual({ status: 'processing', progress: 40, type: 'video' });
     expect(await poll(A(), id, a.auth)).toEqual({ status: 'processing', progress: 40, type: 'video' });
@@ -78,9 +75,9 @@ describe('poll cache across gateways', () => {
     await settled;
     // A slow gateway read the task before the cancel committed and fills the entry only now: its
     // fill (SET NX) finds the settled entry the settlement stored, and adopts it.
-    const stale = JSON.stringify({ a: a.id, t: 'video', b: { status: 'pending', type: 'video' } });
+    const stale = encodePollEntry({ accountId: a.id, type: 'video', body: { status: 'pending', type: 'video' } });
     expect(await redis.set(cacheKey(id), stale, 'PX', 60_000, 'NX')).toBeNull();
-    expect(JSON.parse((await redis.get(cacheKey(id)))!).b.status).toBe('failed');
+    expect(decodePollEntry((await redis.get(cacheKey(id)))!)?.body.status).toBe('failed');
     // Stored over it anyway (an older gateway's plain SET): still never answered after the event.
     await redis.set(cacheKey(id), stale, 'PX', 60_000);
     expect(await poll(b.app, id, a.auth)).toMatchObject({ status: 'failed', errorCode: 'cancelled' });
@@ -125,7 +122,7 @@ describe('poll cache across gateways', () => {
 
 describe('request-rate limit across gateways', () => {
   // Polls of an id that is not ours are refused before any look-up: cheap requests to count.
-  const hit = (app: Express, auth: Record<string, string>) => request(app).get('/api/image/tasks/not.an.id').set(auth);
+  const hit = (app: GatewayListener, auth: Record<string, string>) => request(app).get('/api/image/tasks/not.an.id').set(auth);
 
   it('two gateways together admit at most the limit, and at least the limit minus the documented margin', async () => {
     const limit = 1000;

@@ -1,11 +1,13 @@
 // In-process gateway for integration tests: its own Postgres schema and Redis key prefix, real
-// Postgres and Redis, supertest against createApp(). Everything is removed in close().
+// Postgres and Redis, supertest against the gateway's request listener (server.ts: the cached-poll
+// lane, then the Express app), as production serves it. Everything is removed in close().
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import IORedis from 'ioredis';
+import http from 'node:http';
 import type { Express } from 'express';
 import { loadConfig } from '@mediagen/config';
 import { createTestSchema, TestSchema } from '@mediagen/db/testing';
@@ -13,11 +15,17 @@ import { ledgerDiscrepancies } from '@mediagen/db';
 import { deleteKeysWithPrefix } from '@mediagen/queue';
 import { createDeps, closeDeps, GatewayDeps } from '../src/deps';
 import { createApp } from '../src/app';
+import { gatewayListener, GatewayListener } from '../src/server';
 
 export const ADMIN = 'test-admin-token-0123456789';
 
 export interface Harness {
-  app: Express;
+  /** The gateway's request listener: what supertest drives (request(h.app)). */
+  app: GatewayListener;
+  /** The Express app behind it (settings such as the ETag function). */
+  express: Express;
+  /** A server with the gateway's listener, listening on `port` (0: any free one). */
+  listen(port: number, host?: string): http.Server;
   deps: GatewayDeps;
   schema: TestSchema;
   admin: () => { Authorization: string };
@@ -48,10 +56,13 @@ export async function startHarness(
     ...env,
   });
   const deps = await createDeps(config);
-  const app = createApp(deps);
+  const express = createApp(deps);
+  const app = gatewayListener(deps, express);
   const admin = () => ({ Authorization: `Bearer ${ADMIN}` });
   return {
     app,
+    express,
+    listen: (port, host) => (host === undefined ? http.createServer(app).listen(port) : http.createServer(app).listen(port, host)),
     deps,
     schema,
     admin,

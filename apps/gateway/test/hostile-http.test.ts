@@ -1,4 +1,4 @@
-// Issue 11, the gateway's HTTP layer against hostile clients, on the real Postgres and Redis:
+// The gateway's HTTP layer against hostile clients, on the real Postgres and Redis:
 // each block names the numbered point it proves.
 import fs from 'node:fs';
 import request from 'supertest';
@@ -7,7 +7,7 @@ import { brotliCompressSync } from 'node:zlib';
 import { loadConfig } from '@mediagen/config';
 import { signedFileUrl } from '@mediagen/storage';
 import { startHarness, Harness, ADMIN } from './harness';
-import { apiKeyAuth } from '../src/middleware/auth';
+import { createApiKeyAuth } from '../src/middleware/auth';
 import { hashApiKey, DEV_API_KEY, DEV_API_KEY_HASH } from '../src/services/api-keys';
 import { revokeDevelopmentKey } from '../src/services/dev-key';
 
@@ -180,7 +180,7 @@ describe('5: /readyz', () => {
     const q = jest.spyOn(h.deps.db, '$queryRaw').mockImplementation(((...a: never[]) =>
       new Promise((r) => setTimeout(r, 300)).then(() => (realQuery as (...x: never[]) => unknown)(...a))) as never);
     const ping = jest.spyOn(h.deps.redis, 'ping');
-    const server = h.app.listen(0);
+    const server = h.listen(0);
     const all = await Promise.all(Array.from({ length: 20 }, () => request(server).get('/readyz')));
     server.close();
     expect(all[0].body).toEqual({ status: 'ready' });
@@ -199,7 +199,7 @@ describe('16: revocation', () => {
     const hash = hashApiKey(acc.auth.Authorization.slice(7));
     const fakeEvents = { onKeyRevoked: (fn: (h: string) => void) => (revoke = fn) } as never;
     let revoke: (h: string) => void = () => undefined;
-    const auth = apiKeyAuth({ ...h.deps, events: fakeEvents });
+    const auth = createApiKeyAuth({ ...h.deps, events: fakeEvents }).middleware;
     const db = h.deps.db;
     const real = db.apiKey.findUnique.bind(db.apiKey);
     const spy = jest.spyOn(db.apiKey, 'findUnique').mockImplementationOnce((async (args: never) => {
@@ -230,7 +230,7 @@ describe('17: development credentials', () => {
   it('the development key is revoked in a production database and refused by a production gateway', async () => {
     const acc = await h.newAccount();
     await h.deps.db.apiKey.create({ data: { id: 'key_dev', accountId: acc.id, keyHash: DEV_API_KEY_HASH, prefix: 'mg_dev_lo' } });
-    const prodAuth = apiKeyAuth({ ...h.deps, config: { ...h.deps.config, NODE_ENV: 'production' } });
+    const prodAuth = createApiKeyAuth({ ...h.deps, config: { ...h.deps.config, NODE_ENV: 'production' } }).middleware;
     const err = await new Promise<unknown>((resolve) =>
       prodAuth({ headers: { authorization: `Bearer ${DEV_API_KEY}` }, socket: { remoteAddress: '127.0.0.8' } } as never, {} as never, resolve as never),
     );

@@ -1,4 +1,4 @@
-// Issue 11.1 and 11.3 on the real Postgres and Redis: a reference server that lies about its
+// Hostile reference media on the real Postgres and Redis: a reference server that lies about its
 // ranges cannot freeze the gateway, and a key without balance makes it fetch nothing.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -60,7 +60,7 @@ afterAll(async () => {
 
 it('1: a lying-range Matroska reference gets its 400 while /healthz keeps answering within 100 ms', async () => {
   const a = await h.newAccount({ balanceCents: 10_000 });
-  const listener = h.app.listen(0);
+  const listener = h.listen(0);
   const port = (listener.address() as AddressInfo).port;
   const body = { model: 'video-b-2.5', prompt: 'p', duration: 5, media: [{ type: 'video', url: `${base}/lying.webm` }] };
   // Once unmeasured: the first submit loads the parsers' modules (a one-off, not the input's cost).
@@ -73,7 +73,7 @@ it('1: a lying-range Matroska reference gets its 400 while /healthz keeps answer
       const t = Date.now();
       await new Promise<void>((resolve) => http.get({ port, path: '/healthz', agent: false }, (res) => res.resume().on('end', resolve)));
       worst.push(Date.now() - t);
-      await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, 20)); // the probe's sampling interval, not a wait
     }
   })();
   const res = await request(listener).post('/api/video/generate').set(a.auth).send(body);

@@ -1,4 +1,4 @@
-// Issue 11.7 with S3 storage: downloads that clients abandon (players abort on every seek, slow
+// With S3 storage, downloads that clients abandon (players abort on every seek, slow
 // readers that stop reading or go away) give their S3 sockets back. Before the fix, 20 aborted
 // downloads held 20 of the SDK's pooled sockets for good, and after 300 slow readers 255 of 256
 // were still held: every later file GET then timed out. A local S3 (s3rver) with the deployment's
@@ -7,13 +7,13 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { S3StorageDriver } from '@mediagen/storage';
+import { S3StorageDriver } from '@mediagen/storage/s3';
 import { LocalS3, startLocalS3 } from '@mediagen/storage/testing';
 import { createFilesRouter } from '../src/routes/files.routes';
+import { waitFor } from '../../../test/e2e/support/wait';
 
 jest.setTimeout(90_000);
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const KEY = 'results/s3-aborts/0.mp4';
 const SIZE = 8 * 1024 * 1024;
 
@@ -39,14 +39,14 @@ afterAll(async () => {
 });
 
 /** Waits until no S3 socket is busy and the gateway holds no client connection; returns the last counts. */
+/** The sockets once nothing is busy (or as they are after `ms`: the caller's expectation says what leaked). */
 async function settled(ms = 20_000) {
   let last = { busy: -1, idle: -1, queued: -1, gatewayConnections: -1, s3Connections: -1 };
-  for (const end = Date.now() + ms; Date.now() < end; ) {
+  await waitFor(async () => {
     const gatewayConnections = await new Promise<number>((r) => server.getConnections((_e, n) => r(n)));
     last = { ...s3.agentSockets(), gatewayConnections, s3Connections: await s3.serverConnections() };
-    if (last.busy === 0 && last.queued === 0 && gatewayConnections === 0) break;
-    await sleep(100);
-  }
+    return last.busy === 0 && last.queued === 0 && gatewayConnections === 0;
+  }, ms, 'S3 sockets given back').catch(() => undefined);
   return last;
 }
 
@@ -99,8 +99,7 @@ it('60 slow readers that stop reading and then go away give every S3 socket back
     ),
   );
   // While they stall, the S3 sockets are legitimately busy (each answer is half read).
-  await sleep(300);
-  expect(s3.agentSockets().busy).toBeGreaterThan(0);
+  await waitFor(() => s3.agentSockets().busy > 0, 10_000, 'S3 sockets busy with the stalled answers');
   for (const r of readers) r.destroy(); // the clients exit
   const s = await settled();
   expect(s).toMatchObject({ busy: 0, queued: 0, gatewayConnections: 0 });

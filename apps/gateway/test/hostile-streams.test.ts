@@ -1,4 +1,4 @@
-// Issue 11.7 and 11.16: aborted downloads give back their file descriptors and sockets; a gateway
+// Aborted downloads give back their file descriptors and sockets; a gateway
 // started while Redis was down subscribes to revocations once Redis is back. Real Postgres/Redis.
 import fs from 'node:fs';
 import http from 'node:http';
@@ -7,11 +7,11 @@ import IORedis from 'ioredis';
 import { startHarness, Harness } from './harness';
 import { TaskEvents } from '../src/services/task-events';
 import { startTcpProxy } from '../../../test/e2e/support/tcp-proxy';
+import { waitFor } from '../../../test/e2e/support/wait';
 
 jest.setTimeout(30_000);
 
 const openFds = () => fs.readdirSync('/proc/self/fd').length;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('7: aborted downloads', () => {
   let h: Harness;
@@ -20,7 +20,7 @@ describe('7: aborted downloads', () => {
   beforeAll(async () => {
     h = await startHarness('hostile_streams', { FILES_RATE_LIMIT_PER_MINUTE: '100000' });
     await h.deps.storage.put('results/aborts/0.mp4', Buffer.alloc(8 * 1024 * 1024, 1), 'video/mp4');
-    server = h.app.listen(0);
+    server = h.listen(0);
     port = (server.address() as AddressInfo).port;
   });
   afterAll(async () => {
@@ -38,7 +38,9 @@ describe('7: aborted downloads', () => {
     // burst below opened a dozen or more of them. Open them all first, so what is counted is the
     // downloads' own descriptors.
     await Promise.all(Array.from({ length: 25 }, () => h.deps.db.$queryRaw`SELECT 1 AS one FROM pg_sleep(0.2)`));
-    await sleep(200);
+    // The first download's connection closes after its answer: count from a gateway with none open.
+    const connections = () => new Promise<number>((r) => server.getConnections((_e, n) => r(n)));
+    await waitFor(async () => (await connections()) === 0, 5_000, 'the first download closed');
     const fdsBefore = openFds();
     await Promise.all(
       Array.from({ length: 100 }, (_, i) =>
@@ -55,12 +57,11 @@ describe('7: aborted downloads', () => {
     );
     let fds = openFds();
     let conns = -1;
-    for (let i = 0; i < 50; i++) {
-      await sleep(100);
-      fds = openFds();
-      conns = await new Promise<number>((r) => server.getConnections((_e, n) => r(n)));
-      if (fds <= fdsBefore + 10 && conns === 0) break;
-    }
+    // Closing is asynchronous: wait (5 s at most) for the state a leak would never reach.
+    await waitFor(async () => {
+      [fds, conns] = [openFds(), await connections()];
+      return fds <= fdsBefore + 10 && conns === 0;
+    }, 5_000, 'descriptors and connections given back').catch(() => undefined);
     expect(conns).toBe(0);
     // A few descriptors of the test process itself may come and go; a leak is one per download (~100).
     expect(fds).toBeLessThanOrEqual(fdsBefore + 10);
@@ -80,7 +81,7 @@ describe('16: a gateway started while Redis was down', () => {
     expect(await events.subscribed).toBe(true);
     const pub = new IORedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
     await pub.publish(events.revokeChannel, 'a'.repeat(64));
-    for (let i = 0; i < 30 && heard.length === 0; i++) await sleep(100);
+    await waitFor(() => heard.length > 0, 5_000, 'the revocation heard').catch(() => undefined);
     expect(heard).toEqual(['a'.repeat(64)]);
     await pub.quit();
     await events.stop();

@@ -1,4 +1,4 @@
-// Idempotency (spec 4.6, design.md section 2), including the race of 20 concurrent submits.
+// Idempotency, including the race of 20 concurrent submits.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
@@ -110,7 +110,7 @@ it('a refused submit (402) releases the id: after a top-up the same id creates t
   expect(res.body.idempotentReplay).toBeUndefined();
 });
 
-it('a failed task keeps being returned for its id (spec 3), with its error fields', async () => {
+it('a failed task keeps being returned for its id, with its error fields', async () => {
   const a = await h.newAccount();
   const first = await request(h.app).post('/api/image/generate').set(a.auth).set('Idempotency-Key', 'f').send(image);
   await h.deps.db.task.update({ where: { id: first.body.taskId }, data: { status: 'failed', errorCode: 'generation_failed', errorMessage: 'boom', retryable: true } });
@@ -138,7 +138,7 @@ it('20 concurrent submits with one id produce one task and one charge', async ()
 
 /** A submit whose Idempotency-Key goes on the wire as the UTF-8 bytes of `id`, as clients send it. */
 async function submitWithUtf8Header(auth: { Authorization: string }, id: string): Promise<{ status: number; body: Record<string, unknown> }> {
-  const server = h.app.listen(0, '127.0.0.1');
+  const server = h.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   try {
     const { port } = server.address() as AddressInfo;
@@ -161,7 +161,7 @@ async function submitWithUtf8Header(auth: { Authorization: string }, id: string)
   }
 }
 
-it('header and body ids are one id in one encoding, both measured in characters (issue 12, point 2c)', async () => {
+it('header and body ids are one id in one encoding, both measured in characters', async () => {
   const a = await h.newAccount();
   // 255 characters, 510 UTF-8 bytes: within the limit whichever way it is sent.
   const id = '\u00e9'.repeat(255);

@@ -1,4 +1,4 @@
-// Issue 11.3, the per-account cap on inspections running at once (MAX_INSPECTIONS_PER_ACCOUNT in
+// The per-account cap on inspections running at once (MAX_INSPECTIONS_PER_ACCOUNT in
 // services/fetch-precheck.ts): while two submits of an account are reading slow references, a
 // third gets 429 `rate_limited` with Retry-After and makes no fetch; another account is not
 // affected; a slot comes back when its inspection fails and when its client hangs up (the
@@ -10,12 +10,12 @@ import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { startHarness, Harness } from './harness';
 import { MAX_INSPECTIONS_PER_ACCOUNT } from '../src/services/fetch-precheck';
+import { waitFor } from '../../../test/e2e/support/wait';
 
 jest.setTimeout(60_000);
 
 const FIXTURES = path.resolve(__dirname, '../../../packages/media/test/fixtures');
 const clip = fs.readFileSync(path.join(FIXTURES, 'video-3s.mp4'));
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let h: Harness;
 let refServer: http.Server;
@@ -43,7 +43,7 @@ beforeAll(async () => {
   refBase = `http://127.0.0.1:${(refServer.address() as AddressInfo).port}`;
   // A media deadline far beyond the test: only a failure or a hang-up may free a slot.
   h = await startHarness('inspection_cap', { INSTANT_WAIT_MS: '0', MEDIA_TIMEOUT_MS: '45000', RATE_LIMIT_PER_MINUTE: '100000' });
-  gateway = h.app.listen(0, '127.0.0.1');
+  gateway = h.listen(0, '127.0.0.1');
   await new Promise((r) => gateway.once('listening', r));
   gatewayPort = (gateway.address() as AddressInfo).port;
 });
@@ -76,20 +76,13 @@ function submit(key: string, ref: string): { done: Promise<{ status: number; bod
   return { done, hangUp: () => req.destroy() };
 }
 
-async function until(what: string, cond: () => boolean, ms = 10_000): Promise<void> {
-  for (const end = Date.now() + ms; !cond(); ) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
-
 it('a third concurrent inspection of one account gets 429 and fetches nothing; another account is not affected', async () => {
   expect(MAX_INSPECTIONS_PER_ACCOUNT).toBe(2);
   const a = await h.newAccount({ balanceCents: 10_000, maxConcurrentTasks: 50 });
   const b = await h.newAccount({ balanceCents: 10_000, maxConcurrentTasks: 50 });
   const first = submit(a.key, '/slow/a1.mp4');
   const second = submit(a.key, '/slow/a2.mp4');
-  await until('both inspections reading', () => held.has('/slow/a1.mp4') && held.has('/slow/a2.mp4'));
+  await waitFor(() => held.has('/slow/a1.mp4') && held.has('/slow/a2.mp4'), 10_000, 'both inspections reading');
 
   const third = await submit(a.key, '/slow/a3.mp4').done;
   expect(third.status).toBe(429);
@@ -110,15 +103,15 @@ it('a third concurrent inspection of one account gets 429 and fetches nothing; a
 
   // A client that hangs up gives its slot back at once, and its reference fetch is dropped.
   const third2 = submit(a.key, '/slow/a4.mp4');
-  await until('a4 reading', () => held.has('/slow/a4.mp4'));
+  await waitFor(() => held.has('/slow/a4.mp4'), 10_000, 'a4 reading');
   const refused = await submit(a.key, '/slow/a5.mp4').done; // a2 and a4 hold both slots
   expect(refused.status).toBe(429);
   second.hangUp();
-  await until('a2 fetch dropped', () => closed.has('/slow/a2.mp4'));
+  await waitFor(() => closed.has('/slow/a2.mp4'), 10_000, 'a2 fetch dropped');
   const afterHangUp = await submit(a.key, '/ok.mp4').done;
   expect(afterHangUp.status).toBe(200);
   expect((await second.done).status).toBe(-1);
 
   third2.hangUp();
-  await until('a4 fetch dropped', () => closed.has('/slow/a4.mp4'));
+  await waitFor(() => closed.has('/slow/a4.mp4'), 10_000, 'a4 fetch dropped');
 });

@@ -1,4 +1,4 @@
-// Issue 15 point 4: result files far larger than memory are served by range straight from storage.
+// Result files far larger than memory are served by range straight from storage.
 // A sparse 5 GiB file (no disk used) puts ranges past the 32-bit offsets a player reaches when it
 // seeks near the end of a long video; the bytes that come back are the bytes at those offsets.
 import fs from 'node:fs';

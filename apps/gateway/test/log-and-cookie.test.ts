@@ -1,22 +1,21 @@
 // What the gateway writes to its log for hostile or sensitive requests: capability URLs and
 // callback tokens are redacted from the access line, and a malformed console cookie is treated as
-// absent (no 500, no stack). Each request goes through createApp with a logger writing into memory.
+// absent (no 500, no stack). Each request goes through the gateway's listener with a logger writing into memory.
 import { Writable } from 'node:stream';
 import request from 'supertest';
-import type { Express } from 'express';
 import { createLogger } from '@mediagen/logging';
 import { startHarness, Harness } from './harness';
-import { createApp } from '../src/app';
+import { gatewayListener, GatewayListener } from '../src/server';
 
 jest.setTimeout(30_000);
 
 let h: Harness;
-let app: Express;
+let app: GatewayListener;
 const lines: Record<string, unknown>[] = [];
 beforeAll(async () => {
   h = await startHarness('log_cookie');
   const sink = new Writable({ write: (chunk, _enc, cb) => (lines.push(...String(chunk).trim().split('\n').map((l) => JSON.parse(l))), cb()) });
-  app = createApp({ ...h.deps, log: createLogger('info', { app: 'gateway' }, sink) });
+  app = gatewayListener({ ...h.deps, log: createLogger('info', { app: 'gateway' }, sink) });
 });
 afterAll(() => h.close());
 beforeEach(() => (lines.length = 0));

@@ -2,6 +2,7 @@
 // real requests, route patterns (never task ids) as labels, and queue depth read at scrape time.
 import request from 'supertest';
 import { metricValue, allLabelValues } from '../../../test/e2e/support/prom-text';
+import { RUNNING_TASK_PRIORITY } from '@mediagen/queue';
 import { startHarness, Harness } from './harness';
 
 jest.setTimeout(30_000);
@@ -61,6 +62,12 @@ it('counts requests by route pattern and status, tasks created by model, and rea
   expect(metricValue(text, 'mediagen_queue_jobs', { queue: 'tasks', state: 'waiting' })).toBe(2);
   expect(metricValue(text, 'mediagen_queue_jobs', { queue: 'tasks', state: 'delayed' })).toBe(0);
   expect(text).toContain('mediagen_queue_jobs{queue="maintenance",state="active",app="gateway"} 0');
+  // A job whose render runs upstream waits in BullMQ's prioritized set (RUNNING_TASK_PRIORITY):
+  // it is still counted as waiting.
+  await (await h.deps.queue.getJob(ids[0]))!.changePriority({ priority: RUNNING_TASK_PRIORITY });
+  const later = await scrape();
+  expect(metricValue(later, 'mediagen_queue_jobs', { queue: 'tasks', state: 'waiting' })).toBe(2);
+  expect(later).not.toContain('state="prioritized"');
 
   // Labels name routes, never a task, an account or a key.
   const labels = allLabelValues(text);

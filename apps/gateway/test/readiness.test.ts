@@ -7,6 +7,7 @@ import { createDeps, closeDeps, GatewayDeps } from '../src/deps';
 import { createApp } from '../src/app';
 import { startHarness, Harness } from './harness';
 import { startTcpProxy, TcpProxy } from '../../../test/e2e/support/tcp-proxy';
+import { waitFor } from '../../../test/e2e/support/wait';
 
 jest.setTimeout(30_000);
 
@@ -74,7 +75,7 @@ describe('a gateway whose Redis and Postgres connections go through a proxy that
     expect(down.body.redis).not.toBe('ok');
     expect((await request(h.app).get('/healthz')).status).toBe(200);
     await redisProxy.restore();
-    await waitFor(async () => (await request(h.app).get('/readyz')).status === 200);
+    await waitFor(async () => (await request(h.app).get('/readyz')).status === 200, 10_000, '/readyz ready again');
   });
 
   it('turns 503 naming Postgres while Postgres is unreachable', async () => {
@@ -84,14 +85,6 @@ describe('a gateway whose Redis and Postgres connections go through a proxy that
     expect(down.body).toMatchObject({ code: 'service_unavailable', redis: 'ok' });
     expect(down.body.postgres).not.toBe('ok');
     await pgProxy.restore();
-    await waitFor(async () => (await request(h.app).get('/readyz')).status === 200);
+    await waitFor(async () => (await request(h.app).get('/readyz')).status === 200, 10_000, '/readyz ready again');
   });
 });
-
-async function waitFor(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}

@@ -1,4 +1,4 @@
-// Reference media in the submit path (issue 4): real files of known lengths served from a local
+// Reference media in the submit path: real files of known lengths served from a local
 // server, measured, billed and limited; unreadable, mislabelled and slow references refused with a
 // 400 naming them; inline files stored only for created tasks.
 import fs from 'node:fs';
@@ -54,7 +54,7 @@ describe('billing by measured length', () => {
   });
 
   it('the 402 body carries the same measured cost', async () => {
-    // Above the cost's lower bound (so the references are read, issue 11.3), below the measured cost.
+    // Above the cost's lower bound (so the references are read), below the measured cost.
     const a = await h.newAccount({ balanceCents: 200 });
     const res = await submit(a.auth, { model: 'video-b-2.5', duration: 5, media: [{ type: 'video', url: file('video-12.5s.mp4') }, { type: 'video', url: file('video-3s.mp4') }] });
     expect(res.status).toBe(402);
@@ -80,9 +80,9 @@ describe('billing by measured length', () => {
     expect(res.status).toBe(200);
     const task = await h.deps.db.task.findUniqueOrThrow({ where: { id: res.body.taskId }, include: { inlineFiles: true } });
     expect([task.billedSeconds, task.costCents]).toEqual([2, 2]); // 2 x 0.007 = 1.4 cents -> 2
-    // The URL image is snapshotted like the inline audio (issue 11.4): both are our copies.
+    // The URL image is snapshotted like the inline audio: both are our copies.
     expect(task.inlineFiles.map((f) => f.mime).sort()).toEqual(['audio/wav', 'image/jpeg']);
-    // The provider's copy: a signed URL (inputs are private, issue 11.8).
+    // The provider's copy: a signed URL (inputs are private).
     const url = new URL((task.params as { media: { url: string }[] }).media[1].url);
     const stored = await request(h.app).get(url.pathname + url.search);
     expect(Buffer.compare(stored.body, fs.readFileSync(path.join(FIXTURES, 'audio-1.5s.wav')))).toBe(0);
@@ -128,7 +128,7 @@ describe('limits and refusals, each a 400 naming the reference', () => {
     const dirs = fs.existsSync(inputsDir()) ? fs.readdirSync(inputsDir()) : [];
     const mine = await h.deps.db.task.findMany({ where: { accountId: { in: [a.id, rich.id] } } });
     expect(mine).toHaveLength(0);
-    // Input folders are random (issue 11.8): each one on disk belongs to a stored input of a created task.
+    // Input folders are random: each one on disk belongs to a stored input of a created task.
     const stored = await h.deps.db.inlineFile.findMany({ select: { storageKey: true } });
     expect(dirs.filter((d) => !stored.some((f) => f.storageKey.startsWith(`inputs/${d}/`)))).toEqual([]);
   });

@@ -1,4 +1,4 @@
-// Issue 12, point 6: a result stored before the completing compare-and-set, which then lost (the
+// A result stored before the completing compare-and-set, which then lost (the
 // task failed and was refunded meanwhile), must not be served at its predictable URL.
 import request from 'supertest';
 import { completeTask, failTask } from '@mediagen/db';

@@ -10,8 +10,8 @@ import request from 'supertest';
 import { encodeTaskEvent } from '@mediagen/queue';
 import { markProcessing, updateProgress } from '@mediagen/db';
 import { TaskStreams } from '../src/services/task-streams';
-import { taskReads } from '../src/services/task-reads';
 import { startHarness, Harness } from './harness';
+import { waitFor } from '../../../test/e2e/support/wait';
 
 jest.setTimeout(60_000);
 
@@ -20,7 +20,7 @@ let server: http.Server;
 let base: string;
 beforeAll(async () => {
   h = await startHarness('sse', { INSTANT_WAIT_MS: '0', SSE_REFRESH_MS: '100', SSE_HEARTBEAT_MS: '300', SSE_MAX_STREAMS_PER_ACCOUNT: '2', SSE_BUFFER_BYTES: '1024' });
-  server = h.app.listen(0, '127.0.0.1');
+  server = h.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
@@ -92,7 +92,7 @@ const submit = async (auth: Record<string, string>) =>
 
 async function settle(taskId: string, accountId: string, withEntry: boolean) {
   await h.deps.db.task.update({ where: { id: taskId }, data: { status: 'completed', progress: 100, resultUrls: ['https://cdn.example/r.mp4'] } });
-  const entry = { a: accountId, t: 'video' as const, b: { status: 'completed' as const, resultUrls: ['https://cdn.example/r.mp4'], type: 'video' } };
+  const entry = { accountId, type: 'video' as const, body: { status: 'completed' as const, resultUrls: ['https://cdn.example/r.mp4'], type: 'video' as const } };
   await h.deps.redis.publish(h.deps.events.taskChannel, encodeTaskEvent({ taskId, status: 'completed', ...(withEntry ? { entry } : {}) }));
 }
 
@@ -186,7 +186,7 @@ it('caps the open streams of an account (429 too_many_streams), and frees a plac
   await other.until(() => other.events.length >= 1);
   other.close();
   s1.close();
-  const streams = (await import('../src/services/task-streams')).taskStreams(h.deps);
+  const streams = h.deps.taskStreams;
   await new Promise<void>((r) => {
     const t = setInterval(() => streams.hasRoom(a.id) && (clearInterval(t), r()), 20);
   });
@@ -201,7 +201,7 @@ it('cuts a stream whose client does not read once its unsent bytes pass SSE_BUFF
   const a = await h.newAccount();
   const id = await submit(a.auth);
   await markProcessing(h.deps.db, id);
-  const hub = new TaskStreams(h.deps);
+  const hub = new TaskStreams(h.deps, h.deps.taskReads);
   // A response whose client never reads: every byte written stays buffered.
   const res = Object.assign(new EventEmitter(), {
     writableLength: 0,
@@ -220,12 +220,14 @@ it('cuts a stream whose client does not read once its unsent bytes pass SSE_BUFF
       res.destroyed = true;
     },
   });
-  const task = await taskReads(h.deps).get(id);
+  const task = await h.deps.taskReads.get(id);
   hub.start(res as unknown as express.Response, task!, -1);
   expect(hub.size).toBe(1);
   for (let p = 1; p < 99 && !res.destroyed; p++) {
+    const sent = res.writableLength;
     await updateProgress(h.deps.db, id, p);
-    await new Promise((r) => setTimeout(r, 120)); // a refresh (100 ms) sends each change
+    // The next refresh (every 100 ms) sends the change: wait for its bytes, not for the period.
+    await waitFor(() => res.writableLength > sent || res.destroyed, 10_000, `progress ${p} sent`);
   }
   expect(res.destroyed).toBe(true);
   expect(res.writableLength).toBeLessThan(1024 + 200); // cut at the first write past the bound
@@ -265,7 +267,7 @@ it('at shutdown every stream ends (clients resume elsewhere with Last-Event-ID)'
   const a = await h.newAccount();
   const s = open(await submit(a.auth), a.auth);
   await s.until(() => s.events.length >= 1);
-  (await import('../src/services/task-streams')).taskStreams(h.deps).closeAll();
+  h.deps.taskStreams.closeAll();
   await s.until(() => s.state.ended);
   expect(s.events.map((e) => e.event)).toEqual(['status']);
 });

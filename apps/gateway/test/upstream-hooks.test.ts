@@ -111,7 +111,7 @@ it('answers 404 for an unknown channel and for a channel that takes no callbacks
   }
 });
 
-describe('a callback that comes in while the task step runs (issue 15.1)', () => {
+describe('a callback that comes in while the task step runs', () => {
   // The job is active (its step is reading the upstream, which still said "running"): it cannot be
   // promoted then. The wake must not be lost: when the step has put the job back in the delayed
   // set for its next poll, takeWake finds the callback's flag and runs the job again at once.

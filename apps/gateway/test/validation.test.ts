@@ -1,4 +1,4 @@
-// The validation rules of spec 2.3-2.5, 4.1-4.3, 4.7 and 8 as seen over HTTP: status, stable
+// The validation rules (models, submit bodies, reference media forms, limits) as seen over HTTP: status, stable
 // code, and `details` naming the field. The exhaustive rule table is in packages/catalog's
 // tests; this table checks that each kind of rule reaches the client as the right response and
 // that a rejected submit charges nothing.
@@ -101,7 +101,7 @@ it('inline files of created tasks are stored and handed on as our own URLs; the 
   expect(JSON.stringify(task!.params)).not.toContain('base64');
   expect(task!.inlineFiles).toHaveLength(1);
   const url = (task!.params as { images: { url: string }[] }).images[0].url;
-  // A signed URL of our own copy (inputs are private, issue 11.8); unsigned, the file is not served.
+  // A signed URL of our own copy (inputs are private); unsigned, the file is not served.
   expect(url.startsWith(`${h.deps.config.PUBLIC_BASE_URL}/files/${task!.inlineFiles[0].storageKey}?exp=`)).toBe(true);
   expect((await request(h.app).get(`/files/${task!.inlineFiles[0].storageKey}`)).status).toBe(404);
   const signed = new URL(url);
@@ -136,7 +136,7 @@ it('when inline files cannot be stored after the commit, the task is failed and 
   expect(await metricValue(h, 'mediagen_refunds_total', { model: 'image-b-2.5', error_code: 'generation_failed' })).toBeGreaterThanOrEqual(1);
   await eventually('the task event', async () => events.map(decodeTaskEvent).some((e) => e?.taskId === task.id && e.status === 'failed'));
   sub.disconnect();
-  // The id keeps returning the failed, refunded task (spec 4.6).
+  // The id keeps returning the failed, refunded task.
   const again = await request(h.app).post('/api/image/generate').set(a.auth).set('Idempotency-Key', 'store-fails').send({ model: 'image-b-2.5', prompt: 'p', images: [png1x1] });
   expect(again.body).toMatchObject({ taskId: task.id, status: 'failed', idempotentReplay: true });
 });

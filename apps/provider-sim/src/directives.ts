@@ -1,4 +1,4 @@
-// Simulator directives: words in the prompt that only the simulator reads (design.md section 4),
+// Simulator directives: words in the prompt that only the simulator reads,
 // plus a few of our own for the failure modes tests need (documented in docs/workers-and-channels.md).
 
 export interface Directives {

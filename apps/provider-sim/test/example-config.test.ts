@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { getModel, MODELS, type ImageTaskSpec, type TaskSpec, type VideoTaskSpec } from '@mediagen/catalog';
 import { createAdapters, loadChannelConfigFile, parseChannelConfig, type ChannelAdapter, type RenderStatus } from '@mediagen/providers';
 import { createSimServer } from '../src/sim-server';
+import { eventually } from '../../../test/e2e/support/wait';
 
 const EXAMPLE = path.resolve(__dirname, '../../../config/providers.example.json');
 const env = { MINIMAX_API_KEY: 'mm', FAL_KEY: 'fal', REPLICATE_API_TOKEN: 'r8', REPLICATE_WEBHOOK_SECRET: 'whsec_cmVwbGljYXRlLXdlYmhvb2stc2VjcmV0', ARK_API_KEY: 'ark', GEMINI_API_KEY: 'gem' };
@@ -61,14 +62,12 @@ function specsFor(model: string, variant: string | null): TaskSpec[] {
   return [base];
 }
 
-async function untilDone(a: ChannelAdapter, id: string): Promise<RenderStatus> {
-  for (let i = 0; i < 500; i++) {
+/** Polls the render until it is no longer running (the simulator's render time, then the answer). */
+const untilDone = (a: ChannelAdapter, id: string): Promise<RenderStatus> =>
+  eventually(`render ${id} finished`, async () => {
     const s = await a.poll(id);
-    if (s.state !== 'running') return s;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`render ${id} never finished`);
-}
+    return s.state !== 'running' && s;
+  });
 
 it('every enabled channel renders every model it maps, as the simulator (speaking each real upstream\'s rules) accepts it', async () => {
   const rendered: string[] = [];

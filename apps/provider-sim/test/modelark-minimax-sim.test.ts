@@ -6,6 +6,7 @@ import { PNG } from 'pngjs';
 import type { ImageTaskSpec, VideoTaskSpec } from '@mediagen/catalog';
 import { channelSchema, createAdapter, type ChannelAdapter, type RenderRequest, type RenderStatus } from '@mediagen/providers';
 import { createSimServer } from '../src/sim-server';
+import { eventually } from '../../../test/e2e/support/wait';
 
 let base = '';
 let close: () => Promise<void>;
@@ -47,13 +48,12 @@ const h3 = (prompt: string, extra: Partial<VideoTaskSpec> = {}): VideoTaskSpec =
 const image = (prompt: string, extra: Partial<ImageTaskSpec> = {}): ImageTaskSpec => ({ type: 'image', model: 'image-a-5.0', prompt: `${prompt} ${tag()}`, ratio: '16:9', resolution: '1k', images: [], ...extra });
 const req = (spec: VideoTaskSpec | ImageTaskSpec): RenderRequest => ({ taskId: 't', attemptId: `a-${++n}`, spec, outputSeconds: spec.type === 'video' ? spec.duration : null, references: [] });
 
-async function untilDone(a: ChannelAdapter, id: string): Promise<RenderStatus> {
-  for (;;) {
+/** Polls the render until it is no longer running (the simulator's render time, then the answer). */
+const untilDone = (a: ChannelAdapter, id: string): Promise<RenderStatus> =>
+  eventually(`render ${id} finished`, async () => {
     const s = await a.poll(id);
-    if (s.state !== 'running') return s;
-    await new Promise((r) => setTimeout(r, 40));
-  }
-}
+    return s.state !== 'running' && s;
+  });
 async function download(s: RenderStatus): Promise<Buffer> {
   if (s.state !== 'succeeded' || s.outputs[0]?.kind !== 'url') throw new Error(`expected a URL result, got ${JSON.stringify(s)}`);
   const res = await fetch(s.outputs[0].url);

@@ -6,6 +6,7 @@ import type { VideoTaskSpec } from '@mediagen/catalog';
 import { ChannelAdapter, createAdapters, parseChannelConfig, RenderStatus } from '@mediagen/providers';
 import { createSimServer } from '../src/sim-server';
 import { startCallbackReceiver } from './callback-receiver';
+import { eventually } from '../../../test/e2e/support/wait';
 
 let base: string;
 let adapters: Map<string, ChannelAdapter>;
@@ -42,13 +43,12 @@ const seedance = (prompt: string): VideoTaskSpec => ({
 const req = (spec: VideoTaskSpec, callbackUrl?: string) => ({ taskId: `t${n}`, attemptId: `a${n}`, spec, outputSeconds: 6, references: [], callbackUrl });
 const fal = () => adapters.get('fal-a')!;
 
-async function untilDone(a: ChannelAdapter, id: string): Promise<RenderStatus> {
-  for (;;) {
+/** Polls the render until it is no longer running (the simulator's render time, then the answer). */
+const untilDone = (a: ChannelAdapter, id: string): Promise<RenderStatus> =>
+  eventually(`render ${id} finished`, async () => {
     const s = await a.poll(id);
-    if (s.state !== 'running') return s;
-    await new Promise((r) => setTimeout(r, 40));
-  }
-}
+    return s.state !== 'running' && s;
+  });
 /** Success without a file is 'no outputs' (the worker settles it as no_result). */
 const kindOf = (s: RenderStatus) => (s.state === 'failed' ? s.error.kind : s.state === 'succeeded' && !s.outputs.length ? 'no outputs' : s.state);
 

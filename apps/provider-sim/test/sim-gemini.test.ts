@@ -5,6 +5,7 @@ import { PNG } from 'pngjs';
 import type { ImageTaskSpec, VideoTaskSpec } from '@mediagen/catalog';
 import { ChannelAdapter, createAdapters, parseChannelConfig, RenderStatus } from '@mediagen/providers';
 import { createSimServer } from '../src/sim-server';
+import { eventually } from '../../../test/e2e/support/wait';
 
 let base: string;
 let adapters: Map<string, ChannelAdapter>;
@@ -40,13 +41,12 @@ const veo = (prompt: string, variant = 'video-c-3.1-fast'): VideoTaskSpec => ({
 const image = (prompt: string): ImageTaskSpec => ({ type: 'image', model: 'image-d-3-pro-image-preview', prompt: `${prompt} #${++n}`, ratio: '16:9', resolution: null, images: [] });
 const req = (spec: VideoTaskSpec | ImageTaskSpec) => ({ taskId: `t${n}`, attemptId: `a${n}`, spec, outputSeconds: null, references: [] });
 
-async function untilDone(a: ChannelAdapter, id: string): Promise<RenderStatus> {
-  for (;;) {
+/** Polls the render until it is no longer running (the simulator's render time, then the answer). */
+const untilDone = (a: ChannelAdapter, id: string): Promise<RenderStatus> =>
+  eventually(`render ${id} finished`, async () => {
     const s = await a.poll(id);
-    if (s.state !== 'running') return s;
-    await new Promise((r) => setTimeout(r, 40));
-  }
-}
+    return s.state !== 'running' && s;
+  });
 /** Success without a file is 'no outputs' (the worker settles it as no_result). */
 const kindOf = (s: RenderStatus) => (s.state === 'failed' ? s.error.kind : s.state === 'succeeded' && !s.outputs.length ? 'no outputs' : s.state);
 
@@ -107,7 +107,6 @@ it('input refusals, lost operations and expired files in Gemini signals', async 
   expect(kindOf((await a.submit(req(image('#sim:violation-input')))).status!)).toBe('violation');
   const lost = req(veo('#sim:lost'));
   const first = await a.submit(lost);
-  await new Promise((r) => setTimeout(r, 150));
   await expect(a.poll(first.upstreamId)).rejects.toMatchObject({ kind: 'lost' });
   const again = await a.submit(lost);
   expect(kindOf(await untilDone(a, again.upstreamId))).toBe('succeeded');

@@ -7,6 +7,7 @@ import type { ImageTaskSpec, VideoTaskSpec } from '@mediagen/catalog';
 import { ChannelAdapter, createAdapters, parseChannelConfig, RenderStatus } from '@mediagen/providers';
 import { createSimServer } from '../src/sim-server';
 import { startCallbackReceiver } from './callback-receiver';
+import { eventually } from '../../../test/e2e/support/wait';
 
 let adapters: Map<string, ChannelAdapter>;
 let stop: () => Promise<void>;
@@ -47,13 +48,12 @@ const image = (prompt: string): ImageTaskSpec => ({ type: 'image', model: 'image
 const req = (spec: VideoTaskSpec | ImageTaskSpec, callbackUrl?: string) => ({ taskId: `t${n}`, attemptId: `a${n}`, spec, outputSeconds: spec.type === 'video' ? 6 : null, references: [], callbackUrl });
 const rep = () => adapters.get('rep-a')!;
 
-async function untilDone(a: ChannelAdapter, id: string): Promise<RenderStatus> {
-  for (;;) {
+/** Polls the render until it is no longer running (the simulator's render time, then the answer). */
+const untilDone = (a: ChannelAdapter, id: string): Promise<RenderStatus> =>
+  eventually(`render ${id} finished`, async () => {
     const s = await a.poll(id);
-    if (s.state !== 'running') return s;
-    await new Promise((r) => setTimeout(r, 40));
-  }
-}
+    return s.state !== 'running' && s;
+  });
 /** Success without a file is 'no outputs' (the worker settles it as no_result). */
 const kindOf = (s: RenderStatus) => (s.state === 'failed' ? s.error.kind : s.state === 'succeeded' && !s.outputs.length ? 'no outputs' : s.state);
 

@@ -5,6 +5,7 @@ import { PNG } from 'pngjs';
 import type { ImageTaskSpec, VideoTaskSpec } from '@mediagen/catalog';
 import { ChannelAdapter, ChannelConfig, createAdapters, DEFAULT_DOWNLOAD_POLICY, openResult, parseChannelConfig, RenderRequest, RenderStatus, ResultBody, ResultRef, UpstreamError } from '@mediagen/providers';
 import { createSimServer } from '../src/sim-server';
+import { eventually } from '../../../test/e2e/support/wait';
 
 /**
  * The simulator's own http-jobs protocol, one channel per former default channel (the default
@@ -57,13 +58,12 @@ const req = (spec: ImageTaskSpec | VideoTaskSpec, attemptId = `att-${++n}`): Ren
 const fetchResult = (ref: ResultRef, type: 'image' | 'video') =>
   openResult(ref, type, { ...DEFAULT_DOWNLOAD_POLICY, allowPrivate: true }, AbortSignal.timeout(5000));
 
-async function untilDone(a: ChannelAdapter, id: string): Promise<RenderStatus> {
-  for (;;) {
+/** Polls the render until it is no longer running (the simulator's render time, then the answer). */
+const untilDone = (a: ChannelAdapter, id: string): Promise<RenderStatus> =>
+  eventually(`render ${id} finished`, async () => {
     const s = await a.poll(id);
-    if (s.state !== 'running') return s;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+    return s.state !== 'running' && s;
+  });
 /** Copies each lent chunk before asking for the next (the next one may reuse its buffer). */
 const readAll = async (body: ResultBody) => {
   const chunks: Buffer[] = [];
@@ -148,7 +148,9 @@ it('reports success without a file, and a result that is not a file', async () =
 it('keeps a hanging render running and knows unknown renders as lost', async () => {
   const a = adapters.get('sim-video-c')!;
   const { upstreamId } = await a.submit(req(video('#sim:hang', 'video-c-3.1')));
-  await new Promise((r) => setTimeout(r, 300));
+  // Long enough to tell: a render started after it, with the same render time, has finished.
+  const { upstreamId: ordinary } = await a.submit(req(video('an ordinary render', 'video-c-3.1')));
+  expect((await untilDone(a, ordinary)).state).toBe('succeeded');
   expect((await a.poll(upstreamId)).state).toBe('running');
   await expect(a.poll('r_unknown')).rejects.toMatchObject({ kind: 'lost', httpStatus: 404 });
 });

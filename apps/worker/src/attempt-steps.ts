@@ -6,9 +6,10 @@ import { publicFileUrl, resultKey } from '@mediagen/storage';
 import { slotLeaseUntil } from './channel-slots';
 import { observedDownload } from './channel-observer';
 import type { WorkerContext } from './context';
-import { backoffMs, pollDelayMs, slotWaitMs } from './schedule';
+import { type AttemptStep, decideOnError } from './error-outcomes';
+import { pollDelayMs } from './schedule';
 import { settleCompleted, settleFailed } from './settle';
-import { settled, StepInput, StepOutcome, TaskRun, wait } from './task-run';
+import { settled, slotWait, StepInput, StepOutcome, TaskRun, wait } from './task-run';
 import { recordRender } from './render-ids';
 import { beforeSubmit, countMargin, recordRenderUsage, renderRequest, submitEnded, type SubmitReadiness } from './upstream-calls';
 import { noteUnknownModel } from './unknown-model';
@@ -20,10 +21,39 @@ export async function closeAttempt(ctx: WorkerContext, attempt: Attempt, status:
   return done;
 }
 
+/**
+ * Acts on an upstream failure at `step` as the table in error-outcomes.ts says: retry after a
+ * backoff, move on to the next channel, render again after a lost render, or settle the task.
+ */
+async function onError(run: TaskRun, attempt: Attempt, step: AttemptStep, err: UpstreamError): Promise<StepOutcome> {
+  const action = decideOnError(step, err, run.transientErrors, run.ctx.config.WORKER_MAX_TRANSIENT_ERRORS);
+  switch (action.kind) {
+    case 'retry':
+      return wait(action.step, action.delayMs, action.transientErrors);
+    case 'model-unavailable': {
+      // This channel is skipped for the upstream model from now on (unknown-model.ts).
+      const adapter = run.ctx.adapters.get(attempt.channelId);
+      if (adapter) await noteUnknownModel(run.ctx, run.task.id, adapter, run.spec, action.err);
+      return nextChannel(run, attempt, action.err);
+    }
+    case 'next-channel':
+      return nextChannel(run, attempt, action.err);
+    case 'lost':
+      return lostRender(run, attempt, action.err);
+    case 'violation':
+      return violation(run, attempt, action.err);
+    case 'no-result':
+      return noResult(run, attempt, action.err);
+    default:
+      return unreachable(action);
+  }
+}
+
+const unreachable = (x: never): never => {
+  throw new Error(`unhandled case ${JSON.stringify(x)}`);
+};
+
 const nextChannel = async (run: TaskRun, attempt: Attempt, err: UpstreamError): Promise<StepOutcome> => {
-  // The upstream does not know the model: this channel is skipped for it from now on (unknown-model.ts).
-  const adapter = err.kind === 'unknown_model' ? run.ctx.adapters.get(attempt.channelId) : undefined;
-  if (adapter) await noteUnknownModel(run.ctx, run.task.id, adapter, run.spec, err);
   run.ctx.log.info(
     { taskId: run.task.id, accountId: run.task.accountId, channel: attempt.channelId, attemptNo: attempt.attemptNo, errorKind: err.kind, err: err.message },
     'attempt failed',
@@ -61,7 +91,7 @@ export async function submitStep({ run, attempt, adapter }: StepInput): Promise<
   // Resumed attempts hold their slot already (acquire is idempotent per task); a new attempt's
   // step has just acquired it.
   if (run.slotHeldOn !== adapter.channel.id && !(await ctx.slots.acquire(adapter.channel, task.id, slotLeaseUntil(run.task.deadlineAt))))
-    return wait('submit', slotWaitMs(), run.transientErrors);
+    return { kind: 'next', next: slotWait(run) };
   // pending -> processing runs beside the upstream call rather than before it (an answers-at-once
   // submit waits for every write ahead of the render), and is done before the step goes on. It
   // never fails the step: once a render may have started, retrying the step could render twice.
@@ -76,7 +106,7 @@ export async function submitStep({ run, attempt, adapter }: StepInput): Promise<
   let failure: unknown;
   try {
     ready = await beforeSubmit(ctx, attempt, adapter, req);
-    if ('attempt' in ready) {
+    if (ready.kind === 'send') {
       sent = ready.attempt;
       ctx.stats.submits += 1;
       submitted = await adapter.submit({ ...req, signal: ready.signal });
@@ -85,23 +115,24 @@ export async function submitStep({ run, attempt, adapter }: StepInput): Promise<
     failure = e;
   }
   await processing;
-  if (ready && 'adopted' in ready) {
-    await recordRender(ctx, attempt, adapter, ready.adopted);
-    return wait('poll', 0);
+  switch (ready?.kind) {
+    case 'adopted':
+      await recordRender(ctx, attempt, adapter, ready.upstreamId);
+      return wait('poll', 0);
+    case 'in-flight':
+      return wait('submit', ready.openMs, run.transientErrors);
+    case 'stopped':
+      return wait('submit', 0, run.transientErrors); // a cancel came first: the next step settles
+    case 'send':
+    case undefined: // beforeSubmit failed: handled with the submit's failure below
+      break;
+    default:
+      return unreachable(ready);
   }
-  if (ready && 'openMs' in ready) return wait('submit', ready.openMs, run.transientErrors);
-  if (ready && 'stopped' in ready) return wait('submit', 0, run.transientErrors); // a cancel came first: the next step settles
   if (!submitted) {
     // Our request is over, unanswered: a retry need not wait for its deadline.
     if (sent) await submitEnded(ctx, sent);
-    const err = adapter.classifyError(failure, 'submit');
-    if (err.kind === 'violation') return violation(run, attempt, err);
-    // `unsent` (DNS, refused, TLS before the request) goes on here too: the next channel at once,
-    // this attempt closed with its error for the task's timeline.
-    if (err.kind !== 'transient') return nextChannel(run, attempt, err);
-    const n = run.transientErrors + 1;
-    if (n > ctx.config.WORKER_MAX_TRANSIENT_ERRORS) return nextChannel(run, attempt, err);
-    return wait('submit', backoffMs(n, err.retryAfterMs), n);
+    return onError(run, attempt, 'submit', adapter.classifyError(failure, 'submit'));
   }
   const { status, upstreamId } = submitted;
   if (status?.state === 'succeeded' && status.outputs.length > 0) {
@@ -131,18 +162,14 @@ export async function pollStep({ run, attempt, adapter }: StepInput): Promise<St
     status = await adapter.poll(attempt.upstreamId!, { spec: run.spec, outputSeconds: run.outputSeconds });
   } catch (e) {
     const err = adapter.classifyError(e, 'status');
-    if (err.kind === 'violation') return violation(run, attempt, err);
-    if (err.kind === 'lost') return lostRender(run, attempt, err);
-    if (err.kind !== 'transient') return nextChannel(run, attempt, err);
-    // The render keeps running upstream whatever our connection does; keep asking until the deadline.
-    const n = run.transientErrors + 1;
-    if (err.unknownShape) {
-      // An answer no source describes is no outage: logged each time, and after the transient
-      // budget the render is given up here (nextChannel) rather than waited on until the deadline.
-      ctx.log.warn({ taskId: task.id, channel: attempt.channelId, attemptNo: attempt.attemptNo, upstreamId: attempt.upstreamId, err: err.message, times: n }, 'upstream answer of unknown shape');
-      if (n > ctx.config.WORKER_MAX_TRANSIENT_ERRORS) return nextChannel(run, attempt, new UpstreamError('failed', `${err.message} (${n} times in a row)`));
-    }
-    return wait('poll', backoffMs(n, err.retryAfterMs), n);
+    // An answer no source describes is no outage: logged each time; only such answers spend a
+    // poll's transient budget (error-outcomes.ts).
+    if (err.unknownShape)
+      ctx.log.warn(
+        { taskId: task.id, channel: attempt.channelId, attemptNo: attempt.attemptNo, upstreamId: attempt.upstreamId, err: err.message, times: run.transientErrors + 1 },
+        'upstream answer of unknown shape',
+      );
+    return onError(run, attempt, 'poll', err);
   }
   return afterStatus({ run, attempt, adapter }, status);
 }
@@ -159,11 +186,7 @@ async function afterStatus({ run, attempt, adapter }: StepInput, status: RenderS
     const inFlight = adapter.channel.poll.maxPerSecond ? await ctx.slots.inUse(adapter.channel.id) : 1;
     return wait('poll', pollDelayMs(adapter.channel, Date.now() - attempt.createdAt.getTime(), inFlight));
   }
-  if (status.state === 'failed') {
-    if (status.error.kind === 'violation') return violation(run, attempt, status.error);
-    if (status.error.kind === 'lost') return lostRender(run, attempt, status.error);
-    return nextChannel(run, attempt, status.error);
-  }
+  if (status.state === 'failed') return onError(run, attempt, 'render', status.error);
   if (status.outputs.length === 0) {
     await recordRenderUsage(ctx, attempt, status.usage);
     return noResult(run, attempt, new UpstreamError('unusable', 'the provider reported success without a file'));
@@ -198,22 +221,12 @@ export async function collectStep(input: StepInput): Promise<StepOutcome> {
   try {
     status = await adapter.poll(attempt.upstreamId!, { spec: run.spec, outputSeconds: run.outputSeconds });
   } catch (e) {
-    const err = adapter.classifyError(e, 'status');
-    // A synchronous upstream's result lived only in the lost submit answer: render it again.
-    if (err.kind === 'lost') return lostRender(run, attempt, err);
-    if (err.kind !== 'transient') return noResult(run, attempt, err);
-    return retryCollect(run, attempt, err);
+    // The attempt stays `succeeded` through retries, so the resumed job comes back here.
+    return onError(run, attempt, 'collect', adapter.classifyError(e, 'status'));
   }
   if (status.state !== 'succeeded' || status.outputs.length === 0)
     return noResult(run, attempt, new UpstreamError('unusable', `the provider no longer offers the result (${status.state})`));
   return collect(run, attempt, input, status.outputs);
-}
-
-function retryCollect(run: TaskRun, attempt: Attempt, err: UpstreamError): Promise<StepOutcome> | StepOutcome {
-  const n = run.transientErrors + 1;
-  if (n > run.ctx.config.WORKER_MAX_TRANSIENT_ERRORS) return noResult(run, attempt, err);
-  // The attempt stays `succeeded`, so the resumed job comes back to the download.
-  return wait('poll', backoffMs(n, err.retryAfterMs), n);
 }
 
 /**
@@ -240,7 +253,7 @@ async function collect(
   try {
     for (const [i, ref] of capOutputs(outputs, spec.type).entries()) {
       // Timed and counted per channel until the file's first bytes passed the checks.
-      const open = await observedDownload(adapter, () => openResult(ref, spec.type, ctx.download, signal));
+      const open = await observedDownload(ctx.downloadTimers, adapter, () => openResult(ref, spec.type, ctx.download, signal));
       try {
         // Stable keys: a retried download overwrites the earlier try instead of adding files.
         const key = resultKey(task.id, i, open.contentType);
@@ -256,11 +269,9 @@ async function collect(
     }
   } catch (e) {
     if (!(await kept(run, recorded, usage))) return dropped(run, keys);
-    // Storage failures (disk full, permissions) count like transient download errors: retried a
-    // few times, then the task fails with no_result ("could not be saved", spec 7.2).
-    const err = isUpstreamError(e) ? e : adapter.classifyError(e, 'download');
-    if (err.kind !== 'transient') return noResult(run, attempt, err);
-    return retryCollect(run, attempt, err);
+    // Storage failures (disk full, permissions) are classified like transient download errors:
+    // retried a few times, then the task fails with no_result (the result could not be saved).
+    return onError(run, attempt, 'download', isUpstreamError(e) ? e : adapter.classifyError(e, 'download'));
   }
   if (!(await kept(run, recorded, usage))) return dropped(run, keys);
   const won = await settleCompleted(ctx, task.id, urls, attempt.channelId, bytes);

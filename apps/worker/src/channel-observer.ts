@@ -6,6 +6,7 @@ import type { ChannelHealth, Outcome } from '@mediagen/channel-health';
 import type { ChannelCall, WorkerMetrics } from '@mediagen/metrics';
 import type { ChannelAdapter, UpstreamError, UpstreamErrorKind } from '@mediagen/providers';
 import { currentStepScope } from './step-scope';
+import type { DownloadTimer } from './context';
 
 /**
  * A lost render counts against the channel like a failed one (the breaker knows no 'lost'); an
@@ -15,13 +16,20 @@ import { currentStepScope } from './step-scope';
  */
 const asOutcome = (kind: UpstreamErrorKind): Outcome => (kind === 'lost' ? 'failed' : kind === 'unsent' ? 'transient' : kind);
 
-/** The download timer of each observed adapter (downloads go through download.ts, not the adapter). */
-const downloadTimers = new WeakMap<ChannelAdapter, <T>(fn: () => Promise<T>) => Promise<T>>();
-
-/** Runs one result download timed and counted like the adapter's own calls (call="download"). */
-export function observedDownload<T>(adapter: ChannelAdapter, fn: () => Promise<T>): Promise<T> {
-  const timer = downloadTimers.get(adapter);
+/**
+ * Runs one result download of `adapter`'s channel timed and counted like the adapter's own calls
+ * (call="download"), with the channel's timer from the worker's context (downloads go through
+ * download.ts, not the adapter); untimed when the channel has none.
+ */
+export function observedDownload<T>(timers: ReadonlyMap<string, DownloadTimer>, adapter: ChannelAdapter, fn: () => Promise<T>): Promise<T> {
+  const timer = timers.get(adapter.channel.id);
   return timer ? timer(fn) : fn();
+}
+
+/** An adapter whose calls are timed and counted, and the timer of its channel's result downloads. */
+export interface ObservedChannel {
+  adapter: ChannelAdapter;
+  download: DownloadTimer;
 }
 
 export interface ObserverDeps {
@@ -30,7 +38,7 @@ export interface ObserverDeps {
   log: Logger;
 }
 
-export function observeChannel(inner: ChannelAdapter, deps: ObserverDeps): ChannelAdapter {
+export function observeChannel(inner: ChannelAdapter, deps: ObserverDeps): ObservedChannel {
   const channel = inner.channel.id;
   const { metrics, health, log } = deps;
 
@@ -94,6 +102,5 @@ export function observeChannel(inner: ChannelAdapter, deps: ObserverDeps): Chann
     classifyError: (err, action) => inner.classifyError(err, action),
     close: () => inner.close(),
   };
-  downloadTimers.set(observed, (fn) => timed('download', 'download', fn));
-  return observed;
+  return { adapter: observed, download: (fn) => timed('download', 'download', fn) };
 }

@@ -19,6 +19,9 @@ export interface WorkerStats {
   delayed: number;
 }
 
+/** Times and counts one result download of a channel (channel-observer.ts). */
+export type DownloadTimer = <T>(fn: () => Promise<T>) => Promise<T>;
+
 export interface WorkerContext {
   config: Config;
   db: Db;
@@ -30,6 +33,8 @@ export interface WorkerContext {
   storage: StorageDriver;
   channels: ChannelConfig;
   adapters: Map<string, ChannelAdapter>;
+  /** The result-download timer of each channel of `adapters`, by channel id (built with them, once per worker). */
+  downloadTimers: Map<string, DownloadTimer>;
   slots: ChannelSlots;
   events: TaskEventPublisher;
   log: Logger;

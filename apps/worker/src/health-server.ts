@@ -30,7 +30,7 @@ async function readiness(ctx: WorkerContext): Promise<ReadinessChecks> {
 /**
  * The gateway's rules (packages/metrics endpoint-access.ts, readiness.ts): /metrics and /stats
  * (counters, memory) need `Authorization: Bearer <METRICS_TOKEN or ADMIN_TOKEN>` in production, and
- * /healthz then says only whether the worker runs (issue 11.13); /readyz names a failing dependency
+ * /healthz then says only whether the worker runs; /readyz names a failing dependency
  * without the driver's text unless the caller shows one of those tokens, in every environment.
  * Outside production /metrics and /stats stay open: the port is internal, and tests and the
  * benchmark read the counters.

@@ -27,7 +27,7 @@ export type MaintenanceRegistry = Record<MaintenanceJobName, MaintenanceJob>;
 
 export const MAINTENANCE: MaintenanceRegistry = {
   'sweep-timeouts': { everyMs: (c) => c.SWEEP_INTERVAL_MS, run: async (ctx) => ({ timedOut: await sweepTimeouts(ctx) }) },
-  // Private inputs of settled tasks are deleted on the same beat (issue 11.8, settled-inputs.ts).
+  // Private inputs of settled tasks are deleted on the same beat (settled-inputs.ts).
   reconcile: {
     everyMs: (c) => c.RECONCILE_INTERVAL_MS,
     run: async (ctx) => {

@@ -1,4 +1,4 @@
-// optimize_prompt (spec 4.1.1, docs/prompt-format.md): the step before the first submit of a
+// optimize_prompt (docs/prompt-format.md): the step before the first submit of a
 // video-a-h3 task that asked for it. A language model rewrites the prompt into our structured
 // format; the decision (the rewrite, or the prompt as written and why) is stored with the task once
 // and every attempt sends it, on any channel and after a crash. The step has its own deadline and
@@ -22,7 +22,7 @@ const EXT_MIME: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', 
 const mimeOf = (r: MediaRef): string | undefined => r.mime ?? EXT_MIME[/\.([a-z0-9]+)(?:\?|$)/i.exec(r.url)?.[1]?.toLowerCase() ?? ''];
 
 export function optimizeInputOf(spec: VideoTaskSpec & { outputSeconds?: number | null }): OptimizeInput {
-  // <Picture N> counts the images of `media` only (spec 4.1.1, okay mode); frames are not referred to.
+  // <Picture N> counts the images of `media` only (okay mode); frames are not referred to.
   const media = (kind: 'image' | 'audio'): OptimizerMedia[] =>
     spec.media.filter((m) => m.kind === kind).map((m) => ({ kind, url: m.url, mimeType: mimeOf(m) }));
   return {

@@ -6,7 +6,7 @@ import { safeFetch } from '@mediagen/media';
 import { UpstreamError } from '@mediagen/providers';
 import type { WorkerContext } from './context';
 
-/** Inline references are at most 10 MB (spec 8); URL ones were measured under the media byte budget. */
+/** Inline references are at most 10 MB; URL ones were measured under the media byte budget. */
 const MAX_REFERENCE_BYTES = 32 * 1024 * 1024;
 
 async function readCapped(stream: NodeJS.ReadableStream, what: string): Promise<Buffer> {

@@ -7,10 +7,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Attempt, AttemptStatus, latestAttempt, recordUpstreamId, type RenderUsage } from '@mediagen/db';
 import type { ChannelAdapter } from '@mediagen/providers';
+import { type Backoff, exponentialBackoffMs } from '@mediagen/queue';
 import type { WorkerContext } from './context';
 
-const FIRST_BACKOFF_MS = 100;
-const MAX_BACKOFF_MS = 2_000;
+/** 100 ms doubling to 2 s, no jitter: one job waits, nothing to spread. */
+const ID_WRITE_BACKOFF: Backoff = { baseMs: 100, maxMs: 2_000, jitter: 0 };
 
 export interface KeptRender {
   attemptId: string;
@@ -40,6 +41,17 @@ export async function recordRender(
   upstreamId: string,
   finished: boolean | { succeeded: { usage?: RenderUsage } } = false,
 ): Promise<Attempt | null> {
+  return (await writeRender(ctx, attempt, adapter, upstreamId, finished)).attempt;
+}
+
+/** recordRender, also saying whether this call made the write (false: another run had written the same id). */
+async function writeRender(
+  ctx: WorkerContext,
+  attempt: Attempt,
+  adapter: ChannelAdapter | undefined,
+  upstreamId: string,
+  finished: boolean | { succeeded: { usage?: RenderUsage } },
+): Promise<{ attempt: Attempt | null; won: boolean }> {
   const until = Date.now() + ctx.config.WORKER_ID_WRITE_RETRY_MS;
   let result: Awaited<ReturnType<typeof recordUpstreamId>>;
   for (let n = 1; ; n++) {
@@ -54,12 +66,12 @@ export async function recordRender(
         throw new UnrecordedRender({ attemptId: attempt.id, upstreamId }, err);
       }
       ctx.log.warn({ ...fields, try: n }, 'upstream id not written; retrying');
-      await sleep(Math.min(left, FIRST_BACKOFF_MS * 2 ** (n - 1), MAX_BACKOFF_MS));
+      await sleep(Math.min(left, exponentialBackoffMs(n, ID_WRITE_BACKOFF)));
     }
   }
-  if ('recorded' in result) return result.recorded;
+  if ('recorded' in result) return { attempt: result.recorded, won: result.won };
   await dropRender(ctx, attempt, adapter, upstreamId, result.other, !!finished);
-  return null;
+  return { attempt: null, won: false };
 }
 
 /**
@@ -68,8 +80,10 @@ export async function recordRender(
  */
 export async function writeKeptRender(ctx: WorkerContext, attempt: Attempt | null, kept: KeptRender): Promise<Attempt | null> {
   if (!attempt || attempt.id !== kept.attemptId || attempt.upstreamId === kept.upstreamId) return attempt;
-  const running = await recordRender(ctx, attempt, ctx.adapters.get(attempt.channelId), kept.upstreamId);
+  const { attempt: running, won } = await writeRender(ctx, attempt, ctx.adapters.get(attempt.channelId), kept.upstreamId, false);
   if (!running) return latestAttempt(ctx.db, attempt.taskId);
+  // Counted by the run that wrote it: two runs of a stalled job may both carry the kept id.
+  if (!won) return running;
   ctx.metrics.upstream.resubmits.inc({ channel: attempt.channelId, how: 'kept' });
   ctx.log.info({ taskId: attempt.taskId, channel: attempt.channelId, upstreamId: kept.upstreamId }, 'upstream id kept in the job data written; not submitted again');
   return running;

@@ -5,17 +5,17 @@
 import { DelayedError, Job, UnrecoverableError } from 'bullmq';
 import { parseStoredTaskParams } from '@mediagen/catalog';
 import { pickChannel } from '@mediagen/channel-health';
-import { ableToRender, channelsFor, UpstreamError } from '@mediagen/providers';
-import { RunTaskPayload, runTaskPayloadSchema, takeWake } from '@mediagen/queue';
+import { ableToRender, type Channel, channelsFor, UpstreamError } from '@mediagen/providers';
+import { RunTaskPayload, runTaskPayloadSchema, takeWake, yieldToNewTasks } from '@mediagen/queue';
 import { Attempt, isOpenAttempt, loadTask, lostAttemptsOn, setAttemptStatus, startAttempt, triedChannels } from '@mediagen/db';
 import { closeAttempt, collectStep, newAttemptId, pollStep, submitStep } from './attempt-steps';
 import { slotLeaseUntil } from './channel-slots';
 import type { WorkerContext } from './context';
-import { backoffMs, slotWaitMs } from './schedule';
+import { backoffMs } from './schedule';
 import { settleFailed } from './settle';
 import { runCancel } from './cancel-task';
 import { currentStepScope, runInStepScope } from './step-scope';
-import { Next, StepOutcome, TaskRun } from './task-run';
+import { Next, slotWait, StepOutcome, TaskRun } from './task-run';
 import { UnrecordedRender, writeKeptRender } from './render-ids';
 import { abandonAttempt } from './upstream-calls';
 import { needsPromptRewrite, rewritePrompt } from './prompt-rewrite';
@@ -46,6 +46,8 @@ export function createRunTaskProcessor(ctx: WorkerContext) {
       next = { at: Date.now() + backoffMs(n), step: payload.step, transientErrors: n };
     }
     if (!next) return 'settled';
+    // From the first poll on, the job waits behind new tasks' first steps (packages/queue).
+    if (next.step === 'poll') await yieldToNewTasks(job);
     await job.updateData({ taskId: payload.taskId, step: next.step, transientErrors: next.transientErrors, requestId: payload.requestId, ...(kept ? { render: kept } : {}) });
     await job.moveToDelayed(next.at, token);
     ctx.stats.delayed += 1;
@@ -113,12 +115,9 @@ async function advanceAttempts(run: TaskRun, current: Attempt | null): Promise<N
       // channel, a new TaskAttempt row; a second loss there counts as that channel failing.
       const channel = order.find((c) => c.id === attempt!.channelId);
       if (channel && (await lostAttemptsOn(ctx.db, task.id, channel.id)) <= 1) {
-        if (!(await ctx.slots.acquire(channel, task.id, slotLeaseUntil(task.deadlineAt))))
-          return { at: Date.now() + slotWaitMs(), step: 'submit', transientErrors: run.transientErrors };
-        attempt = await startAttempt(ctx.db, newAttemptId(), task.id, attempt.attemptNo + 1, channel.id);
-        run.transientErrors = 0;
-        run.slotHeldOn = channel.id;
-        ctx.log.info({ taskId: task.id, accountId: task.accountId, channel: channel.id, attemptNo: attempt.attemptNo }, 'attempt started again after a lost render');
+        const started = await startOn(run, channel, attempt.attemptNo + 1, 'attempt started again after a lost render');
+        if (!started) return slotWait(run);
+        attempt = started;
       }
     }
     if (!attempt || attempt.status === 'failed' || attempt.status === 'abandoned' || attempt.status === 'lost') {
@@ -137,7 +136,7 @@ async function advanceAttempts(run: TaskRun, current: Attempt | null): Promise<N
             { taskId: task.id, model: task.model, unable, unavailable: able.filter((c) => !usable.includes(c)).map((c) => c.id) },
             'no channel can render this task\'s options',
           );
-        // Spec 3: generation_failed only after every available channel was tried.
+        // generation_failed only after every available channel was tried.
         await settleFailed(ctx, task.id, 'generation_failed', { channelsTried: attempt?.attemptNo ?? 0 });
         return null;
       }
@@ -146,15 +145,9 @@ async function advanceAttempts(run: TaskRun, current: Attempt | null): Promise<N
         ctx.metrics.channels.breakerTransitions.inc({ channel: channel.id, state: pick.moved });
         ctx.log.info({ channel: channel.id, taskId: task.id }, 'channel cool-down over; this task probes it');
       }
-      if (!(await ctx.slots.acquire(channel, task.id, slotLeaseUntil(task.deadlineAt))))
-        return { at: Date.now() + slotWaitMs(), step: 'submit', transientErrors: run.transientErrors };
-      attempt = await startAttempt(ctx.db, newAttemptId(), task.id, attemptNo, channel.id);
-      run.transientErrors = 0;
-      run.slotHeldOn = channel.id;
-      ctx.log.info(
-        { taskId: task.id, accountId: task.accountId, channel: attempt.channelId, attemptNo: attempt.attemptNo, admission: pick.admission },
-        'attempt started',
-      );
+      const started = await startOn(run, channel, attemptNo, 'attempt started', { admission: pick.admission });
+      if (!started) return slotWait(run);
+      attempt = started;
     }
     const adapter = ctx.adapters.get(attempt.channelId);
     let outcome: StepOutcome;
@@ -180,4 +173,19 @@ async function advanceAttempts(run: TaskRun, current: Attempt | null): Promise<N
     if (outcome.kind === 'next') return outcome.next;
     attempt = outcome.attempt;
   }
+}
+
+/**
+ * Takes a slot on `channel` and starts attempt `attemptNo` of the task there, its transient count
+ * back to zero; null when the channel has no free slot (nothing started). The slot is the new
+ * attempt's, so its submit step does not ask again.
+ */
+async function startOn(run: TaskRun, channel: Channel, attemptNo: number, message: string, fields: Record<string, unknown> = {}): Promise<Attempt | null> {
+  const { ctx, task } = run;
+  if (!(await ctx.slots.acquire(channel, task.id, slotLeaseUntil(task.deadlineAt)))) return null;
+  const attempt = await startAttempt(ctx.db, newAttemptId(), task.id, attemptNo, channel.id);
+  run.transientErrors = 0;
+  run.slotHeldOn = channel.id;
+  ctx.log.info({ taskId: task.id, accountId: task.accountId, channel: channel.id, attemptNo, ...fields }, message);
+  return attempt;
 }

@@ -1,16 +1,13 @@
 // When the next step of a task runs: backoff after transient errors, and the poll cadence.
 import type { Channel } from '@mediagen/providers';
+import { type Backoff, exponentialBackoffMs } from '@mediagen/queue';
 
-const BACKOFF_BASE_MS = 500;
-const BACKOFF_MAX_MS = 60_000;
-
-/** Jitter spreads retries of many tasks hit by the same outage, so they do not return together. */
-const jitter = (ms: number) => Math.round(ms * (0.8 + Math.random() * 0.4));
+/** 0.5 s doubling to a minute, +-20 % so the retries of tasks hit by the same outage spread out. */
+export const STEP_BACKOFF: Backoff = { baseMs: 500, maxMs: 60_000, jitter: 0.2 };
 
 /** Delay before retry number `n` (1-based) of a transient failure; Retry-After is a floor. */
 export function backoffMs(n: number, retryAfterMs?: number): number {
-  const exp = Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** Math.max(0, n - 1));
-  return Math.max(retryAfterMs ?? 0, jitter(exp));
+  return Math.max(retryAfterMs ?? 0, exponentialBackoffMs(n, STEP_BACKOFF));
 }
 
 /**

@@ -4,6 +4,7 @@ import type { TaskStep } from '@mediagen/queue';
 import type { ChannelAdapter } from '@mediagen/providers';
 import type { Attempt } from '@mediagen/db';
 import type { WorkerContext } from './context';
+import { slotWaitMs } from './schedule';
 
 export interface TaskRow {
   id: string;
@@ -39,9 +40,12 @@ export interface StepInput {
   adapter: ChannelAdapter;
 }
 
-export const wait = (step: TaskStep, delayMs: number, transientErrors = 0): StepOutcome => ({
-  kind: 'next',
-  next: { at: Date.now() + delayMs, step, transientErrors },
-});
+/** Run `step` again after `delayMs`. */
+export const after = (step: TaskStep, delayMs: number, transientErrors = 0): Next => ({ at: Date.now() + delayMs, step, transientErrors });
+
+export const wait = (step: TaskStep, delayMs: number, transientErrors = 0): StepOutcome => ({ kind: 'next', next: after(step, delayMs, transientErrors) });
 
 export const settled: StepOutcome = { kind: 'next', next: null };
+
+/** No free slot on the channel: the submit comes back in a while, its transient count kept. */
+export const slotWait = (run: Pick<TaskRun, 'transientErrors'>): Next => after('submit', slotWaitMs(), run.transientErrors);

@@ -1,4 +1,4 @@
-// Fails tasks past their deadline (spec 3: no result within TASK_TIMEOUT_MS -> timeout), refunding
+// Fails tasks past their deadline (no result within TASK_TIMEOUT_MS -> timeout), refunding
 // them in the settlement transaction. Jobs also check the deadline on every step; the sweep covers
 // tasks whose job is asleep for long or was lost.
 //

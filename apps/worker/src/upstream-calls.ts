@@ -34,13 +34,13 @@ export const submitDeadlineMs = (adapter: ChannelAdapter, req: RenderRequest): n
 
 export type SubmitReadiness =
   /** A render found upstream for this attempt: write its id, send nothing. */
-  | { adopted: string }
+  | { kind: 'adopted'; upstreamId: string }
   /** An earlier submit of this attempt may still be open (another run of the job): send nothing before its deadline. */
-  | { openMs: number }
+  | { kind: 'in-flight'; openMs: number }
   /** Send, with `signal` as the submit's hard deadline. */
-  | { attempt: Attempt; signal?: AbortSignal }
+  | { kind: 'send'; attempt: Attempt; signal?: AbortSignal }
   /** The task has a cancel request (or settled) and nothing was sent: send nothing, the next step settles it. */
-  | { stopped: true };
+  | { kind: 'stopped' };
 
 /**
  * Before a submit on a channel that does not deduplicate submits. Each send is marked durably
@@ -59,7 +59,7 @@ export async function beforeSubmit(ctx: WorkerContext, attempt: Attempt, adapter
   if (adapter.capabilities.idempotentSubmit) {
     // A repeated send is harmless here, but the mark still orders the send with a client's cancel.
     const marked = await markSubmitSent(ctx.db, attempt, submitDeadlineMs(adapter, req) + SUBMIT_SLACK_MS);
-    return marked ? { attempt: marked } : { stopped: true };
+    return marked ? { kind: 'send', attempt: marked } : { kind: 'stopped' };
   }
   if (attempt.submitSentAt) {
     if (attempt.submitOpenMs && attempt.submitOpenMs > 0) {
@@ -68,13 +68,13 @@ export async function beforeSubmit(ctx: WorkerContext, attempt: Attempt, adapter
         { taskId: attempt.taskId, channel, attemptNo: attempt.attemptNo, openMs: attempt.submitOpenMs },
         'an earlier submit of this attempt may still be in flight; not sent again before its deadline',
       );
-      return { openMs: attempt.submitOpenMs };
+      return { kind: 'in-flight', openMs: attempt.submitOpenMs };
     }
     const found = adapter.capabilities.findOrphan && adapter.findOrphan ? await searchOrphan(ctx, attempt, adapter, req) : 'unsearched';
     if (found !== null && found !== 'unsearched') {
       ctx.metrics.upstream.resubmits.inc({ channel, how: 'orphan_found' });
       ctx.log.info({ taskId: attempt.taskId, channel, attemptNo: attempt.attemptNo, upstreamId: found }, 'earlier submit found upstream; adopted');
-      return { adopted: found };
+      return { kind: 'adopted', upstreamId: found };
     }
     if (found === null) ctx.metrics.upstream.resubmits.inc({ channel, how: 'orphan_none' });
     else {
@@ -89,7 +89,7 @@ export async function beforeSubmit(ctx: WorkerContext, attempt: Attempt, adapter
   // Armed before the write: it fires before the deadline the database records.
   const signal = AbortSignal.timeout(deadlineMs);
   const marked = await markSubmitSent(ctx.db, attempt, deadlineMs + SUBMIT_SLACK_MS);
-  return marked ? { attempt: marked, signal } : { stopped: true };
+  return marked ? { kind: 'send', attempt: marked, signal } : { kind: 'stopped' };
 }
 
 /** The run that sent a submit saw it end unanswered: a retry need not wait for its deadline. Best effort. */

@@ -2,13 +2,14 @@
 // created, because their settler died between the commit and the outbox step) and lost delivery
 // jobs (pending deliveries overdue with no live job, e.g. Redis lost its data).
 import { enqueueDelivery, jobKey, QUEUES } from '@mediagen/queue';
-import { emitTaskWebhooks, overdueDeliveries, unemittedTasks } from '@mediagen/webhooks';
+import { overdueDeliveries, tasksWithoutWebhookEvents } from '@mediagen/db';
+import { emitTaskWebhooks } from '@mediagen/webhooks';
 import type { WorkerContext } from './context';
 
 export async function reconcileWebhooks(ctx: WorkerContext): Promise<{ emitted: number; revived: number }> {
   const grace = ctx.config.RECONCILE_GRACE_MS;
   let emitted = 0;
-  for (const taskId of await unemittedTasks(ctx.db, grace)) {
+  for (const taskId of await tasksWithoutWebhookEvents(ctx.db, grace)) {
     await emitTaskWebhooks(ctx, taskId);
     emitted += 1;
   }

@@ -54,7 +54,7 @@ export async function startWorkerApp(
   // Only what is sold (SOLD_MODELS) must be served: a deployment offering two models starts.
   const unserved = assertServesCatalog(channels, rawAdapters, { production: config.NODE_ENV === 'production', sold: parseSoldModels(config.SOLD_MODELS) });
   if (unserved.length) log.warn({ models: unserved }, 'no channel serves these models; their tasks will fail');
-  const db = createDb(config.DATABASE_URL, { poolSize: Math.min(20, config.WORKER_CONCURRENCY + 5), timeouts: dbTimeoutsFrom(config) });
+  const db = createDb(config.DATABASE_URL, { poolSize: config.DB_POOL_SIZE ?? Math.min(20, config.WORKER_CONCURRENCY + 5), timeouts: dbTimeoutsFrom(config) });
   // BullMQ wants its own connections for blocking commands; plain commands share one.
   const redis = createRedis(config, 'consumer');
   const workerRedis = createRedis(config, 'consumer');
@@ -67,7 +67,9 @@ export async function startWorkerApp(
     windowMs: config.CHANNEL_BREAKER_WINDOW_MS,
     cooldownMs: config.CHANNEL_BREAKER_COOLDOWN_MS,
   });
-  const adapters = new Map([...rawAdapters].map(([id, a]) => [id, observeChannel(a, { metrics, health: channelHealth, log })]));
+  const observed = new Map([...rawAdapters].map(([id, a]) => [id, observeChannel(a, { metrics, health: channelHealth, log })]));
+  const adapters = new Map([...observed].map(([id, o]) => [id, o.adapter]));
+  const downloadTimers = new Map([...observed].map(([id, o]) => [id, o.download]));
   // The gateway has no channel file: it learns the channels (for /admin/channels) from the workers,
   // which report them at start and every REGISTRY_REFRESH_MS (a channel nobody reports expires).
   const channelInfos = channels.channels.map((c) => ({
@@ -96,6 +98,7 @@ export async function startWorkerApp(
     storage: createStorage(config),
     channels,
     adapters,
+    downloadTimers,
     slots: createChannelSlots(redis, config.REDIS_PREFIX),
     events: createTaskEventPublisher(redis, config.REDIS_PREFIX, log),
     log,

@@ -1,4 +1,4 @@
-// Issue 12, point 8, through the worker: one customer's prompts that the cheapest channel refuses
+// Through the worker: one customer's prompts that the cheapest channel refuses
 // (a channel that does not report violations, so each refusal is a plain failed render) must not
 // take that channel out of rotation for every other tenant.
 import { randomUUID } from 'node:crypto';

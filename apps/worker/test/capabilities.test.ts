@@ -1,9 +1,10 @@
-// The worker decides from adapter capabilities (issue 10 point 3, issue 13 points 5, 8, 9, 12): a
+// The worker decides from adapter capabilities: a
 // scripted upstream (no idempotent submit, cancel, orphan search, synchronous answers, usage) whose
 // behaviour per task is named in the prompt, behind one channel of a real in-process worker.
 import { newId, createTaskWithCharge } from '@mediagen/db';
 import { AdapterCapabilities, ChannelAdapter, ChannelConfig, classifyUpstreamError, RenderRequest, RenderStatus, UpstreamError } from '@mediagen/providers';
 import { enqueueTask } from '@mediagen/queue';
+import { waitFor } from '../../../test/e2e/support/wait';
 import { InProcess, startInProcess } from './in-process';
 
 // The smallest thing the download path accepts as an MP4: an ftyp box.
@@ -87,14 +88,7 @@ afterAll(async () => {
 });
 
 /** The task's attempts once none is active (the task settles just before its attempt closes). */
-async function attempts(taskId: string) {
-  const until = Date.now() + 5000;
-  for (;;) {
-    const rows = await w.db.taskAttempt.findMany({ where: { taskId }, orderBy: { attemptNo: 'asc' } });
-    if (!rows.some((r) => ['submitting', 'running', 'succeeded'].includes(r.status)) || Date.now() > until) return rows;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+const attempts = (taskId: string) => w.closedAttempts(taskId);
 
 it('stores a synchronous answer at once (no poll) and records the upstream usage and cost on the attempt', async () => {
   const taskId = await w.submit('a cat sync');
@@ -137,8 +131,7 @@ it('cancels the upstream render of a task that timed out', async () => {
   const taskId = await w.submit('a slow fish hang');
   expect(await w.settled(taskId, 10_000)).toMatchObject({ status: 'failed', errorCode: 'timeout' });
   const [a] = await attempts(taskId);
-  const until = Date.now() + 5000;
-  while (!calls.cancels.includes(a.upstreamId!) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+  await waitFor(() => calls.cancels.includes(a.upstreamId!), 5_000, 'the upstream cancel').catch(() => undefined);
   expect(calls.cancels).toContain(a.upstreamId);
 });
 

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ledgerDiscrepancies } from '@mediagen/db';
+import { waitFor } from '../../../test/e2e/support/wait';
 import { InProcess, startInProcess } from './in-process';
 
 jest.setTimeout(30_000);
@@ -29,7 +30,7 @@ describe('a channel capped at one render in flight', () => {
     expect(done.map((t) => t.status)).toEqual(['completed', 'completed', 'completed']);
     expect(peak).toBe(1);
     // The slot is given back right after the settlement commits.
-    for (let i = 0; i < 40 && (await w.app.ctx.slots.inUse('narrow')) > 0; i++) await new Promise((r) => setTimeout(r, 50));
+    await waitFor(async () => (await w.app.ctx.slots.inUse('narrow')) === 0, 5_000, 'the slot given back').catch(() => undefined);
     expect(await w.app.ctx.slots.inUse('narrow')).toBe(0);
   });
 });

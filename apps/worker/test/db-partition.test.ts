@@ -1,4 +1,4 @@
-// Issue 12, point 5, on the worker: a database that stops answering mid-render (a partition:
+// On the worker: a database that stops answering mid-render (a partition:
 // connections stay open, nothing comes back on them, ever, as when a NAT or firewall dropped
 // their state). With the DB_* timeouts the worker's steps give up on those connections instead of
 // hanging on them for the kernel's retransmit time, are retried after a backoff on new ones, and
@@ -6,6 +6,7 @@
 import { ledgerDiscrepancies } from '@mediagen/db';
 import { baseTestDatabaseUrl } from '@mediagen/db/testing';
 import { startTcpProxy, TcpProxy } from '../../../test/e2e/support/tcp-proxy';
+import { waitFor } from '../../../test/e2e/support/wait';
 import { InProcess, startInProcess } from './in-process';
 
 jest.setTimeout(60_000);
@@ -39,9 +40,12 @@ afterAll(async () => {
 
 it('steps stuck on a silent database time out and are retried; every task completes after it answers again', async () => {
   const ids = await Promise.all(Array.from({ length: 8 }, (_, i) => w.submit(`clip ${i} #sim:delay=1500`)));
-  await new Promise((r) => setTimeout(r, 400));
+  // Freeze once every render is in flight upstream (each job polls it), not at a guessed moment.
+  await waitFor(async () => (await w.db.taskAttempt.count({ where: { taskId: { in: ids }, status: 'running', upstreamId: { not: null } } })) === ids.length, 15_000, 'every render in flight');
   pgProxy.freeze();
-  await new Promise((r) => setTimeout(r, 3_000));
+  // Stay frozen until the worker has given up on a silent connection and is trying new ones (which
+  // the partition swallows too): the timeouts did their part.
+  await waitFor(() => pgProxy.acceptedWhileFrozen >= 2, 20_000, 'new connections after a timed-out step');
   await pgProxy.restore();
   const done = await Promise.all(ids.map((id) => w.settled(id, 40_000)));
   expect(done.map((t) => t.status)).toEqual(ids.map(() => 'completed'));

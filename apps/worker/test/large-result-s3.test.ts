@@ -1,4 +1,4 @@
-// Issue 15 point 4 with the S3 driver: a 120 MiB video result streamed from the upstream through
+// A 120 MiB video result streamed from the upstream through
 // download.ts into a bucket (lib-storage multipart upload, 5 MiB parts, two in flight) arrives
 // byte for byte, and a result over the cap leaves no object behind. The memory side is the
 // benchmark's (large-results section, disk driver).

@@ -1,4 +1,4 @@
-// Issue 15 point 4, the structural half (the memory half is the benchmark's `large-results`
+// Large results, the structural half (the memory half is the benchmark's `large-results`
 // section): a video result of hundreds of MiB goes from the upstream through download.ts into disk
 // storage byte for byte, several at once, and one over the video byte cap fails the task without
 // leaving a partial file behind.

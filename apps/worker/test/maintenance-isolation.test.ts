@@ -1,4 +1,4 @@
-// Issue 12, point 4: one task whose settlement throws must not stop the timeout sweep for the
+// One task whose settlement throws must not stop the timeout sweep for the
 // others. A trigger makes one task's settlement fail for ever (as a refund overflowing a 32-bit
 // balance did); the tasks behind it in the same batch still time out and are refunded.
 import { randomUUID } from 'node:crypto';

@@ -1,4 +1,4 @@
-// Issue 13 point 9 on a protocol without idempotent submits nor an orphan search (MiniMax, through
+// No render is sent twice on a protocol without idempotent submits nor an orphan search (MiniMax, through
 // the simulator and the real adapter): the windows in which one job could send a render twice.
 // - A second run of the job while the first is inside a slow submit (its lock lapsed: a stalled
 //   event loop; or called directly) sends nothing before the submit's deadline: one render.

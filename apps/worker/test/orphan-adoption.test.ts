@@ -1,4 +1,4 @@
-// Issue 13 point 9 through the simulator's ModelArk and Replicate protocols and the real adapters:
+// No render is paid twice, through the simulator's ModelArk and Replicate protocols and the real adapters:
 // the upstream accepts a render but its answer never reaches us (the window between the upstream's
 // answer and our write of its id: a worker killed there, or a submit that timed out). The resumed
 // attempt finds the render in the upstream's list (ModelArk: the attempt's seed; Replicate: model

@@ -14,6 +14,7 @@ import { enqueueTask } from '@mediagen/queue';
 import { parseStructuredPrompt } from '@mediagen/prompt-optimizer';
 import { settleFailed } from '../src/settle';
 import { InProcess, startInProcess } from './in-process';
+import { eventually, waitFor } from '../../../test/e2e/support/wait';
 
 jest.setTimeout(60_000);
 
@@ -138,12 +139,10 @@ describe('openai-chat optimizer (the simulator, a 1.5 s deadline)', () => {
 
   it('the task is processing while the rewrite runs, with no prompt decided yet', async () => {
     const id = await w.submit('a fox <Picture 1> <Picture 2> #sim:optimizer-delay=1000', 'video-a-h3', OPT);
-    let seen: { status: string; promptOptimized: boolean | null } | null = null;
-    for (let i = 0; i < 100 && !seen; i++) {
+    const seen = await eventually('the task taken up', async () => {
       const t = await task(w, id);
-      if (t.status !== 'pending') seen = t;
-      else await new Promise((r) => setTimeout(r, 20));
-    }
+      return t.status !== 'pending' && t;
+    });
     expect(seen).toMatchObject({ status: 'processing', promptOptimized: null });
     expect(await w.settled(id)).toMatchObject({ status: 'completed' });
     expect((await task(w, id)).promptOptimized).toBe(true);
@@ -151,11 +150,16 @@ describe('openai-chat optimizer (the simulator, a 1.5 s deadline)', () => {
 
   it('a task cancelled while its rewrite runs is not sent upstream', async () => {
     const id = await w.submit('a fox <Picture 1> <Picture 2> #sim:optimizer-delay=800', 'video-a-h3', OPT);
-    for (let i = 0; i < 100 && (await task(w, id)).status === 'pending'; i++) await new Promise((r) => setTimeout(r, 20));
+    await waitFor(async () => (await task(w, id)).status !== 'pending', 15_000, 'the task taken up');
     expect(await settleFailed(w.app.ctx, id, 'cancelled')).toBe(true);
-    // The rewrite's answer comes, its decision is stored, and the step sees the task settled.
-    for (let i = 0; i < 150 && (await task(w, id)).promptOptimized === null; i++) await new Promise((r) => setTimeout(r, 20));
-    await new Promise((r) => setTimeout(r, 300));
+    // The rewrite's answer comes, its decision is stored, and the step sees the task settled: the
+    // job ends (completed, then removed) rather than going on to submit.
+    await waitFor(async () => (await task(w, id)).promptOptimized !== null, 15_000, 'the rewrite decided');
+    const jobOver = async () => {
+      const job = await w.queue.getJob(id);
+      return !job || ['completed', 'failed'].includes(await job.getState());
+    };
+    await waitFor(jobOver, 15_000, 'the task job over');
     expect(await task(w, id)).toMatchObject({ status: 'failed', errorCode: 'cancelled', promptOptimized: true });
     expect(sent.get(id)).toBeUndefined();
     expect(await w.db.taskAttempt.count({ where: { taskId: id } })).toBe(0);

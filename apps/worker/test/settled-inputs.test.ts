@@ -1,4 +1,4 @@
-// Issue 11.8: a client's inline (and snapshotted) inputs live only while their task may need them.
+// A client's inline (and snapshotted) inputs live only while their task may need them.
 // Once the task settles, the maintenance run deletes the stored files and their rows; inputs of
 // unfinished tasks stay. Real Postgres, filesystem storage.
 import fs from 'node:fs';

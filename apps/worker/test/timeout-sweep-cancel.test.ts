@@ -4,6 +4,7 @@
 import { ledgerDiscrepancies } from '@mediagen/db';
 import { ChannelAdapter, createAdapter } from '@mediagen/providers';
 import { abandonAttempt } from '../src/upstream-calls';
+import { eventually, waitFor } from '../../../test/e2e/support/wait';
 import { InProcess, startInProcess } from './in-process';
 
 jest.setTimeout(30_000);
@@ -33,11 +34,10 @@ afterAll(async () => {
 });
 
 async function runningAttempt(taskId: string) {
-  let attempt = await w.db.taskAttempt.findFirst({ where: { taskId } });
-  for (let i = 0; i < 200 && !(attempt?.status === 'running' && attempt.upstreamId); i++) {
-    await new Promise((r) => setTimeout(r, 25));
-    attempt = await w.db.taskAttempt.findFirst({ where: { taskId } });
-  }
+  const attempt = await eventually('the render accepted upstream', async () => {
+    const a = await w.db.taskAttempt.findFirst({ where: { taskId } });
+    return a?.status === 'running' && a.upstreamId ? a : null;
+  });
   expect(attempt).toMatchObject({ status: 'running', upstreamId: expect.any(String) });
   return { id: attempt!.id, taskId, attemptNo: attempt!.attemptNo, channelId: attempt!.channelId, upstreamId: attempt!.upstreamId, status: 'running' as const, createdAt: attempt!.createdAt };
 }
@@ -50,7 +50,7 @@ it('a task the sweep times out is cancelled upstream, though its attempt is clos
   const [closed] = await w.closedAttempts(taskId);
   expect(closed.status).toBe('abandoned');
   // Well before the job's next poll (10 s away): only the sweep can have sent it.
-  for (let i = 0; i < 40 && !cancelled.includes(attempt.upstreamId!); i++) await new Promise((r) => setTimeout(r, 50));
+  await waitFor(() => cancelled.includes(attempt.upstreamId!), 5_000, 'the upstream cancel').catch(() => undefined);
   expect(cancelled).toEqual([attempt.upstreamId]);
 });
 

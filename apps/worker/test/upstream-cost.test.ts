@@ -1,4 +1,4 @@
-// Issue 13 point 12, end to end through the simulator and the real adapters: the upstream's usage
+// End to end through the simulator and the real adapters: the upstream's usage
 // (ModelArk tokens, MiniMax output seconds, Replicate predict time) is recorded on the attempt with
 // its cost from the channel's prices, and the worker's /metrics text answers "do I make money on
 // this model": revenue, upstream cost and margin per model.

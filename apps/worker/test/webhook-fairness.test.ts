@@ -7,6 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createTaskWithCharge, creditAccount, newId } from '@mediagen/db';
 import { settleFailed } from '../src/settle';
+import { eventually, waitFor } from '../../../test/e2e/support/wait';
 import { InProcess, startInProcess } from './in-process';
 
 jest.setTimeout(60_000);
@@ -15,6 +16,8 @@ let w: InProcess;
 const hanging: http.Server[] = [];
 let receiver: http.Server;
 const arrived = new Map<string, number>();
+/** Requests the silent destinations have received (and will never answer). */
+let hangingRequests = 0;
 
 const listen = async (s: http.Server) => {
   await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
@@ -26,7 +29,7 @@ beforeAll(async () => {
   w = await startInProcess((sim) => ({ channels: [{ id: 'sim', baseUrl: `${sim}/ch/sim`, apiKey: 'k', costOrder: 1, models: { 'video-a-h3': 'x' } }] }), {
     ALLOW_PRIVATE_MEDIA_URLS: 'true', RECONCILE_GRACE_MS: '600000', WEBHOOK_CONCURRENCY: '20', WEBHOOK_TIMEOUT_MS: '10000',
   });
-  for (let i = 0; i < 40; i++) hanging.push(http.createServer(() => undefined)); // reads the request, never answers
+  for (let i = 0; i < 40; i++) hanging.push(http.createServer(() => void hangingRequests++)); // reads the request, never answers
   receiver = http.createServer((req, res) => {
     let body = '';
     req.on('data', (c) => (body += c));
@@ -66,29 +69,24 @@ it("another account's deliveries stay fast while one account's 40 destinations h
   await creditAccount(w.db, other, 10_000, 'test');
 
   for (const url of hangingUrls) await settledTaskWithCallback(w.accountId, `${url}/hook`);
-  // The noisy account's deliveries have taken their slots and hang.
-  await new Promise((r) => setTimeout(r, 300));
+  // The noisy account's deliveries have taken all the slots it may hold and hang.
+  const slots = Math.min(w.app.ctx.config.WEBHOOK_ACCOUNT_CONCURRENCY, hanging.length);
+  await waitFor(() => hangingRequests >= slots, 15_000, `${slots} hanging deliveries`);
 
   // Ten events of another account while those hang, one every 50 ms.
   const sent = new Map<string, number>();
   for (let i = 0; i < 10; i++) {
     const at = Date.now();
     sent.set(await settledTaskWithCallback(other, `${receiverUrl}/hook`), at);
-    await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 50)); // the load's shape (one event every 50 ms), not a wait for something
   }
-  const until = Date.now() + 30_000;
-  while ([...sent.keys()].some((id) => !arrived.has(id)) && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+  await waitFor(() => [...sent.keys()].every((id) => arrived.has(id)), 30_000, 'the other account\'s events').catch(() => undefined);
   expect([...sent.keys()].filter((id) => !arrived.has(id))).toEqual([]);
   const latencies = [...sent].map(([id, at]) => arrived.get(id)! - at);
   const p50 = percentile(latencies, 50);
   console.log(`webhook fairness: other account p50 ${p50} ms, max ${Math.max(...latencies)} ms (${latencies.join(', ')})`);
   expect(p50).toBeLessThan(500);
   // The noisy account's attempts were cut at the first-byte deadline, not the 10 s attempt deadline.
-  const cutBy = Date.now() + 15_000;
-  let cut = null;
-  while (!cut && Date.now() < cutBy) {
-    cut = await w.db.webhookDeliveryAttempt.findFirst({ where: { delivery: { accountId: w.accountId } } });
-    if (!cut) await new Promise((r) => setTimeout(r, 100));
-  }
+  const cut = await eventually('a noisy attempt recorded', () => w.db.webhookDeliveryAttempt.findFirst({ where: { delivery: { accountId: w.accountId } } }));
   expect(cut).toMatchObject({ statusCode: null, error: expect.stringContaining('no answer within 5000 ms') });
 });

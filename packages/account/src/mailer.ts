@@ -1,7 +1,7 @@
 // Outgoing mail (verification and reset links) through nodemailer over SMTP_URL: the best-kept
 // SMTP client for Node (pooling, TLS, auth from the URL). With no SMTP_URL, development and tests
 // get the message in the log instead, so sign-up works on a machine with no mail server.
-import nodemailer from 'nodemailer';
+import type Nodemailer from 'nodemailer';
 
 export interface Mail {
   to: string;
@@ -23,6 +23,9 @@ export function createMailer(opts: { smtpUrl?: string; from: string; log: (field
       close() {},
     };
   }
+  // Loaded here, not at import: a deployment without SMTP_URL never needs nodemailer's ~40 modules
+  // in memory (docs/benchmark.md, "Gateway RSS on Node 24").
+  const nodemailer = (require('nodemailer') as { default: typeof Nodemailer }).default;
   const transport = nodemailer.createTransport(opts.smtpUrl);
   return {
     async send(mail) {

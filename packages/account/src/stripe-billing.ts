@@ -1,7 +1,7 @@
 // Stripe Checkout through the official `stripe` SDK: sessions are created with the amount the
 // holder picked (within the operator's bounds) and the account in client_reference_id; events are
 // verified with the SDK against the raw body. STRIPE_API_URL points the SDK at a stand-in in tests.
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 
 export interface StripeBilling {
   createCheckout(p: { accountId: string; email: string; amountCents: number; currency: string; successUrl: string; cancelUrl: string }): Promise<{ id: string; url: string }>;
@@ -11,7 +11,10 @@ export interface StripeBilling {
 
 export function createStripeBilling(cfg: { secretKey: string; webhookSecret: string; apiUrl: string }): StripeBilling {
   const u = new URL(cfg.apiUrl);
-  const stripe = new Stripe(cfg.secretKey, {
+  // Loaded here, not at import: without Stripe settings the SDK's ~220 modules never load
+  // (docs/benchmark.md, "Gateway RSS on Node 24"). Its CommonJS export is the constructor.
+  const StripeSdk = require('stripe') as typeof Stripe;
+  const stripe = new StripeSdk(cfg.secretKey, {
     host: u.hostname,
     port: u.port || (u.protocol === 'http:' ? 80 : 443),
     protocol: u.protocol === 'http:' ? 'http' : 'https',

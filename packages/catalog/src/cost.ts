@@ -35,7 +35,7 @@ function videoBCost(spec: VideoTaskSpec, measured: MeasuredMedia): Cost {
   const model = spec.model as 'video-b-2.5' | 'video-b-2.0' | 'video-b-2.0-mini';
   const byRes = PRICES[model].perSecond as Record<string, Partial<Record<string, Price>>>;
   const price = need(byRes[spec.resolution!]?.[spec.tier!], `${model} ${spec.resolution} ${spec.tier}`);
-  // Spec 4.1.2: billed seconds = duration + total seconds of reference videos (started seconds).
+  // Billed seconds = duration + total seconds of reference videos (started seconds).
   const billed = spec.duration! + ceilSeconds(sumSeconds(measured.videoSeconds));
   return cost(price.micros * BigInt(billed), billed, spec.duration);
 }

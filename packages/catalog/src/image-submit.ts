@@ -1,5 +1,5 @@
 // POST /api/image/generate: structure (zod), then the model, ratio, resolution and reference images
-// (spec 2.4, 4.3). Only image-a-5.0 and image-b-2.5 take a resolution; the others refuse it rather
+// against the catalog. Only image-a-5.0 and image-b-2.5 take a resolution; the others refuse it rather
 // than ignore it, because a client asking for 4k should not silently get something else.
 import type { ImageTaskSpec, ValidateOptions } from './types';
 import { imageSubmitBodySchema } from './request-schemas';

@@ -8,7 +8,7 @@ export * from './prices';
 export * from './request-schemas';
 export * from './response-schemas';
 export * from './task-vocabulary';
-export { INLINE_MIME_TYPES, base64DecodedBytes } from './media-items';
+export { INLINE_MIME_TYPES, base64DecodedBytes, base64DecodedBytesOf, DATA_URI_HEADER } from './media-items';
 export { formatPath } from './zod-issues';
 export { parseVideoSubmit } from './video-submit';
 export { parseImageSubmit } from './image-submit';

@@ -1,5 +1,5 @@
 // Limits that need the reference files' real lengths (measured by packages/media after parse*):
-// video-b's reference second totals (spec 4.1.2) and the lip-sync audio/output lengths (spec 4.1.1).
+// video-b's reference second totals and the lip-sync audio/output lengths.
 import { invalid } from '@mediagen/errors';
 import type { MeasuredMedia, MediaRef, TaskSpec, VideoTaskSpec } from './types';
 import { MODELS, VideoModelInfo } from './models';

@@ -1,8 +1,9 @@
-// The two forms of a reference file (spec 4.7): a public https URL, or a base64 data URI for images
-// and audio. Everything here is checked without I/O; packages/media later decodes the data, sniffs
-// the real type and measures durations.
+// The two forms of a reference file: a public https URL, or a base64 data URI for images and
+// audio (or its stand-in, when the gateway wrote the data URI to storage while it arrived).
+// Everything here is checked without I/O; packages/media later decodes the data, sniffs the real
+// type and measures durations.
 import { invalid } from '@mediagen/errors';
-import type { MediaKind, MediaRef, ValidateOptions } from './types';
+import type { MediaKind, MediaRef, StagedDataUri, ValidateOptions } from './types';
 import { MAX_INLINE_FILE_BYTES, MAX_MEDIA_URL_CHARS } from './limits';
 import { isPrivateHostname } from './private-hosts';
 
@@ -23,14 +24,37 @@ function bad(path: string, message: string): never {
 
 /** Decoded size of standard base64 text, without decoding it (13 MB strings are common here). */
 export function base64DecodedBytes(data: string): number {
-  const pad = data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0;
-  return Math.floor(((data.length - pad) * 3) / 4);
+  return base64DecodedBytesOf(data.length, data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0);
 }
+
+/** The same from the text's length and the number of `=` it ends with (0 to 2). */
+export const base64DecodedBytesOf = (chars: number, pad: number): number => Math.floor(((chars - pad) * 3) / 4);
+
+/** The header of a data URI: its mime type and parameters (only `;base64` is accepted). */
+export const DATA_URI_HEADER = DATA_URI;
 
 function isValidBase64(data: string): boolean {
   if (data.length === 0 || !BASE64.test(data)) return false;
   // Padded text comes in blocks of 4; unpadded text can never leave a single character over.
   return data.includes('=') ? data.length % 4 === 0 : data.length % 4 !== 1;
+}
+
+function inlineMime(declaredRaw: string, path: string, kind: MediaKind): string {
+  const declared = declaredRaw.toLowerCase();
+  const mime = INLINE_MIME_TYPES[kind as 'image' | 'audio'][declared];
+  if (!mime) {
+    const accepted = Object.keys(INLINE_MIME_TYPES[kind as 'image' | 'audio']).join(', ');
+    return bad(path, `data URI type "${declared}" is not accepted for ${kind === 'image' ? 'an image' : 'audio'}; accepted: ${accepted}`);
+  }
+  return mime;
+}
+
+function checkInlineSize(inlineBytes: number, path: string): void {
+  // The size first (arithmetic on the length): an oversized file is refused before the O(n)
+  // alphabet check walks megabytes of it.
+  if (inlineBytes > MAX_INLINE_FILE_BYTES) {
+    bad(path, `inline file is ${inlineBytes} bytes; the limit is ${MAX_INLINE_FILE_BYTES} bytes (10 MiB) per file; send a URL instead`);
+  }
 }
 
 function parseDataUri(value: string, path: string, kind: MediaKind, role: MediaRef['role']): MediaRef {
@@ -39,21 +63,21 @@ function parseDataUri(value: string, path: string, kind: MediaKind, role: MediaR
   if (!m || m[2].toLowerCase() !== ';base64') {
     return bad(path, 'a data URI must have the form data:<mime>;base64,<data>');
   }
-  const declared = m[1].toLowerCase();
-  const mime = INLINE_MIME_TYPES[kind][declared];
-  if (!mime) {
-    const accepted = Object.keys(INLINE_MIME_TYPES[kind]).join(', ');
-    return bad(path, `data URI type "${declared}" is not accepted for ${kind === 'image' ? 'an image' : 'audio'}; accepted: ${accepted}`);
-  }
+  const mime = inlineMime(m[1], path, kind);
   const data = value.slice(m[0].length);
-  // The size first (arithmetic on the length): an oversized file is refused before the O(n)
-  // alphabet check walks megabytes of it (issue 11.2).
   const inlineBytes = base64DecodedBytes(data);
-  if (inlineBytes > MAX_INLINE_FILE_BYTES) {
-    return bad(path, `inline file is ${inlineBytes} bytes; the limit is ${MAX_INLINE_FILE_BYTES} bytes (10 MiB) per file; send a URL instead`);
-  }
+  checkInlineSize(inlineBytes, path);
   if (!isValidBase64(data)) return bad(path, 'data URI content is not valid base64');
   return { kind, path, source: 'inline', url: value, mime, inlineBytes, role };
+}
+
+/** A data URI already in storage: the same checks, in the same order, from what was noted while it was written. */
+function parseStaged(value: string, staged: StagedDataUri, path: string, kind: MediaKind, role: MediaRef['role']): MediaRef {
+  if (kind === 'video') return bad(path, 'videos are accepted by https URL only, not as data URIs');
+  const mime = inlineMime(staged.declaredMime, path, kind);
+  checkInlineSize(staged.inlineBytes, path);
+  if (!staged.validBase64) return bad(path, 'data URI content is not valid base64');
+  return { kind, path, source: 'inline', url: value, mime, inlineBytes: staged.inlineBytes, role };
 }
 
 function parseUrl(value: string, path: string, kind: MediaKind, role: MediaRef['role'], opts: ValidateOptions): MediaRef {
@@ -77,5 +101,7 @@ function parseUrl(value: string, path: string, kind: MediaKind, role: MediaRef['
 
 /** One reference file of the request; throws a 400 `invalid_media` naming `path`. */
 export function parseMediaRef(value: string, path: string, kind: MediaKind, role: MediaRef['role'], opts: ValidateOptions): MediaRef {
+  const staged = opts.staged?.get(value);
+  if (staged) return parseStaged(value, staged, path, kind, role);
   return /^data:/i.test(value) ? parseDataUri(value, path, kind, role) : parseUrl(value, path, kind, role, opts);
 }

@@ -1,4 +1,4 @@
-// The model catalog of spec sections 2.3, 2.4 and 4.1.2 as data. Validation and pricing read these
+// The model catalog (video models, image models, video-b resolution/tier rows) as data. Validation and pricing read these
 // tables instead of repeating model names in code, so adding a model is one entry here (plus its
 // prices in prices.ts).
 import { MAX_IMAGE_TASK_IMAGES } from './limits';
@@ -7,7 +7,7 @@ export type VideoFamily = 'video-a' | 'video-b' | 'video-c';
 export type Tier = 'official' | 'third-party';
 export interface SecondsRange { min: number; max: number }
 
-/** One row of spec 4.1.2: a resolution/tier pair a video-b model offers, with its limits. */
+/** One row of video-b's availability table: a resolution/tier pair a video-b model offers, with its limits. */
 export interface VideoBOffer {
   resolution: string;
   tier: Tier;
@@ -43,7 +43,7 @@ export interface ImageModelInfo {
   resolutions: readonly string[];
   defaultResolution: string | null;
   maxImages: number;
-  /** Spec 1: "some image models answer the submit call with completed"; which ones is our decision. */
+  /** The spec says "some image models answer the submit call with completed"; which ones is our decision. */
   answersAtOnce: boolean;
 }
 
@@ -65,7 +65,7 @@ const videoB = (id: string, offers: VideoBOffer[]): VideoModelInfo => {
   const resolutions = [...new Set(offers.map((o) => o.resolution))];
   return {
     id, type: 'video', family: 'video-b', ratios: VIDEO_RATIOS_B, resolutions,
-    // Spec 4.1: 720p is the video-b default; every video-b model offers it.
+    // 720p is the video-b default; every video-b model offers it.
     defaultResolution: '720p',
     durations: Object.fromEntries(offers.map((o) => [o.resolution, o.duration])),
     defaultDuration: DEFAULT_VIDEO_DURATION,
@@ -117,10 +117,10 @@ const list: ModelInfo[] = [
 /** Every model offered, keyed by canonical id. */
 export const MODELS: Readonly<Record<string, ModelInfo>> = Object.freeze(Object.fromEntries(list.map((m) => [m.id, m])));
 
-/** Spec 2.3 / 9: a legacy alias still accepted for video-b-2.0. */
+/** A legacy alias still accepted for video-b-2.0. */
 export const LEGACY_MODEL_ALIASES: Readonly<Record<string, string>> = { 'video-b-2': 'video-b-2.0' };
 
-/** Spec 2.3 / 9: the withdrawn fast variant of video-b. Both spellings clients used are listed. */
+/** The withdrawn fast variant of video-b. Both spellings clients used are listed. */
 export const WITHDRAWN_MODELS: readonly string[] = ['video-b-2.0-fast', 'video-b-2.5-fast'];
 
 const own = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);

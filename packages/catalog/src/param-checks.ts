@@ -91,7 +91,7 @@ export function checkMediaCounts(refs: MediaRef[], max: Record<MediaKind, number
   }
 }
 
-/** Spec 8: at most 12 inline files per request, counting media, images and frames together. */
+/** At most 12 inline files per request, counting media, images and frames together. */
 export function checkInlineCount(refs: MediaRef[]): void {
   const inline = refs.filter((r) => r.source === 'inline');
   if (inline.length <= MAX_INLINE_FILES) return;

@@ -28,42 +28,42 @@ export interface PriceTable {
 export const PRICES: PriceTable = {
   'video-a-h3': {
     perSecond: {
-      '480p': p(7_000, 'spec-from', 'Spec 2.3: from 0.007 USD per second.'),
+      '480p': p(7_000, 'spec-from', 'Video model table: from 0.007 USD per second.'),
       '768p': p(43_000, 'assumed', 'Derived from the effort table: 0.013 USD/s is +30% => about 0.0433 USD/s.'),
       '1080p': p(80_000, 'assumed'),
     },
     effortExtraPerSecond: {
       '480p': {
-        '1.5x': p(2_100, 'spec', 'Spec 4.1.1: +30% of the 480p rate.'),
-        '2x': p(4_200, 'spec', 'Spec 4.1.1: +60% of the 480p rate.'),
+        '1.5x': p(2_100, 'spec', 'video-a-h3 effort surcharge: +30% of the 480p rate.'),
+        '2x': p(4_200, 'spec', 'video-a-h3 effort surcharge: +60% of the 480p rate.'),
       },
       '768p': {
         // The spec's two 768p figures imply different base rates (0.013/0.30 = 0.0433 but
         // 0.016/0.60 = 0.0267); we charge the absolute surcharges the spec prints.
-        '1.5x': p(13_000, 'spec', 'Spec 4.1.1: 768p 0.013 USD/s extra.'),
-        '2x': p(16_000, 'spec', 'Spec 4.1.1: 768p 0.016 USD/s extra.'),
+        '1.5x': p(13_000, 'spec', 'video-a-h3 effort surcharge: 768p 0.013 USD/s extra.'),
+        '2x': p(16_000, 'spec', 'video-a-h3 effort surcharge: 768p 0.016 USD/s extra.'),
       },
     },
   },
   'video-b-2.5': {
     perSecond: {
       '480p': {
-        'third-party': p(116_000, 'spec-from', 'Spec 2.3: from 0.116 USD per second.'),
+        'third-party': p(116_000, 'spec-from', 'Video model table: from 0.116 USD per second.'),
         official: p(145_000, 'assumed'),
       },
       '720p': { official: p(232_000, 'assumed') },
     },
   },
-  'video-b-2.0': { perSecond: { '720p': { 'third-party': p(161_000, 'spec-from', 'Spec 2.3: from 0.161 USD per second.') } } },
-  'video-b-2.0-mini': { perSecond: { '720p': { official: p(89_000, 'spec-from', 'Spec 2.3: from 0.089 USD per second.') } } },
+  'video-b-2.0': { perSecond: { '720p': { 'third-party': p(161_000, 'spec-from', 'Video model table: from 0.161 USD per second.') } } },
+  'video-b-2.0-mini': { perSecond: { '720p': { official: p(89_000, 'spec-from', 'Video model table: from 0.089 USD per second.') } } },
   'video-c-3.1': {
     perVideo: {
-      'video-c-3.1-fast': p(100_000, 'spec-from', 'Spec 2.3: from 0.10 USD per video; the default variant.'),
+      'video-c-3.1-fast': p(100_000, 'spec-from', 'Video model table: from 0.10 USD per video; the default variant.'),
       'video-c-3.1-components': p(200_000, 'assumed'),
       'video-c-3.1-pro': p(400_000, 'assumed'),
     },
   },
-  // Spec 2.4: one price per image, the same at every resolution.
+  // One price per image, the same at every resolution.
   images: {
     'image-a-5.0': p(200_000, 'spec'),
     'image-b-2.5': p(30_000, 'spec'),

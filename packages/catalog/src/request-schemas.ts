@@ -11,7 +11,7 @@ const opt = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
 
 export const mediaKindSchema = z.enum(['image', 'video', 'audio']);
 
-/** Schema maximum: no model takes more; refused before any per-item work (issue 11.2). */
+/** Schema maximum: no model takes more; refused before any per-item work. */
 const MAX_MEDIA_ITEMS = 64;
 
 export const mediaItemSchema = z
@@ -22,7 +22,7 @@ export const mediaItemSchema = z
       example: 'https://example.com/cat.png',
     }),
   })
-  .meta({ id: 'MediaItem', description: 'A reference file (spec 2.5).' });
+  .meta({ id: 'MediaItem', description: 'A reference file.' });
 
 const clientRequestId = z
   .string()
@@ -85,7 +85,7 @@ export const videoSubmitBodySchema = z
     callback_url: opt(callbackUrl),
     max_cost_cents: opt(maxCostCents),
   })
-  .meta({ id: 'VideoSubmitBody', description: 'POST /api/video/generate body (spec 4.1).' });
+  .meta({ id: 'VideoSubmitBody', description: 'POST /api/video/generate body.' });
 
 export const imageSubmitBodySchema = z
   .strictObject({
@@ -103,7 +103,7 @@ export const imageSubmitBodySchema = z
     callback_url: opt(callbackUrl),
     max_cost_cents: opt(maxCostCents),
   })
-  .meta({ id: 'ImageSubmitBody', description: 'POST /api/image/generate body (spec 4.3).' });
+  .meta({ id: 'ImageSubmitBody', description: 'POST /api/image/generate body.' });
 
 export type VideoSubmitBody = z.infer<typeof videoSubmitBodySchema>;
 export type ImageSubmitBody = z.infer<typeof imageSubmitBodySchema>;

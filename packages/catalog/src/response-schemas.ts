@@ -1,5 +1,5 @@
 // Response bodies of the task, the balance and the error (the service spec's resources and HTTP
-// statuses; the error body of design.md section 4). The gateway
+// statuses; the error body of docs/api.md). The gateway
 // builds its OpenAPI document from these and its tests parse real responses with them, so the
 // documented and the actual shapes cannot drift apart.
 import { z } from 'zod';
@@ -11,7 +11,7 @@ export const submitResponseSchema = z
     taskId: z.string().meta({ description: 'Identifier used to poll. Equal to generationId.', example: 'tsk_01J9Z3N6K4' }),
     generationId: z.string().meta({ description: 'Same value as taskId.', example: 'tsk_01J9Z3N6K4' }),
     status: z.enum(TASK_STATUSES).meta({
-      description: 'pending, processing or completed; a replay of a failed task shows failed (spec 4.6).',
+      description: 'pending, processing or completed; a replay of a failed task shows failed.',
       example: 'pending',
     }),
     resultUrls: z.array(z.string()).optional().meta({ description: 'Present when status is completed (image models that answer at once).' }),

@@ -19,7 +19,7 @@ export interface TaskBodyRow {
 export function pollBody(t: TaskBodyRow): Record<string, unknown> {
   switch (t.status) {
     case 'completed':
-      // Extension (design.md 4): when the result URLs stop answering; absent when kept forever.
+      // Extension (docs/api.md): when the result URLs stop answering; absent when kept forever.
       return t.expiresAt ? { status: t.status, resultUrls: t.resultUrls, type: t.type, expiresAt: t.expiresAt.toISOString() } : { status: t.status, resultUrls: t.resultUrls, type: t.type };
     case 'processing':
       return { status: t.status, progress: t.progress, type: t.type };

@@ -80,4 +80,19 @@ export interface ValidateOptions {
   allowLocalWebhooks?: boolean;
   /** What this deployment sells (SOLD_MODELS); unset: the whole catalog. */
   sold?: SoldCatalog;
+  /**
+   * Data URIs of this request already written to storage as they arrived (the gateway's streamed
+   * large bodies): the body holds a stand-in string, this map what the data URI was.
+   */
+  staged?: ReadonlyMap<string, StagedDataUri>;
+}
+
+/** What the checks of a data URI need to know of one written to storage while it arrived. */
+export interface StagedDataUri {
+  /** The header's mime type, lower-case (the header matched `data:<mime>;base64,`). */
+  declaredMime: string;
+  /** The decoded size as the length of the base64 text gives it (base64DecodedBytes). */
+  inlineBytes: number;
+  /** The text after the header was valid base64 by the same rule as a data URI held in memory. */
+  validBase64: boolean;
 }

@@ -1,4 +1,4 @@
-// The four reference modes of video-a-h3 (spec 4.1.1) as data, so the rules in video-a-rules.ts
+// The four reference modes of video-a-h3 as data, so the rules in video-a-rules.ts
 // stay one generic check per constraint and a reader can hold this table against the spec.
 
 export const REF_MODES = ['omni', 'first-last', 'okay', 'lip-sync'] as const;
@@ -28,7 +28,7 @@ export interface RefModeRules {
 
 const ALL = ['480p', '768p', '1080p'] as const;
 const NO_1080 = ['480p', '768p'] as const;
-// No video-a mode takes reference videos (spec 4.1.1 lists images and audio only).
+// No video-a mode takes reference videos (the modes take images and audio only).
 const OMNI_MEDIA = { image: 9, video: 0, audio: 3 };
 
 export const VIDEO_A_MODES: Readonly<Record<RefMode, RefModeRules>> = {
@@ -45,5 +45,5 @@ export const VIDEO_A_MODES: Readonly<Record<RefMode, RefModeRules>> = {
   },
 };
 
-/** Spec 4.1.1: "Video is as long as the audio (up to 15 s)". */
+/** Lip-sync: "Video is as long as the audio (up to 15 s)". */
 export const LIP_SYNC_MAX_AUDIO_SECONDS = 15;

@@ -1,4 +1,4 @@
-// Rules of video-a-h3 (spec 4.1, 4.1.1, 8): reference modes, frames, effort, seed, durations per
+// Rules of video-a-h3: reference modes, frames, effort, seed, durations per
 // resolution. Checks run in the order a client fixes things: parameters the mode does not take,
 // then values out of range, then the reference files themselves.
 import type { VideoSubmitBody } from './request-schemas';

@@ -1,4 +1,4 @@
-// Rules of the video-b models (spec 4.1, 4.1.2): resolution/tier combinations, durations and
+// Rules of the video-b models: resolution/tier combinations, durations and
 // reference counts per combination. ref_mode is ignored for video-b, as the spec says.
 import type { VideoSubmitBody } from './request-schemas';
 import type { ValidateOptions, VideoTaskSpec } from './types';
@@ -9,7 +9,7 @@ import {
 
 const VIDEO_A_ONLY = 'is a video-a-h3 parameter';
 
-/** The spec 4.1.2 row for the request; the tier defaults to third-party where the model offers it. */
+/** The availability row (resolution, tier) for the request; the tier defaults to third-party where the model offers it. */
 export function pickOffer(model: VideoModelInfo, resolution: string, tier: VideoBOffer['tier'] | null | undefined): VideoBOffer {
   const offers = model.offers!;
   const atResolution = offers.filter((o) => o.resolution === resolution);

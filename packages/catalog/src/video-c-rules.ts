@@ -1,4 +1,4 @@
-// Rules of video-c-3.1 (spec 2.3, 4.1). Its duration is "not shown" and resolution is "not part of
+// Rules of video-c-3.1. Its duration is "not shown" and resolution is "not part of
 // the parameter list": the model decides both, so we refuse them instead of silently ignoring a
 // value the client expects to matter. It is priced per video.
 import type { VideoSubmitBody } from './request-schemas';

@@ -1,8 +1,8 @@
-// The catalog tables themselves (spec 2.3, 2.4, 4.1.2, 9) and their consistency with the prices:
+// The catalog tables themselves and their consistency with the prices:
 // every configuration a client can submit must have a price.
 import { LEGACY_MODEL_ALIASES, MODELS, PRICES, VideoModelInfo, getModel, resolveModelId } from '../src';
 
-describe('models (spec 2.3, 2.4, 9)', () => {
+describe('models', () => {
   test('the twelve offered models', () => {
     expect(Object.keys(MODELS).sort()).toEqual([
       'image-a-5.0', 'image-b-2', 'image-b-2.5', 'image-c-2.1', 'image-d-2.5-flash-image', 'image-d-3-pro-image-preview',

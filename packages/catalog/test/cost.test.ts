@@ -1,4 +1,4 @@
-// Cost arithmetic (design.md section 2, decisions 7-9): integer micro-USD, rounded UP to cents.
+// Cost arithmetic (docs/models-and-pricing.md decisions 7-9): integer micro-USD, rounded UP to cents.
 // Each row: request -> billed seconds and exact micros; cents follow from the rounding rule.
 import { MeasuredMedia, computeCost, listPrices, microsToCents, parseImageSubmit, parseVideoSubmit, PRICES } from '../src';
 import { AUD, IMG, OPTS, VID, times } from './helpers';
@@ -43,7 +43,7 @@ describe('computeCost (video)', () => {
   });
 });
 
-describe('computeCost (images, spec 2.4: one price per image at every resolution)', () => {
+describe('computeCost (images: one price per image at every resolution)', () => {
   test.each([
     ['image-a-5.0', 200_000, 20], ['image-b-2.5', 30_000, 3], ['image-c-2.1', 30_000, 3], ['image-b-2', 30_000, 3],
     ['image-d-3-pro-image-preview', 30_000, 3], ['image-d-3.1-flash-image-preview', 20_000, 2], ['image-d-2.5-flash-image', 20_000, 2],

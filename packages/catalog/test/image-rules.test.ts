@@ -1,4 +1,4 @@
-// Spec 2.4 and 4.3 for the image endpoint, one row per rule (decisions 2, 12).
+// The image endpoint's submit rules, one row per rule (decisions 2, 12).
 import { parseImageSubmit } from '../src';
 import { Row, checkRow, dataUri, err, ok, times } from './helpers';
 
@@ -25,7 +25,7 @@ const rows: Row[] = [
   { rule: 'prompt is required', body: { model: 'image-b-2' }, expect: err('validation_error', 'prompt', /required/) },
   { rule: 'prompt must not be blank', body: i('image-b-2', { prompt: '\n' }), expect: err('validation_error', 'prompt') },
   { rule: 'prompt longer than 10000 characters', body: i('image-b-2', { prompt: 'y'.repeat(10001) }), expect: err('validation_error', 'prompt') },
-  // 2.4 / 4.3 / 8: up to 6 reference images, URL or data URI
+  // up to 6 reference images, URL or data URI
   { rule: '6 reference images', body: i('image-b-2.5', { images: times(6, URL1) }), expect: ok({ images: times(6, expect.objectContaining({ kind: 'image', source: 'url' })) }) },
   { rule: 'a 7th reference image is too many', body: i('image-b-2.5', { images: times(7, URL1) }), expect: err('validation_error', 'images') },
   { rule: 'images are paths images[n]', body: i('image-b-2.5', { images: [URL1, 'https://cdn.example.com/b.png'] }), expect: ok({ images: [{ path: 'images[0]' }, { path: 'images[1]' }] }) },
@@ -33,7 +33,7 @@ const rows: Row[] = [
   { rule: 'image must be https', body: i('image-b-2.5', { images: [URL1, 'http://cdn.example.com/a.png'] }), expect: err('invalid_media', 'images[1]') },
   { rule: 'image data URI must be an image type', body: i('image-b-2.5', { images: [dataUri('audio/mpeg', 10)] }), expect: err('invalid_media', 'images[0]') },
   { rule: 'images are strings, not media items', body: i('image-b-2.5', { images: [{ type: 'image', url: URL1 }] }), expect: err('validation_error', 'images[0]') },
-  // 4.3 / 7.1 model checks
+  // model checks
   { rule: 'video model sent to the image endpoint', body: i('video-a-h3'), expect: err('wrong_endpoint', 'model', /video\/generate/) },
   { rule: 'legacy video alias sent to the image endpoint', body: i('video-b-2'), expect: err('wrong_endpoint', 'model') },
   { rule: 'withdrawn video model sent to the image endpoint', body: i('video-b-2.0-fast'), expect: err('model_withdrawn', 'model') },
@@ -42,6 +42,6 @@ const rows: Row[] = [
   { rule: 'seed is unknown here', body: i('image-b-2', { seed: 1 }), expect: err('unknown_field', 'seed') },
 ];
 
-describe('image submit rules (spec 2.4, 4.3)', () => {
+describe('image submit rules', () => {
   test.each(rows)('$rule', (row) => checkRow(parseImageSubmit, row));
 });

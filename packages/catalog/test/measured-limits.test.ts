@@ -1,5 +1,5 @@
-// Limits that need measured reference lengths: video-b totals (spec 4.1.2, decision 4) and
-// lip-sync audio/output lengths (spec 4.1.1, decision 7).
+// Limits that need measured reference lengths: video-b totals (decision 4) and
+// lip-sync audio/output lengths (decision 7).
 import { ErrorCode } from '@mediagen/errors';
 import { MeasuredMedia, checkMeasuredLimits, parseImageSubmit, parseVideoSubmit } from '../src';
 import { AUD, IMG, OPTS, VID, appErrorOf, times } from './helpers';

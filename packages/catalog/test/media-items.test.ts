@@ -1,4 +1,4 @@
-// Spec 2.5, 4.7 and 8: the two forms of a reference file, inline limits (decision 10).
+// The two forms of a reference file, inline limits (decision 10).
 import { MAX_INLINE_FILE_BYTES, base64DecodedBytes, parseVideoSubmit } from '../src';
 import { AUD, DEV_OPTS, FRAME, IMG, Row, checkRow, dataUri, err, ok, times } from './helpers';
 
@@ -20,7 +20,7 @@ const rows: Row[] = [
   ),
   { rule: 'private host allowed with ALLOW_PRIVATE_MEDIA_URLS', body: withItem('image', 'http://127.0.0.1:4010/a.png'), opts: DEV_OPTS, expect: ok({ media: [{ source: 'url' }] }) },
   { rule: 'public IP literal accepted', body: withItem('image', 'https://93.184.216.34/a.png'), expect: ok({ media: [{ source: 'url' }] }) },
-  // data URIs (4.7 form 2)
+  // data URIs
   ...['image/jpeg', 'image/png', 'image/webp'].map((mime): Row => ({ rule: `image data URI ${mime}`, body: withItem('image', dataUri(mime, 99)), expect: ok({ media: [{ source: 'inline', mime, inlineBytes: 99 }] }) })),
   { rule: 'image/jpg is read as image/jpeg', body: withItem('image', dataUri('image/jpg', 10)), expect: ok({ media: [{ mime: 'image/jpeg' }] }) },
   { rule: 'mime type is case-insensitive', body: withItem('image', dataUri('IMAGE/PNG', 10)), expect: ok({ media: [{ mime: 'image/png' }] }) },
@@ -38,7 +38,7 @@ const rows: Row[] = [
   { rule: 'padding only at the end of 4-blocks', body: withItem('image', 'data:image/png;base64,AAAAA='), expect: err('invalid_media', P, /base64/) },
   { rule: 'empty data', body: withItem('image', 'data:image/png;base64,'), expect: err('invalid_media', P) },
   { rule: 'unpadded base64 accepted', body: withItem('image', 'data:image/png;base64,AAA'), expect: ok({ media: [{ inlineBytes: 2 }] }) },
-  // 8: inline limits
+  // inline limits
   { rule: 'inline file of exactly 10 MiB', body: withItem('image', dataUri('image/png', MAX_INLINE_FILE_BYTES)), expect: ok({ media: [{ inlineBytes: MAX_INLINE_FILE_BYTES }] }) },
   { rule: 'inline file over 10 MiB', body: withItem('image', dataUri('image/png', MAX_INLINE_FILE_BYTES + 1)), expect: err('invalid_media', P, /10 MiB/) },
   { rule: '12 inline files', body: { model: 'video-b-2.5', prompt: 'p', media: times(12, { type: 'image', url: dataUri('image/png', 3) }) }, expect: ok({ tier: 'official' }) },
@@ -47,7 +47,7 @@ const rows: Row[] = [
   { rule: 'URLs do not count toward the inline files', body: { model: 'video-a-h3', prompt: 'p', ref_mode: 'okay', first_frame: FRAME, media: [...times(9, IMG), ...times(3, AUD)] }, expect: ok({ refMode: 'okay' }) },
 ];
 
-describe('reference media forms (spec 2.5, 4.7, 8)', () => {
+describe('reference media forms', () => {
   test.each(rows)('$rule', (row) => checkRow(parseVideoSubmit, row));
 });
 

@@ -1,5 +1,5 @@
 // The zod schemas produce a readable OpenAPI document (the gateway generates its docs from them)
-// and accept the response bodies of spec 2.1, 2.2, 7.1 and design.md section 4.
+// and accept the response bodies: task, balance, HTTP errors and the error body of docs/api.md.
 import { OpenAPIRegistry, OpenApiGeneratorV3 } from '@asteasolutions/zod-to-openapi';
 import { AppError } from '@mediagen/errors';
 import type { z } from 'zod';

@@ -1,5 +1,5 @@
 // Rules shared by both endpoints: body shape, model ids and endpoints, unknown fields, JSON types,
-// idempotency id, media item shape (spec 2.5, 4.1, 4.3, 4.6, 7.1; decisions 1, 5, 10-13).
+// idempotency id, media item shape (decisions 1, 5, 10-13).
 import { parseImageSubmit, parseVideoSubmit } from '../src';
 import { IMG, Row, checkRow, err, ok, appErrorOf, OPTS } from './helpers';
 
@@ -18,7 +18,7 @@ const videoRows: Row[] = [
   { rule: 'unknown field wins over a type error it probably caused', body: { model: 'video-a-h3', promt: 'p', duration: '5' }, expect: err('unknown_field', 'promt') },
   { rule: 'several unknown fields are all named', body: v({ foo: 1, bar: 2 }), expect: { code: 'unknown_field', path: 'foo', paths: ['foo', 'bar'] } },
   { rule: 'every optional field accepts null as "not sent"', body: v({ duration: null, ratio: null, resolution: null, media: null, ref_mode: null, first_frame: null, last_frame: null, optimize_prompt: null, seed: null, effort: null, tier: null, variant: null, client_request_id: null }), expect: ok({ duration: 5, resolution: '768p' }) },
-  // media item shape (2.5, decision 10)
+  // media item shape (decision 10)
   { rule: 'media must be an array', body: v({ media: IMG }), expect: err('validation_error', 'media') },
   { rule: 'media item must be an object', body: v({ media: ['https://cdn.example.com/a.png'] }), expect: err('invalid_media', 'media[0]') },
   { rule: 'media item type is required', body: v({ media: [IMG, { url: IMG.url }] }), expect: err('invalid_media', 'media[1].type', /required/) },
@@ -32,7 +32,7 @@ describe('common submit rules, video endpoint', () => {
   test.each(videoRows)('$rule', (row) => checkRow(parseVideoSubmit, row));
 });
 
-describe('client_request_id (spec 4.6)', () => {
+describe('client_request_id', () => {
   test('returned as sent', () => {
     expect(parseVideoSubmit(v({ client_request_id: 'job-1' }), OPTS).clientRequestId).toBe('job-1');
     expect(parseImageSubmit({ model: 'image-b-2', prompt: 'p', client_request_id: 'x'.repeat(255) }, OPTS).clientRequestId).toHaveLength(255);
@@ -48,7 +48,7 @@ describe('client_request_id (spec 4.6)', () => {
   });
 });
 
-describe('error body (design.md section 4)', () => {
+describe('error body', () => {
   test('a validation error renders {error, code, details}', () => {
     const e = appErrorOf(() => parseVideoSubmit(v({ duration: 99 }), OPTS));
     expect(e.toBody()).toEqual({

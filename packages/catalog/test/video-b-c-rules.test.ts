@@ -1,4 +1,4 @@
-// Spec 2.3, 4.1 and 4.1.2 for the video-b models and video-c-3.1, one row per rule, plus the
+// Submit rules of the video-b models (resolution/tier rows, durations, references) and video-c-3.1, one row per rule, plus the
 // team's decisions 1, 3, 4 and 5 (docs/models-and-pricing.md).
 import { parseVideoSubmit } from '../src';
 import { AUD, FRAME, IMG, Row, VID, checkRow, dataUri, err, ok, times } from './helpers';
@@ -8,7 +8,7 @@ const c = (extra: Record<string, unknown> = {}) => ({ model: 'video-c-3.1', prom
 const NOT_B = { refMode: null, effort: null, seed: null, optimizePrompt: null, variant: null, firstFrame: null, lastFrame: null };
 
 const videoB: Row[] = [
-  // 4.1.2 rows and decision 4 (tier default)
+  // rows and decision 4 (tier default)
   { rule: 'video-b-2.5 defaults: 720p official, 5 s, 16:9', body: b('video-b-2.5'), expect: ok({ resolution: '720p', tier: 'official', duration: 5, ratio: '16:9', ...NOT_B }) },
   { rule: 'video-b-2.5 480p defaults to third-party', body: b('video-b-2.5', { resolution: '480p' }), expect: ok({ resolution: '480p', tier: 'third-party' }) },
   { rule: 'video-b-2.5 480p official', body: b('video-b-2.5', { resolution: '480p', tier: 'official' }), expect: ok({ tier: 'official' }) },
@@ -23,10 +23,10 @@ const videoB: Row[] = [
   { rule: 'video-b-2.0-mini defaults: 720p official', body: b('video-b-2.0-mini'), expect: ok({ resolution: '720p', tier: 'official' }) },
   { rule: 'video-b-2.0-mini has no third-party tier', body: b('video-b-2.0-mini', { tier: 'third-party' }), expect: err('unsupported_parameter', 'tier') },
   { rule: 'tier outside official/third-party', body: b('video-b-2.5', { tier: 'premium' }), expect: err('validation_error', 'tier') },
-  // 2.3 ratios
+  // ratios
   { rule: 'video-b ratio 1:1', body: b('video-b-2.0', { ratio: '1:1' }), expect: ok({ ratio: '1:1' }) },
   { rule: 'video-b ratio 4:3 is not a video ratio', body: b('video-b-2.0', { ratio: '4:3' }), expect: err('validation_error', 'ratio') },
-  // 4.1.2 durations
+  // durations
   { rule: 'video-b-2.5 4 s (minimum)', body: b('video-b-2.5', { duration: 4 }), expect: ok({ duration: 4 }) },
   { rule: 'video-b-2.5 30 s (maximum)', body: b('video-b-2.5', { duration: 30 }), expect: ok({ duration: 30 }) },
   { rule: 'video-b-2.5 3 s is too short', body: b('video-b-2.5', { duration: 3 }), expect: err('validation_error', 'duration', /between 4 and 30/) },
@@ -34,9 +34,9 @@ const videoB: Row[] = [
   { rule: 'video-b-2.0 15 s (maximum)', body: b('video-b-2.0', { duration: 15 }), expect: ok({ duration: 15 }) },
   { rule: 'video-b-2.0 16 s is too long', body: b('video-b-2.0', { duration: 16 }), expect: err('validation_error', 'duration', /between 4 and 15/) },
   { rule: 'video-b-2.0-mini 16 s is too long', body: b('video-b-2.0-mini', { duration: 16 }), expect: err('validation_error', 'duration') },
-  // 4.1 ref_mode is ignored for video-b (decision 1)
+  // ref_mode is ignored for video-b (decision 1)
   { rule: 'ref_mode sent to video-b is ignored', body: b('video-b-2.5', { ref_mode: 'okay' }), expect: ok({ refMode: null }) },
-  // 4.1 / 7.1 parameters video-b does not take
+  // parameters video-b does not take
   { rule: 'seed sent to video-b returns 400', body: b('video-b-2.5', { seed: 0 }), expect: err('unsupported_parameter', 'seed') },
   { rule: 'effort sent to video-b returns 400', body: b('video-b-2.0', { effort: '1x' }), expect: err('unsupported_parameter', 'effort') },
   { rule: 'optimize_prompt sent to video-b returns 400 (even false)', body: b('video-b-2.0', { optimize_prompt: false }), expect: err('unsupported_parameter', 'optimize_prompt') },
@@ -44,7 +44,7 @@ const videoB: Row[] = [
   { rule: 'last_frame sent to video-b returns 400', body: b('video-b-2.5', { last_frame: FRAME }), expect: err('unsupported_parameter', 'last_frame') },
   { rule: 'variant sent to video-b returns 400', body: b('video-b-2.5', { variant: 'video-c-3.1-fast' }), expect: err('unsupported_parameter', 'variant') },
   { rule: 'null means not sent', body: b('video-b-2.5', { seed: null, effort: null, tier: null }), expect: ok({ seed: null, tier: 'official' }) },
-  // 4.1.2 reference counts
+  // reference counts
   { rule: 'video-b-2.5: 30 images, 10 videos, 10 audio', body: b('video-b-2.5', { media: [...times(30, IMG), ...times(10, VID), ...times(10, AUD)] }), expect: ok({ tier: 'official' }) },
   { rule: 'video-b-2.5: a 31st image is too many', body: b('video-b-2.5', { media: times(31, IMG) }), expect: err('validation_error', 'media[30]') },
   { rule: 'video-b-2.5: an 11th video is too many', body: b('video-b-2.5', { resolution: '480p', media: times(11, VID) }), expect: err('validation_error', 'media[10]') },
@@ -61,7 +61,7 @@ const videoB: Row[] = [
 ];
 
 const videoC: Row[] = [
-  // 2.3 and decision 3
+  // decision 3
   { rule: 'video-c-3.1 defaults: fast variant, no duration, no resolution', body: c(), expect: ok({ model: 'video-c-3.1', variant: 'video-c-3.1-fast', duration: null, resolution: null, ratio: '16:9', tier: null, refMode: null, effort: null, seed: null, optimizePrompt: null }) },
   { rule: 'variant components', body: c({ variant: 'video-c-3.1-components' }), expect: ok({ variant: 'video-c-3.1-components' }) },
   { rule: 'variant pro', body: c({ variant: 'video-c-3.1-pro' }), expect: ok({ variant: 'video-c-3.1-pro' }) },
@@ -78,7 +78,7 @@ const videoC: Row[] = [
   { rule: 'first_frame returns 400', body: c({ first_frame: FRAME }), expect: err('unsupported_parameter', 'first_frame') },
   { rule: 'all unsupported parameters are named together', body: c({ duration: 5, seed: 1 }), expect: { code: 'unsupported_parameter', path: 'duration', paths: ['duration', 'seed'] } },
   { rule: 'prompt is required', body: { model: 'video-c-3.1' }, expect: err('validation_error', 'prompt') },
-  // 2.3 variant table: max reference images
+  // variant table: max reference images
   { rule: 'fast: 2 images', body: c({ media: times(2, IMG) }), expect: ok({ variant: 'video-c-3.1-fast' }) },
   { rule: 'fast: a 3rd image is too many', body: c({ media: times(3, IMG) }), expect: err('validation_error', 'media[2]') },
   { rule: 'components: 3 images', body: c({ variant: 'video-c-3.1-components', media: times(3, IMG) }), expect: ok({ variant: 'video-c-3.1-components' }) },
@@ -88,10 +88,10 @@ const videoC: Row[] = [
   { rule: 'images only: no audio', body: c({ media: [IMG, AUD] }), expect: err('validation_error', 'media[1]') },
 ];
 
-describe('video-b submit rules (spec 2.3, 4.1, 4.1.2)', () => {
+describe('video-b submit rules', () => {
   test.each(videoB)('$rule', (row) => checkRow(parseVideoSubmit, row));
 });
 
-describe('video-c-3.1 submit rules (spec 2.3, 4.1)', () => {
+describe('video-c-3.1 submit rules', () => {
   test.each(videoC)('$rule', (row) => checkRow(parseVideoSubmit, row));
 });

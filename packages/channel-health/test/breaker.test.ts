@@ -151,7 +151,7 @@ it('a channel no running worker reported lately is not listed, and the next repo
   expect(REGISTRY_REFRESH_MS * 2).toBeLessThan(REGISTRY_TTL_MS);
 });
 
-describe('customers cannot trip it (issue 12, point 8)', () => {
+describe('customers cannot trip it', () => {
   it("one account's failed renders count once per streak: its refused prompts never open the channel", async () => {
     const { health } = fresh();
     for (let i = 0; i < 10; i++) expect(await health.record('a', 'failed', 'refused', 'acc_1')).toBeNull();

@@ -7,7 +7,7 @@ type Schemas = components['schemas'];
 export type VideoGenerateParams = Schemas['VideoSubmitBody'];
 export type ImageGenerateParams = Schemas['ImageSubmitBody'];
 export type SubmitResponse = Schemas['SubmitResponse'];
-/** A task as a poll answers it (spec 4.2). */
+/** A task as a poll answers it. */
 export type Task = Schemas['PollResponse'];
 export type TaskStatus = Task['status'];
 export type TaskType = Task['type'];

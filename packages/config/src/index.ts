@@ -1,5 +1,5 @@
 // Environment is parsed once, at process start, into a frozen object that is passed down.
-// A bad value stops the process with a message naming the variable (design.md section 5).
+// A bad value stops the process with a message naming the variable.
 import { createHash, randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { z } from 'zod';
@@ -107,7 +107,7 @@ const envSchema = z.object({
   /** How often the reconciler re-enqueues unfinished tasks whose job was lost. */
   RECONCILE_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
   /**
-   * Results (design.md 4): a completed task's files are kept this long after completion, then the
+   * Results: a completed task's files are kept this long after completion, then the
    * retention job deletes them and their URLs answer 410 result_expired. 0 keeps them forever; an
    * account's resultRetentionSeconds overrides it (docs/data-retention.md).
    */
@@ -201,6 +201,12 @@ const envSchema = z.object({
   DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
   /** TCP keepalive on database connections after this much idle time, so a dead peer is noticed. 0 disables. */
   DB_KEEPALIVE_MS: z.coerce.number().int().min(0).default(10_000),
+  /**
+   * Most database connections one process opens; unset: 20 for a gateway, min(20, WORKER_CONCURRENCY + 5)
+   * for a worker. Every process's pool counts against the server's max_connections (100 by default), so a
+   * deployment of several gateways and workers on one Postgres sets it lower (or puts PgBouncer between).
+   */
+  DB_POOL_SIZE: z.coerce.number().int().min(1).max(1_000).optional(),
   /** Account holders (/account, docs/account.md): who may sign up; unset: open, except closed in production. */
   SIGNUP_MODE: optionalText(z.enum(['open', 'invite', 'closed'])),
   /** Opening balance of an account made by sign-up (a ledger top-up). */
@@ -304,7 +310,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (prod && !e.ADMIN_TOKEN) problems.push('ADMIN_TOKEN is required in production');
   if (prod && !e.PUBLIC_BASE_URL) problems.push('PUBLIC_BASE_URL is required in production');
   if (prod && e.PUBLIC_BASE_URL && !e.PUBLIC_BASE_URL.startsWith('https://'))
-    problems.push('PUBLIC_BASE_URL must be https in production (result URLs are https per spec 2.1)');
+    problems.push('PUBLIC_BASE_URL must be https in production (result URLs are https)');
   if (prod && e.ALLOW_PRIVATE_MEDIA_URLS)
     problems.push('ALLOW_PRIVATE_MEDIA_URLS is for development and tests only; refused in production');
   if (prod && e.ALLOW_LOCAL_WEBHOOKS) problems.push('ALLOW_LOCAL_WEBHOOKS is for development and tests only; refused in production');
@@ -323,7 +329,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
   // The public development token only when development (or test) is asked for by name: with
   // NODE_ENV unset, a forgotten ADMIN_TOKEN must not leave the admin API open to a token printed
-  // in our README (issue 11.17). Then the token is random and unknown: the admin API answers 401
+  // in our README. Then the token is random and unknown: the admin API answers 401
   // to everyone until ADMIN_TOKEN is set.
   const explicitDev = env.NODE_ENV === 'development' || env.NODE_ENV === 'test';
   const adminToken = e.ADMIN_TOKEN ?? (explicitDev ? 'dev-admin-token-change-me' : undefined);

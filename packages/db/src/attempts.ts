@@ -137,7 +137,7 @@ export async function recordUpstreamId(
   attempt: Attempt,
   upstreamId: string,
   finished?: { usage?: RenderUsage },
-): Promise<{ recorded: Attempt } | { other: { upstreamId: string | null; status: AttemptStatus } }> {
+): Promise<{ recorded: Attempt; won: boolean } | { other: { upstreamId: string | null; status: AttemptStatus } }> {
   const status: AttemptStatus = finished ? 'succeeded' : 'running';
   const usage = finished?.usage;
   const cost = usage?.costMicroUsd === undefined ? null : String(Math.round(usage.costMicroUsd));
@@ -156,8 +156,9 @@ export async function recordUpstreamId(
     [attempt.id, upstreamId, status, usage?.units ?? null, usage?.amount ?? null, cost],
   );
   const row = rows[0];
-  if (row?.won) return { recorded: { ...attempt, upstreamId, status, submitOpenUntil: null, submitOpenMs: 0 } };
-  if (row && row.upstreamId === upstreamId && ACTIVE.has(row.status)) return { recorded: { ...attempt, upstreamId, status: row.status } };
+  if (row?.won) return { recorded: { ...attempt, upstreamId, status, submitOpenUntil: null, submitOpenMs: 0 }, won: true };
+  // Written already by another run of the same job (a stalled job handed over): the same render, kept.
+  if (row && row.upstreamId === upstreamId && ACTIVE.has(row.status)) return { recorded: { ...attempt, upstreamId, status: row.status }, won: false };
   return { other: { upstreamId: row?.upstreamId ?? null, status: row?.status ?? 'abandoned' } };
 }
 
@@ -247,7 +248,7 @@ export async function markSubmitEnded(db: Db, attempt: Attempt): Promise<void> {
     UPDATE "TaskAttempt" SET "submitOpenUntil" = NULL WHERE "id" = ${attempt.id} AND "submitOpenUntil" = ${attempt.submitOpenUntil}`;
 }
 
-/** What the upstream reported the render used, and its cost to us when known (issue 13 point 12). */
+/** What the upstream reported the render used, and its cost to us when known. */
 export async function recordUsage(db: Db, attempt: Attempt, usage: { units: string; amount: number; costMicroUsd?: number }): Promise<void> {
   const cost = usage.costMicroUsd === undefined ? null : BigInt(Math.round(usage.costMicroUsd));
   await db.$executeRaw`

@@ -1,4 +1,4 @@
-// The audit trail (issue 23, point 6): one row per change of who may do what (keys, limits,
+// The audit trail: one row per change of who may do what (keys, limits,
 // channels, webhooks, operators, sign-ins, top-ups), with actor, target, before/after and address.
 // Invariants:
 // - A row is written in the caller's transaction (pass the tx): the change and its trace commit or

@@ -1,4 +1,4 @@
-// Idempotency records (design.md section 2). A submit claims its key BEFORE the slow part of the
+// Idempotency records. A submit claims its key BEFORE the slow part of the
 // request (media inspection, the billing transaction): a concurrent repeat then finds a record
 // without a task and gets 409, and the claim is released if the submit creates no task, so the
 // client can retry with the same id (e.g. after a top-up).

@@ -26,3 +26,6 @@ export * from './holder-queries';
 export * from './audit';
 export * from './access-checks';
 export * from './retention';
+export * from './webhook-endpoints';
+export * from './webhook-deliveries';
+export * from './webhook-outbox';

@@ -1,4 +1,4 @@
-// Issue 23, point 6: the audit trail's data layer. Events commit or roll back with the change they
+// The audit trail's data layer. Events commit or roll back with the change they
 // describe, never hold secrets, list newest first with filters and cursor paging, and retention
 // deletes old rows in small batches.
 import { createDb, Db, deleteAuditEventsBefore, InvalidAuditCursorError, listAuditEvents, recordAudit, recordAuditIn, sql, sqlTransaction } from '../src';

@@ -1,9 +1,11 @@
-// Issue 12, points 1, 2 and 4 at the database boundary: the reason of a refused submit comes from
+// Money races at the database boundary: the reason of a refused submit comes from
 // the state that refused it; an idempotency claim is "still mine" or nothing; staleness uses the
 // database clock on any server time zone; balances cannot overflow.
 import { randomUUID } from 'node:crypto';
 import { createDb, Db } from '../src/client';
 import { newId } from '../src/ids';
+import { sql } from '../src/sql';
+import { waitFor } from '../../../test/e2e/support/wait';
 import { claimIdempotencyKey, releaseIdempotencyKey } from '../src/idempotency';
 import { ClaimLost, createTaskWithCharge, creditAccount, ledgerDiscrepancies, MAX_BALANCE_CENTS, NewTask, SubmitRefused } from '../src/billing';
 import { completeTask, failTask } from '../src/settlement';
@@ -30,6 +32,10 @@ const task = (accountId: string, extra: Partial<NewTask> = {}): NewTask => ({
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** The database's clock (what staleness is measured with), in epoch milliseconds. */
+const dbClockMs = async (db: Db) => (await sql<{ ms: number }>(db, 'SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms')).rows[0].ms;
+/** Waits on the condition (the database's clock passing `ms`), not a guess of how long that takes. */
+const dbClockPast = (db: Db, ms: number) => waitFor(async () => (await dbClockMs(db)) > ms, 10_000, 'the database clock');
 
 async function charges(db: Db, accountId: string): Promise<number> {
   return db.ledgerEntry.count({ where: { accountId, kind: 'charge' } });
@@ -48,7 +54,7 @@ describe('on the shared test database', () => {
     await schema.drop();
   });
 
-  it('point 1: a submit refused at the in-progress limit while tasks end is never a 402 while the balance covers it', async () => {
+  it('a submit refused at the in-progress limit while tasks end is never a 402 while the balance covers it', async () => {
     const accountId = await newAccount(db, 1_000_000, 5);
     const running: string[] = [];
     const refusals: SubmitRefused[] = [];
@@ -77,12 +83,12 @@ describe('on the shared test database', () => {
     expect(acc.tasksInProgress).toBe(running.length);
   });
 
-  it('point 1: a real shortfall is still a 402 with the balance the gate saw', async () => {
+  it('a real shortfall is still a 402 with the balance the gate saw', async () => {
     const accountId = await newAccount(db, 2);
     await expect(createTaskWithCharge(db, task(accountId))).rejects.toMatchObject({ reason: 'insufficient_balance', balanceCents: 2 });
   });
 
-  it('point 4: a refund on a balance near 2^31-1 cents settles (64-bit balances), and top-ups stop at MAX_BALANCE_CENTS', async () => {
+  it('a refund on a balance near 2^31-1 cents settles (64-bit balances), and top-ups stop at MAX_BALANCE_CENTS', async () => {
     const accountId = await newAccount(db, 2_147_483_000);
     const t = task(accountId, { costCents: 600 });
     await createTaskWithCharge(db, t);
@@ -98,7 +104,7 @@ describe('on the shared test database', () => {
   });
 });
 
-// Point 2 on servers in three time zones, and on sessions that set their own.
+// Staleness by the database clock on servers in three time zones, and on sessions that set their own.
 type Setup = { name: string; open(): Promise<{ url: string; close(): Promise<void> }> };
 const onDatabase = (tz: string): Setup => ({
   name: `a database whose TimeZone is ${tz}`,
@@ -116,7 +122,7 @@ const onSession = (tz: string): Setup => ({
   },
 });
 
-describe.each([onDatabase('America/New_York'), onDatabase('Asia/Tokyo'), onSession('America/New_York'), onSession('Asia/Tokyo')])('point 2 on $name', (setup) => {
+describe.each([onDatabase('America/New_York'), onDatabase('Asia/Tokyo'), onSession('America/New_York'), onSession('Asia/Tokyo')])('idempotency staleness on $name', (setup) => {
   let db: Db;
   let close: () => Promise<void>;
   beforeAll(async () => {
@@ -149,8 +155,9 @@ describe.each([onDatabase('America/New_York'), onDatabase('Asia/Tokyo'), onSessi
     const accountId = await newAccount(db, 10_000);
     const first = await claimIdempotencyKey(db, accountId, 'k', 'fp', 1_000);
     expect(first.claimed).toBe(true);
+    const claimedBy = await dbClockMs(db);
     expect(await claimIdempotencyKey(db, accountId, 'k', 'fp', 1_000)).toEqual({ claimed: false, fingerprint: 'fp', taskId: null });
-    await sleep(1_200);
+    await dbClockPast(db, claimedBy + 1_000);
     expect((await claimIdempotencyKey(db, accountId, 'k', 'fp', 1_000)).claimed).toBe(true);
   });
 
@@ -158,7 +165,8 @@ describe.each([onDatabase('America/New_York'), onDatabase('Asia/Tokyo'), onSessi
     const accountId = await newAccount(db, 10_000);
     const a = await claimIdempotencyKey(db, accountId, 'slow', 'fp', 200);
     if (!a.claimed) throw new Error('first claim refused');
-    await sleep(300); // request A stalls (pool wait, slow reference) past the stale time
+    // Request A stalls (pool wait, slow reference) past the stale time, by the database's clock.
+    await dbClockPast(db, (await dbClockMs(db)) + 200);
     const b = await claimIdempotencyKey(db, accountId, 'slow', 'fp', 200);
     if (!b.claimed) throw new Error('takeover refused');
     // A wakes up: its charge must not commit, and its release must not delete B's claim.

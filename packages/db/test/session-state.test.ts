@@ -1,4 +1,4 @@
-// Issue 15, point 7: no query may depend on session state, because behind PgBouncer in
+// No query may depend on session state, because behind PgBouncer in
 // transaction mode each transaction may run on a server connection that another client's session
 // set up. Here every session starts with a search_path that finds no table and with no timeouts
 // (as a pooled connection would): the queries still find their schema's tables, transactions

@@ -1,6 +1,6 @@
 // One error model for the whole service: a stable code, its HTTP status, human text, and for
 // validation errors the offending fields. Rendered by the gateway's single error middleware as
-// `{ error, code, details? , ...extra }` (design.md section 4).
+// `{ error, code, details? , ...extra }` (docs/api.md).
 
 export const ERROR_STATUS = {
   invalid_json: 400,

@@ -59,7 +59,7 @@ it('leaves ordinary lines alone', () => {
   expect(JSON.parse(out.lines())).toMatchObject({ ...fields, app: 'test', msg: 'request completed' });
 });
 
-it('censors what lies past the depth limit instead of passing it through (issue 11.14)', () => {
+it('censors what lies past the depth limit instead of passing it through', () => {
   const out = capture();
   const log = createLogger('info', { app: 'test' }, out.stream);
   let deep: Record<string, unknown> = { note: 'plain secret-bearing value sk_live_deep_0001' };

@@ -1,5 +1,5 @@
 // Fixed-size buffers handed out again and again, for streams whose chunks would otherwise be a fresh
-// buffer per socket read (issue 15 point 4). A fresh buffer is external memory that only a garbage
+// buffer per socket read. A fresh buffer is external memory that only a garbage
 // collection gives back, and Node 24's collector gives it back late: ten 500 MiB downloads grew
 // the worker by 80+ MiB of dead 64 KiB read buffers (docs/benchmark.md "large results"). A pooled
 // buffer is never garbage, so the memory a transfer holds is the buffers it has out, and no more.

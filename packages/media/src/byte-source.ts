@@ -75,7 +75,7 @@ export class HttpSource implements ByteSource {
     // No read may ask for more than the whole budget, whatever a parser or a lying server (a size
     // of `*`, a huge Content-Range total) made it believe: the chunk loop below is then bounded by
     // maxBytesPerRef / chunk iterations, and a read past the budget is refused, not attempted
-    // (issue 11.1: one read(0, MAX_SAFE_INTEGER) looped ~1.4e11 times synchronously).
+    // (a lying server once made one read(0, MAX_SAFE_INTEGER) looped ~1.4e11 times synchronously).
     len = Math.min(len, this.policy.maxBytesPerRef);
     if (len <= 0) return Buffer.alloc(0);
     if (this.whole) return this.readWhole(pos, len);

@@ -1,5 +1,5 @@
 // One heavy synchronous step at a time per process, each in its own turn of the event loop
-// (issue 11.2/11.9). Large inline files cost the main thread tens of milliseconds each (the
+// so that large bodies arriving together do not hold the event loop for their sum. Large inline files cost the main thread tens of milliseconds each (the
 // base64 alphabet check, decoding, the catalog's checks); when several large bodies reached that
 // point in the same event-loop phase their steps ran back to back and held the loop for their sum
 // (~120 ms at load 25). A step takes a turn here: the next waiter starts only from a fresh timer

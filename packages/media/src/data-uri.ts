@@ -1,4 +1,4 @@
-// Base64 data URIs (spec 4.7 form 2): `data:<mime>[;param=value]*;base64,<data>`.
+// Base64 data URIs: `data:<mime>[;param=value]*;base64,<data>`.
 // Buffer.from(..., 'base64') silently skips characters outside the alphabet, so a truncated or
 // mangled payload would "decode" into different bytes; we validate the alphabet first instead.
 

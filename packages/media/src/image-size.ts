@@ -1,4 +1,4 @@
-// Width and height of a reference image, read from its own header (issue 11.4): a URL image is
+// Width and height of a reference image, read from its own header: a URL image is
 // snapshotted and the provider gets our copy, so what we check is what it renders from. Only the
 // four families we accept by URL (sniff.ts): PNG (IHDR), GIF (logical screen), WebP (VP8, VP8L,
 // VP8X) and JPEG (the first SOFn segment, reached by walking segment lengths). Bounded: the JPEG

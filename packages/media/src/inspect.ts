@@ -1,5 +1,5 @@
 // The submit path's one call: read every reference file concurrently under one deadline, measure
-// reference video/audio durations (billing and caps depend on them, spec 4.1.1/4.1.2), verify each
+// reference video/audio durations (billing and caps depend on them), verify each
 // file is what it claims, and hand back inline files decoded for storage. Nothing is stored here:
 // the gateway stores `inline` only after the task is created, so a refused submit leaves no file.
 
@@ -12,7 +12,7 @@ import { SnapshotBudget, SnapshotBudgetExhausted, sharedSnapshotBudget } from '.
 import { safeFetch } from './safe-fetch';
 import { formatBytes } from './data-uri';
 import { decodeDataUri } from './data-uri';
-import { DEFAULT_MEDIA_POLICY, type MediaPolicy } from './policy';
+import { DEFAULT_MEDIA_POLICY, type MediaPolicy, type StagedInline } from './policy';
 import { DeadlineExceeded, MediaProblem, isMediaProblem } from './problem';
 import { measureMedia } from './probe-duration';
 import { canonicalMime, extensionFor, sniffMime } from './sniff';
@@ -23,7 +23,10 @@ export interface DecodedInline {
   ref: MediaRef;
   /** What the bytes are (sniffed, canonical), which is also what was declared. */
   mime: string;
-  bytes: Buffer;
+  /** The file's bytes, for the caller to store; absent when it is stored already (`stored`). */
+  bytes?: Buffer;
+  /** A data URI written to storage while the request arrived: where, and its size. */
+  stored?: { key: string; bytes: number };
   ext: string;
   /** Images: the size their header gives (read from these very bytes). */
   width?: number;
@@ -103,7 +106,26 @@ interface Reserved {
 }
 
 async function checkRef(ref: MediaRef, p: MediaPolicy, signal: AbortSignal, budget: SnapshotBudget, reserved: Reserved): Promise<Checked> {
+  const staged = ref.source === 'inline' ? p.staged?.get(ref.url) : undefined;
+  if (staged) return checkStaged(ref, staged);
   return ref.source === 'inline' ? checkInline(ref, signal) : checkUrlRef(ref, p, signal, budget, reserved);
+}
+
+/** The same checks as checkInline on a stored data URI's first bytes (only images are stored while they arrive). */
+function checkStaged(ref: MediaRef, staged: StagedInline): Checked {
+  if (ref.kind !== 'image') throw new MediaProblem('only images are accepted as data URIs of this size');
+  if (!staged.key) throw new MediaProblem('inline file could not be stored');
+  if (staged.bytes === 0) throw new MediaProblem('inline file is empty');
+  const declared = canonicalMime(ref.mime ?? staged.declaredMime);
+  const sniffed = sniffMime(staged.head);
+  checkInlineImage(declared, sniffed);
+  return { inline: { ref, mime: sniffed!, ext: extensionFor(sniffed!), stored: { key: staged.key, bytes: staged.bytes } } };
+}
+
+function checkInlineImage(declared: string, sniffed: string | null): void {
+  if (!sniffed || !sniffed.startsWith('image/')) throw new MediaProblem(`declared ${declared}, but the data is not an image${sniffed ? ` (it is ${sniffed})` : ''}`);
+  if (!INLINE_IMAGES.has(sniffed)) throw new MediaProblem(`${sniffed} is not accepted inline; send jpeg, png or webp`);
+  if (sniffed !== declared) throw new MediaProblem(`declared ${declared}, but the data is ${sniffed}`);
 }
 
 async function checkInline(ref: MediaRef, signal: AbortSignal): Promise<Checked> {
@@ -121,10 +143,8 @@ async function checkInline(ref: MediaRef, signal: AbortSignal): Promise<Checked>
   const sniffed = sniffMime(bytes);
 
   if (ref.kind === 'image') {
-    if (!sniffed || !sniffed.startsWith('image/')) throw new MediaProblem(`declared ${declared}, but the data is not an image${sniffed ? ` (it is ${sniffed})` : ''}`);
-    if (!INLINE_IMAGES.has(sniffed)) throw new MediaProblem(`${sniffed} is not accepted inline; send jpeg, png or webp`);
-    if (sniffed !== declared) throw new MediaProblem(`declared ${declared}, but the data is ${sniffed}`);
-    return { inline: { ref, mime: sniffed, bytes, ext: extensionFor(sniffed) } };
+    checkInlineImage(declared, sniffed);
+    return { inline: { ref, mime: sniffed!, bytes, ext: extensionFor(sniffed!) } };
   }
 
   if (sniffed?.startsWith('image/')) throw new MediaProblem(`declared ${declared}, but the data is an image (${sniffed})`);
@@ -206,7 +226,7 @@ async function checkUrlRef(ref: MediaRef, p: MediaPolicy, signal: AbortSignal, b
   if (p.snapshot) {
     // What the provider will get is what we measure: our stored copy of these very bytes. Images
     // too: a server that recognises our fetch could otherwise show us one picture and the
-    // provider another (issue 11.4).
+    // provider another.
     const bytes = await downloadWhole(ref.url, p, signal, p.maxSnapshotBytes ?? DEFAULT_MEDIA_POLICY.maxSnapshotBytes!, budget, reserved);
     if (ref.kind === 'image') {
       const mime = urlImageMime(bytes);

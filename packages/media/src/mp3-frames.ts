@@ -1,4 +1,4 @@
-// MP3 play time by walking its frames (issue 11.4): a Xing/VBRI/Info header is a number anyone
+// MP3 play time by walking its frames: a Xing/VBRI/Info header is a number anyone
 // can edit, while a player plays every frame. Each MPEG audio frame header gives its own length and
 // sample count, so summing them over the file is the length a listener hears. The walk stops at the
 // first byte run that is not a frame (trailing tags, garbage), and yields to the event loop every

@@ -1,5 +1,5 @@
 // Play time of WAV, AIFF, ADTS AAC, FLAC, Ogg (Opus, Vorbis) and WebM/Matroska measured from the media itself
-// (issue 11.4), not from a header field anyone can edit: a client could otherwise send (and, as a
+// (billing and caps depend on it), not from a header field anyone can edit: a client could otherwise send (and, as a
 // URL, show the provider) a 30 s clip whose header says 1 s. Each function walks the whole file it
 // is given (the snapshot, at most 50 MiB, or what the byte budget allowed), forward only, and
 // yields to the event loop every YIELD_BYTES of input or YIELD_STEPS steps, so no file holds the

@@ -1,5 +1,6 @@
 // Limits and switches of reference-media inspection, built once from the service config.
 
+import type { StagedDataUri } from '@mediagen/catalog';
 import type { SnapshotBudget } from './snapshot-budget';
 
 /** An address a host name resolves to; url-policy.ts checks each before anything connects. */
@@ -33,6 +34,18 @@ export interface MediaPolicy {
   maxSnapshotBytes?: number;
   /** Bytes of snapshots in flight in this process (snapshot-budget.ts); the shared 256 MiB one by default. */
   snapshotBudget?: SnapshotBudget;
+  /** This request's data URIs already written to storage, by the stand-in string the body holds. */
+  staged?: ReadonlyMap<string, StagedInline>;
+}
+
+/** A data URI of the request written to storage while it arrived (the gateway's streamed large bodies). */
+export interface StagedInline extends StagedDataUri {
+  /** The first decoded bytes (at least the 64 sniffMime reads, unless the file is shorter). */
+  head: Buffer;
+  /** Where it is stored; null when it was not (refused while it arrived, or the write failed). */
+  key: string | null;
+  /** Decoded bytes written. */
+  bytes: number;
 }
 
 export const DEFAULT_MEDIA_POLICY: Readonly<MediaPolicy> = Object.freeze({
@@ -48,7 +61,7 @@ export const DEFAULT_MEDIA_POLICY: Readonly<MediaPolicy> = Object.freeze({
   maxSnapshotBytes: 50 * 1024 * 1024,
 });
 
-/** Spec section 8: inline (data URI) files are at most 10 MB each. */
+/** Inline (data URI) files are at most 10 MB each. */
 export const MAX_INLINE_BYTES = 10 * 1024 * 1024;
 
 /**

@@ -1,17 +1,24 @@
-// A pinned GET (the same checked addresses and DNS pinning as pinnedRequest) whose body is read
-// into pooled buffers, for result downloads of hundreds of MiB (issue 15 point 4). node:http's
-// client gives each socket read a fresh 64 KiB buffer and its parser copies the body into another,
-// so ten 500 MiB downloads made ~80,000 buffers per GiB of garbage, which Node 24's collector frees
-// late (+80-110 MiB of worker RSS, docs/benchmark.md "large results"). Here the socket reads into
-// one caller-owned buffer (net/tls `onread`, no allocation per read; TLS too), http1-response.ts
-// parses it, and the body is copied into 256 KiB buffers from a pool that the consumer borrows one
-// at a time (nextChunk: the previous chunk goes back to the pool). A transfer holds at most its read
-// buffer, the one being filled, READY_MAX full ones and the one lent out; when the consumer is
-// slower the socket is paused, so the upstream waits in TCP flow control, not in our memory.
-import net from 'node:net';
-import tls from 'node:tls';
+// A pinned GET for result downloads of hundreds of MiB, through Node's own HTTP client (undici,
+// whose parser is llhttp): no HTTP parser of ours on a connection to a server we do not trust.
+// - Pinned: the connection goes only to the addresses url-policy.ts checked (the connector's
+//   `lookup` answers with them, never DNS), one client per request, so no pooled socket opened for
+//   another address is reused. TLS verifies the certificate against the URL's host name.
+// - Bounded memory: the body is copied into 256 KiB buffers from a process-wide pool and lent to
+//   the consumer one at a time (nextChunk: the previous chunk goes back to the pool). A transfer
+//   holds at most the buffer being filled, READY_MAX full ones and the one lent out; when the
+//   consumer is slower the response is paused, so the upstream waits in TCP flow control, not in
+//   our memory. What stays is one fresh buffer per socket read (undici's body chunks are views of
+//   it), garbage that Node 24's collector frees late: docs/benchmark.md "Large results and scale".
+// - Deadlines: the caller's signal is the one deadline over connect, head and body (a dripping
+//   body is cut by it, which an idle timer would not do); undici's idle timers are off, its
+//   connect timeout stays.
+// - Framing is llhttp's, strict: Content-Length beside Transfer-Encoding, two lengths, folded or
+//   bare-LF lines, control characters in a header and a body shorter than its length are errors,
+//   never a short or doubled file. An unasked 100 Continue is refused, 103 is skipped.
+// - undici 8 at least: undici 7 asserted (an uncatchable crash of the process) when a server
+//   closed the connection while the response was paused for a slow consumer.
+import type { Client, Dispatcher } from 'undici';
 import { BufferPool } from './buffer-pool';
-import { Http1ResponseParser, type ResponseHead } from './http1-response';
 import { MediaProblem, deadlineProblem, throwIfAborted } from './problem';
 import { describeNetError, pinnedLookup, type Hop } from './safe-fetch';
 import type { ResolvedAddress } from './url-policy';
@@ -19,8 +26,12 @@ import type { ResolvedAddress } from './url-policy';
 export const POOLED_CHUNK = 256 * 1024;
 /** Shared by the downloads of a process; idle buffers kept: 16 MiB. */
 export const downloadPool = new BufferPool(POOLED_CHUNK, 64);
-/** Full chunks waiting for the consumer before the socket is paused. */
+/** Full chunks waiting for the consumer before the response is paused. */
 const READY_MAX = 2;
+/** The largest response head accepted (status line and headers). */
+const MAX_HEAD = 64 * 1024;
+/** Connecting (TCP and TLS) to one address. */
+const CONNECT_TIMEOUT_MS = 10_000;
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 /** The body as borrowed chunks: each is valid until the next nextChunk() or close(). */
@@ -33,25 +44,36 @@ export interface PooledBody {
 
 export interface PooledResponse {
   statusCode: number;
+  /** Lower-case names; repeated headers joined with ", " (as node:http does). */
   headers: Record<string, string>;
   body: PooledBody;
   destroy(err?: Error): void;
 }
 
+/**
+ * undici, loaded by the first download: loading it costs a process about 25 MiB of RSS, and the
+ * gateway imports this package (reference media) without ever downloading a result.
+ */
+let undici: Promise<typeof import('undici')> | null = null;
+
 /** A Hop (safe-fetch.ts) reading bodies into `pool`. */
 export function pooledHop(pool: BufferPool = downloadPool): Hop<PooledResponse> {
-  return (url, addresses, headers, signal) =>
-    new Promise((resolve, reject) => {
-      throwIfAborted(signal);
-      new PooledTransfer(pool, url, addresses, headers, signal, resolve, reject);
+  return async (url, addresses, headers, signal) => {
+    throwIfAborted(signal);
+    const checked = requestHeaders(headers);
+    const { Client: ClientClass } = await (undici ??= import('undici'));
+    throwIfAborted(signal);
+    return new Promise((resolve, reject) => {
+      new Transfer(ClientClass, pool, url, addresses, checked, signal, resolve, reject);
     });
+  };
 }
 
 export const pooledRequest: Hop<PooledResponse> = pooledHop();
 
-class PooledTransfer implements PooledBody {
-  private readonly socket: net.Socket;
-  private readonly parser: Http1ResponseParser;
+class Transfer implements PooledBody, Dispatcher.DispatchHandler {
+  private readonly client: Client;
+  private controller: Dispatcher.DispatchController | null = null;
   private fill: Buffer | null = null;
   private fillLen = 0;
   private readonly ready: Buffer[] = [];
@@ -59,13 +81,16 @@ class PooledTransfer implements PooledBody {
   private lent: Buffer | null = null;
   private waiter: { resolve: (b: Buffer | null) => void; reject: (e: Error) => void } | null = null;
   private headSeen = false;
+  /** Content-Length when the response has one, and the body bytes seen so far. */
+  private length: number | null = null;
+  private received = 0;
   private ended = false;
   private failure: Error | null = null;
   private closed = false;
-  private paused = false;
   private readonly onAbort = () => this.fail(deadlineProblem(this.signal));
 
   constructor(
+    ClientClass: typeof Client,
     private readonly pool: BufferPool,
     url: URL,
     addresses: ResolvedAddress[],
@@ -74,66 +99,67 @@ class PooledTransfer implements PooledBody {
     private readonly resolveHead: (r: PooledResponse) => void,
     private readonly rejectHead: (e: Error) => void,
   ) {
-    const request = requestText(url, headers); // throws on a header that could split the request
-    this.parser = new Http1ResponseParser({
-      head: (h) => this.onHead(h),
-      body: (src, start, end) => this.onBody(src, start, end),
-      end: () => this.onEnd(),
-    });
-    const readBuf = pool.take();
-    const onread = { buffer: readBuf, callback: (n: number) => this.onRead(readBuf, n) };
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
-    const lookup = pinnedLookup(addresses);
-    this.socket =
-      url.protocol === 'https:'
-        ? tls.connect({ host, port, lookup, onread, servername: net.isIP(host) ? undefined : host, ALPNProtocols: ['http/1.1'] } as tls.ConnectionOptions)
-        : net.connect({ host, port, lookup, onread } as net.NetConnectOpts);
-    this.socket.on('error', (e) => this.fail(e));
-    // The read buffer goes back only once the socket can no longer read into it.
-    this.socket.on('close', () => {
-      pool.give(readBuf);
-      this.onSocketClosed();
+    this.client = new ClientClass(url.origin, {
+      connect: { lookup: pinnedLookup(addresses), timeout: CONNECT_TIMEOUT_MS },
+      // The caller's signal is the deadline over the whole transfer.
+      headersTimeout: 0,
+      bodyTimeout: 0,
+      maxHeaderSize: MAX_HEAD,
+      pipelining: 1,
     });
     signal.addEventListener('abort', this.onAbort, { once: true });
-    // Not end(): a server may take a half-closed connection for a client that left.
-    this.socket.write(request, 'latin1');
+    // reset: the connection closes after the response; whatever follows it is not ours to read.
+    this.client.dispatch({ origin: url.origin, path: `${url.pathname || '/'}${url.search}`, method: 'GET', headers, reset: true }, this);
   }
 
-  private onRead(buf: Buffer, n: number): boolean {
-    if (this.closed || this.failure || this.ended) return false;
-    try {
-      this.parser.push(buf.subarray(0, n));
-    } catch (e) {
-      this.fail(e as Error);
-      return false;
-    }
-    this.deliver();
-    if (this.ready.length >= READY_MAX && !this.ended) {
-      this.paused = true;
-      return false;
-    }
-    return true;
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.failure || this.closed) controller.abort(this.failure ?? new Error('the response body was closed'));
   }
 
-  private onHead({ statusCode, headers }: ResponseHead): void {
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, raw: Record<string, string | string[] | undefined>): void {
+    this.controller = controller;
+    if (statusCode < 200) return; // interim (103 Early Hints): the real response follows
+    // No prototype: a header named __proto__ or constructor is just a header.
+    const headers = Object.create(null) as Record<string, string>;
+    for (const [k, v] of Object.entries(raw)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
     this.headSeen = true;
+    this.length = /^\d{1,15}$/.test(headers['content-length'] ?? '') ? Number(headers['content-length']) : null;
     this.resolveHead({ statusCode, headers, body: this, destroy: (err) => this.close(err) });
   }
 
-  private onBody(src: Buffer, start: number, end: number): void {
-    let s = start;
-    while (s < end) {
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.closed || this.failure) return;
+    let s = 0;
+    while (s < chunk.length) {
       if (!this.fill) {
         this.fill = this.pool.take();
         this.fillLen = 0;
       }
-      const n = Math.min(end - s, this.fill.length - this.fillLen);
-      src.copy(this.fill, this.fillLen, s, s + n);
+      const n = chunk.copy(this.fill, this.fillLen, s);
       this.fillLen += n;
       s += n;
       if (this.fillLen === this.fill.length) this.queueFill();
     }
+    this.received += chunk.length;
+    this.deliver();
+    // Never paused on the last byte of a known length: undici would take the server's close that
+    // may follow for a cut response (when the server did not say Connection: close).
+    const last = this.length !== null && this.received >= this.length;
+    if (this.ready.length >= READY_MAX && !controller.paused && !last) controller.pause();
+  }
+
+  onResponseEnd(): void {
+    if (this.closed || this.failure) return;
+    this.ended = true;
+    this.queueFill();
+    this.signal.removeEventListener('abort', this.onAbort);
+    this.destroyClient();
+    this.deliver();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
+    this.fail(err, true);
   }
 
   private queueFill(): void {
@@ -146,29 +172,20 @@ class PooledTransfer implements PooledBody {
     this.fillLen = 0;
   }
 
-  private onEnd(): void {
-    this.ended = true;
-    this.queueFill();
-    this.signal.removeEventListener('abort', this.onAbort);
-    // We asked for Connection: close; whatever follows the response is not ours to read.
-    this.socket.destroy();
-    this.deliver();
+  private destroyClient(err?: Error): void {
+    // Errors of a client being destroyed have already reached (or no longer matter to) this transfer.
+    this.client.destroy(err ?? null).catch(() => undefined);
   }
 
-  private onSocketClosed(): void {
-    if (this.ended || this.failure || this.closed) return;
-    try {
-      this.parser.eof(); // ends a body delimited by the close, throws for one cut short
-    } catch (e) {
-      this.fail(e as Error);
-    }
-  }
-
-  private fail(err: Error): void {
+  /** `fromUndici`: a network or protocol error, said in words; else the caller's own error, as it is. */
+  private fail(err: Error, fromUndici = false): void {
     if (this.failure || this.closed || this.ended) return;
-    this.failure = this.headSeen || this.signal.aborted || err instanceof MediaProblem ? err : new MediaProblem(`could not be fetched (${describe(err)})`);
+    if (this.signal.aborted) this.failure = deadlineProblem(this.signal);
+    else if (!fromUndici || err instanceof MediaProblem) this.failure = err;
+    else this.failure = new MediaProblem(this.headSeen ? `the connection was cut (${describe(err)})` : `could not be fetched (${describe(err)})`);
     this.signal.removeEventListener('abort', this.onAbort);
-    this.socket.destroy();
+    this.controller?.abort(this.failure);
+    this.destroyClient(this.failure);
     this.release(false);
     if (!this.headSeen) this.rejectHead(this.failure);
     this.deliver();
@@ -194,10 +211,7 @@ class PooledTransfer implements PooledBody {
     this.waiter = null;
     this.lent = buf;
     w.resolve(len === buf.length ? buf : buf.subarray(0, len));
-    if (this.paused && this.ready.length < READY_MAX) {
-      this.paused = false;
-      this.socket.resume();
-    }
+    if (this.controller?.paused && this.ready.length < READY_MAX && !this.ended) this.controller.resume();
   }
 
   nextChunk(): Promise<Buffer | null> {
@@ -218,7 +232,7 @@ class PooledTransfer implements PooledBody {
     if (!this.ended && !this.failure) this.fail(err ?? new Error('the response body was closed'));
     this.closed = true;
     this.signal.removeEventListener('abort', this.onAbort);
-    this.socket.destroy();
+    this.destroyClient();
     this.release(true);
     const w = this.waiter;
     this.waiter = null;
@@ -240,22 +254,31 @@ class PooledTransfer implements PooledBody {
   }
 }
 
+/** What went wrong, in words for the task's failure detail. */
 function describe(err: Error): string {
-  return err.name === 'MalformedResponse' ? err.message : describeNetError(err as NodeJS.ErrnoException);
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') return 'connection timed out';
+  // undici asserts on some impossible heads (a status below 100): still the server's doing.
+  if (code === 'ERR_ASSERTION') return 'malformed HTTP response';
+  if (code === 'UND_ERR_SOCKET') return 'the connection closed before the end of the response';
+  if (code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') return 'the body does not match its Content-Length';
+  if (code === 'UND_ERR_HEADERS_OVERFLOW') return `the head is larger than ${MAX_HEAD} bytes`;
+  if (err.name === 'HTTPParserError' || code?.startsWith('HPE_')) return `malformed HTTP response: ${err.message}`;
+  if (err.name === 'InformationalError' || err.name === 'SocketError') return `malformed HTTP response: ${err.message}`;
+  return describeNetError(err as NodeJS.ErrnoException);
 }
 
-function requestText(url: URL, extra: Record<string, string>): string {
+/** Our request headers, checked: a name or value that could split the request is refused. */
+function requestHeaders(extra: Record<string, string>): Record<string, string> {
   const headers: Record<string, string> = {
     // Compressed bodies would make byte offsets meaningless, and the type check reads raw bytes.
     'accept-encoding': 'identity',
     'user-agent': 'mediagen-reference-inspector/1.0',
   };
-  for (const [k, v] of Object.entries(extra)) headers[k.toLowerCase()] = v;
-  headers.connection = 'close';
-  let text = `GET ${url.pathname || '/'}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\n`;
-  for (const [k, v] of Object.entries(headers)) {
-    if (!TOKEN.test(k) || k === 'host' || /[\r\n\0]/.test(v)) throw new TypeError(`invalid request header ${JSON.stringify(k)}`);
-    text += `${k}: ${v}\r\n`;
+  for (const [k, v] of Object.entries(extra)) {
+    const key = k.toLowerCase();
+    if (!TOKEN.test(key) || key === 'host' || key === 'connection' || /[\r\n\0]/.test(v)) throw new TypeError(`invalid request header ${JSON.stringify(k)}`);
+    headers[key] = v;
   }
-  return `${text}\r\n`;
+  return headers;
 }

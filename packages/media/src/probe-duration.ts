@@ -2,13 +2,13 @@
 // decide the family (sniff.ts); a parser library then reads the container's structure (tracks,
 // codec): mp4box.js for MP4/MOV/M4A (probe-mp4.ts), music-metadata for everything else (MP3,
 // WAV, Ogg, FLAC, AAC, AIFF, WebM/Matroska). The duration then comes from the media itself where
-// a header could lie (issue 11.4): MP4 sample tables, MP3 frames (mp3-frames.ts), and for WAV,
+// a header could lie: MP4 sample tables, MP3 frames (mp3-frames.ts), and for WAV,
 // AIFF, ADTS AAC, FLAC, Ogg and WebM/Matroska a walk of the data (played-length.ts).
 // music-metadata's own `duration: true` scan was not enough: for these formats it still reports
 // the header's number (STREAMINFO, the data chunk's size field, COMM's frame count, the last
 // granule, Segment Info), or for ADTS counts 1024 samples per frame and restarts after junk.
 
-import { parseFromTokenizer } from 'music-metadata';
+import type * as MusicMetadata from 'music-metadata';
 import type { MediaKind } from '@mediagen/catalog';
 import type { ByteSource } from './byte-source';
 import { MediaProblem } from './problem';
@@ -41,13 +41,13 @@ export async function measureMedia(source: ByteSource, kind: 'video' | 'audio', 
 
   const probe = isIsoBmff(sniffed) ? await probeIsoBmff(source, signal) : await probeWithMusicMetadata(source, sniffed, signal);
   if (sniffed === 'audio/mpeg') {
-    // Frames, not the Xing/Info header, decide (issue 11.4); within the byte budget.
+    // Frames, not the Xing/Info header, decide; within the byte budget.
     const walked = await mp3FrameSeconds(await source.read(0, Number.MAX_SAFE_INTEGER), signal);
     if (walked !== null && (probe.seconds === null || walked > probe.seconds + FRAME_TOLERANCE_S)) probe.seconds = walked;
   }
   const walk = PLAYED[sniffed];
   if (walk) {
-    // The data, not the header, decides (issue 11.4): a header claiming 1 s over 30 s of frames is
+    // The data, not the header, decides: a header claiming 1 s over 30 s of frames is
     // billed 30 s, a header claiming 30 s over 1 s of frames 1 s. The whole file is walked.
     const all = await source.read(0, Number.MAX_SAFE_INTEGER);
     if (source.size === undefined || all.length < source.size) {
@@ -86,6 +86,9 @@ async function probeWithMusicMetadata(source: ByteSource, mime: string, signal: 
   const tokenizer = new SourceTokenizer(source, signal, { mimeType: mime });
   // duration: true lets the parser count MP3 frames when there is no Xing/VBRI header; the
   // byte budget still bounds how far it reads. Covers are skipped: they are large and unused.
+  // Loaded on the first measure, not at import: a process that never measures a reference file
+  // does not hold music-metadata's ~80 modules (docs/benchmark.md, "Gateway RSS on Node 24").
+  const { parseFromTokenizer } = require('music-metadata') as typeof MusicMetadata;
   const meta = await parseFromTokenizer(tokenizer, { duration: true, skipCovers: true });
   const tracks = meta.format.trackInfo ?? [];
   const hasVideo = tracks.some((t) => t.type === VIDEO_TRACK || t.video !== undefined);

@@ -4,7 +4,8 @@
 // lists video and audio tracks. appendBuffer() answers with the next file offset it needs, which
 // is exactly a Range request: for an index at the end it jumps over the media data.
 
-import { createFile, MP4BoxBuffer, type Movie } from 'mp4box';
+import type * as Mp4box from 'mp4box';
+import type { Movie } from 'mp4box';
 import type { ByteSource } from './byte-source';
 import { MediaProblem, throwIfAborted } from './problem';
 
@@ -20,6 +21,8 @@ const STEP = 64 * 1024;
 const MAX_STEPS = 64;
 
 export async function probeIsoBmff(source: ByteSource, signal: AbortSignal): Promise<ProbeResult> {
+  // Loaded on the first probe, not at import (as music-metadata in probe-duration.ts).
+  const { createFile, MP4BoxBuffer } = require('mp4box') as typeof Mp4box;
   const file = createFile();
   let info: Movie | undefined;
   let failure: string | undefined;
@@ -49,7 +52,7 @@ export async function probeIsoBmff(source: ByteSource, signal: AbortSignal): Pro
     seconds = info.fragment_duration.num / info.fragment_duration.den || null;
   }
   // The movie header is one number anyone can edit; the sample tables are what players play. A
-  // header that claims less than the samples last is not believed (issue 11.4): the samples' length
+  // header that claims less than the samples last is not believed: the samples' length
   // is used. Small differences are normal (edit lists cut encoder priming), hence the tolerance.
   const played = sampleTableSeconds(file);
   if (played !== null && (seconds === null || played > seconds + SAMPLE_TOLERANCE_S)) seconds = played;

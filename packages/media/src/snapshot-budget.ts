@@ -1,4 +1,4 @@
-// Memory of URL snapshots in flight, bounded per process (issue 11.4 follow-up): each URL
+// Memory of URL snapshots in flight, bounded per process: each URL
 // reference is downloaded whole (up to 50 MiB) while it is measured, and a submit reads up to 8 at
 // once, 2 submits per account: many accounts together could otherwise make one gateway hold
 // gigabytes. Every snapshot reserves its bytes here as they arrive; past the budget the download

@@ -70,7 +70,7 @@ export async function checkUrl(raw: string, policy: Pick<MediaPolicy, 'allowPriv
   if (url.protocol !== 'https:' && !(policy.allowPrivate && url.protocol === 'http:')) {
     throw new MediaProblem(`URL must use https:// (got ${url.protocol}//)`);
   }
-  // "No login" (spec 4.7); credentials in a URL would also end up in logs and provider requests.
+  // "No login"; credentials in a URL would also end up in logs and provider requests.
   if (url.username || url.password) throw new MediaProblem('URL must not contain a user name or password');
 
   // WHATWG URL parsing has already normalised odd IPv4 spellings (0x7f.1, 2130706433) to dotted form.

@@ -1,4 +1,4 @@
-// Issue 11.4: durations come from the media itself, not only from a header anyone can edit. An MP4
+// Durations come from the media itself, not only from a header anyone can edit. An MP4
 // whose movie header (mvhd) claims 1 s while its sample tables hold 3 s is measured at 3 s; an MP3
 // whose Info/Xing header claims a quarter of its frames is measured by walking the frames.
 import fs from 'node:fs';

@@ -14,8 +14,8 @@ export const fixture = (name: string): Buffer => readFileSync(path.join(FIXTURES
 
 export interface MediaServer {
   origin: string;
-  /** Bytes of body sent and requests answered, per request path (without query). */
-  sent: Map<string, { bytes: number; requests: number }>;
+  /** Bytes of body sent, requests answered and answers closed (sent or hung up on), per request path (without query). */
+  sent: Map<string, { bytes: number; requests: number; closed: number }>;
   close(): Promise<void>;
 }
 
@@ -23,13 +23,14 @@ const RANGE = /^bytes=(\d+)-(\d*)$/;
 
 /** With `tls` (key and cert) it speaks https. */
 export async function startMediaServer(tls?: { key: Buffer; cert: Buffer }): Promise<MediaServer> {
-  const sent = new Map<string, { bytes: number; requests: number }>();
+  const sent = new Map<string, { bytes: number; requests: number; closed: number }>();
   const sockets = new Set<import('node:net').Socket>();
   const handler: http.RequestListener = (req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
-    const stat = sent.get(url.pathname) ?? { bytes: 0, requests: 0 };
+    const stat = sent.get(url.pathname) ?? { bytes: 0, requests: 0, closed: 0 };
     stat.requests++;
     sent.set(url.pathname, stat);
+    res.on('close', () => stat.closed++);
     const send = (status: number, headers: http.OutgoingHttpHeaders, body: Buffer) => {
       stat.bytes += body.length;
       res.writeHead(status, headers).end(body);

@@ -1,4 +1,4 @@
-// Issue 11.4: WAV, FLAC, Ogg (Opus, Vorbis) and WebM/Matroska durations come from the media, not
+// WAV, FLAC, Ogg (Opus, Vorbis) and WebM/Matroska durations come from the media, not
 // from a header field anyone can edit. Each format gets a file whose header claims 1 s while its
 // data holds ~30 s, and one whose header claims 30 s while its data holds ~1 s: the measurement
 // follows the data both ways (before, it followed the header: music-metadata's STREAMINFO total,

@@ -1,6 +1,6 @@
 // Run by pooled-https.test.ts in a child process started with NODE_EXTRA_CA_CERTS=fixtures/tls-test.crt
-// (as https-probe.ts): a pooled download over TLS, whose socket reads into a caller-owned buffer
-// too. Prints one JSON line: the body's sha256 and size per host name, or the error.
+// (as https-probe.ts): a pooled download over TLS. Prints one JSON line: the body's sha256 and size
+// per host name, or the error.
 
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';

@@ -22,6 +22,6 @@ it('references that would take more than the budget get 503 with Retry-After, an
   expect(budget.inUse).toBe(0);
   // One at a time fits, and is given back too.
   const ok = await inspectReferences(refs.slice(0, 1), policy(budget));
-  expect(ok.inline[0].bytes.length).toBe(size);
+  expect(ok.inline[0].bytes!.length).toBe(size);
   expect(budget.inUse).toBe(0);
 });

@@ -86,7 +86,7 @@ describe('assertPublicUrl with private URLs not allowed', () => {
     expect(privateAddressReason('2002:a00:1::')).toBe('6to4');
   });
 
-  test('IPv4-compatible, local-use NAT64, site-local and discard IPv6 ranges are refused (issue 11.18)', async () => {
+  test('IPv4-compatible, local-use NAT64, site-local and discard IPv6 ranges are refused', async () => {
     expect(privateAddressReason('::a00:1')).toBe('ipv4Compatible'); // ::10.0.0.1
     expect(privateAddressReason('::7f00:1')).toBe('ipv4Compatible'); // ::127.0.0.1
     expect(privateAddressReason('::10.0.0.1')).not.toBeNull();

@@ -4,9 +4,17 @@ import { Counter, Histogram, Registry } from 'prom-client';
 
 const LABELS = ['method', 'route', 'status'] as const;
 
+/** The counter and histogram children of one (method, route pattern, status). */
+export interface RouteMetrics {
+  count: ReturnType<Counter<(typeof LABELS)[number]>['labels']>;
+  time: ReturnType<Histogram<(typeof LABELS)[number]>['labels']>;
+}
+
 export interface HttpMetrics {
   requests: Counter<(typeof LABELS)[number]>;
   duration: Histogram<(typeof LABELS)[number]>;
+  /** Label-bound children by "method status route", made on first use: skips hashing the labels per request. */
+  routes: Map<string, RouteMetrics>;
 }
 
 export function httpMetrics(registry: Registry): HttpMetrics {
@@ -25,5 +33,6 @@ export function httpMetrics(registry: Registry): HttpMetrics {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers: [registry],
     }),
+    routes: new Map(),
   };
 }

@@ -1,4 +1,4 @@
-// optimize_prompt (spec 4.1.1): the structured prompt format and the language-model rewrite.
+// optimize_prompt: the structured prompt format and the language-model rewrite.
 export * from './structured-prompt';
 export * from './optimizer-request';
 export * from './optimizer-config';

@@ -73,7 +73,7 @@ export function createPromptOptimizer(config: OptimizerConfig | null, deps: Opti
       const fallback = (reason: FallbackReason, detail: string, usage?: TokenUsage): OptimizeOutcome => ({
         optimized: false, prompt: input.prompt, reason, detail, usage, costMicroUsd: config && usage ? costMicroUsd(config, usage) : 0, ms: Date.now() - started,
       });
-      // Already in our format: used unchanged, no model call (spec 4.1.1).
+      // Already in our format: used unchanged, no model call.
       if (parseStructuredPrompt(input.prompt)) return fallback('already_structured', 'the prompt is already in the structured format');
       if (!config || !client) return fallback('not_configured', 'no prompt optimizer is configured (PROMPT_OPTIMIZER)');
       let answer: ModelAnswer;

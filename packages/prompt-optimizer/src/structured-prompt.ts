@@ -84,7 +84,7 @@ export function parseStructuredPrompt(text: string): StructuredPrompt | null {
 
 /** What the request gives the prompt to refer to, and how long the video is. */
 export interface PromptFrame {
-  /** Images `<Picture N>` may name (the images of `media`, spec 4.1.1). */
+  /** Images `<Picture N>` may name (the images of `media`). */
   pictures: number;
   audios: number;
   durationSeconds: number;

@@ -9,7 +9,7 @@ export const channelBaseSchema = z.object({
   /** The base the upstream documents, version path included (`.../api/v3`, `.../v1beta`, `.../v1`). */
   baseUrl: z.string().url(),
   apiKey: z.string().min(1),
-  /** video-b tiers (spec 4.1.2). Null for channels of models without tiers. */
+  /** video-b tiers. Null for channels of models without tiers. */
   tier: z.enum(['official', 'third-party']).nullable().default(null),
   /** Lower is cheaper and is tried first among the channels of a model. */
   costOrder: z.number().int().min(0),
@@ -19,7 +19,7 @@ export const channelBaseSchema = z.object({
    */
   models: z.record(z.string().min(1), z.string().min(1)).refine((m) => Object.keys(m).length > 0, 'serves no model'),
   /**
-   * Whether this provider says explicitly that content was refused (spec 7.2). Only such channels
+   * Whether this provider says explicitly that content was refused. Only such channels
    * can produce content_violation; on the others a refusal is an ordinary failed render.
    */
   reportsViolations: z.boolean().default(false),

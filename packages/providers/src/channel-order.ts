@@ -7,7 +7,7 @@ import { channelCoverage, coverageGap } from './coverage';
 export type RequestedTier = 'official' | 'third-party' | null;
 
 /**
- * Spec 4.1.2: `third-party` is the low-cost channel, so only third-party channels run it; with
+ * `third-party` is the low-cost channel, so only third-party channels run it; with
  * `official` "a cheaper channel of the same model is tried first and a failed render is retried on
  * the next channel", so every channel of the model is eligible, cheapest first. Models without
  * tiers use every channel that serves them, cheapest first.

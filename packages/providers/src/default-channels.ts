@@ -33,7 +33,7 @@ export function defaultChannelConfig(simBaseUrl: string): ChannelConfig {
   const gemini = `${sim}/gemini/v1beta`;
   return parseChannelConfig({
     channels: [
-      // Spec 7.2: video-a-h3 reports content violations explicitly.
+      // video-a-h3 reports content violations explicitly.
       ch('sim-video-a', 'minimax', `${sim}/minimax`, {
         costOrder: 10, models: { 'video-a-h3': 'MiniMax-H3' }, effortModels: { '1.5x': 'MiniMax-H3', '2x': 'MiniMax-H3-Max' }, reportsViolations: true, ...videoSubmit,
       }),
@@ -49,7 +49,7 @@ export function defaultChannelConfig(simBaseUrl: string): ChannelConfig {
       ch('sim-image-main', 'modelark', ark, { costOrder: 10, models: { 'image-a-5.0': 'seedream-5-0-260128' }, poll: imagePoll }),
       // Answers at once: Replicate's `Prefer: wait` holds the submit until the image is done.
       ch('sim-image-c', 'replicate', `${sim}/replicate/v1`, { costOrder: 10, models: { 'image-c-2.1': 'black-forest-labs/flux-2-pro' }, preferWaitSeconds: 10, poll: imagePoll }),
-      // Spec 7.2: "the image-b and image-d models on one image channel" report violations; they
+      // Content violations are reported by "the image-b and image-d models on one image channel" report violations; they
       // are two vendors (Seedream, Gemini), so two channels here, both reporting.
       ch('sim-image-b', 'modelark', ark, { costOrder: 10, models: { 'image-b-2.5': 'seedream-4-5-251128', 'image-b-2': 'seedream-4-0-250828' }, reportsViolations: true, poll: imagePoll }),
       ch('sim-image-d', 'gemini', gemini, {

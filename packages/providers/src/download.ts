@@ -1,4 +1,4 @@
-// The one path by which a provider's result becomes a file of ours (issue 11 point 6). Every
+// The one path by which a provider's result becomes a file of ours. Every
 // ResultRef of every adapter goes through here, URL or inline, so no adapter can skip a defence:
 // - URL policy of reference media (packages/media checkUrl + safeFetch): https only, no private,
 //   loopback or link-local address unless ALLOW_PRIVATE_MEDIA_URLS; the socket is pinned to the
@@ -9,8 +9,8 @@
 //   (png/jpeg/webp images; mp4/webm/quicktime video). SVG, HTML, anything unrecognised: refused.
 //   The provider's Content-Type header is never used for what we store or serve.
 // - A total deadline over the whole download, body included: a dripping body is cut.
-// - Bounded memory: the body is read into pooled buffers and lent to storage chunk by chunk
-//   (packages/media pooled-request.ts, result-body.ts), never a fresh buffer per socket read.
+// - Bounded memory: the body is copied into pooled buffers and lent to storage chunk by chunk
+//   (packages/media pooled-request.ts, Node's undici client; result-body.ts), never held whole.
 // - Outputs capped to what the task asked for.
 import { MediaProblem, pooledRequest, safeFetch, sniffMime, type Hop, type PooledResponse, type Resolver } from '@mediagen/media';
 import type { ResultRef } from './channel-adapter';

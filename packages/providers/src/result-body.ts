@@ -1,6 +1,6 @@
 // A downloaded result's bytes as the worker hands them to storage: lent one chunk at a time, so a
-// URL result's chunks can be pooled buffers used again (packages/media pooled-request.ts; issue 15
-// point 4), with the byte cap counted and the type checked on the way (download.ts says which).
+// URL result's chunks can be pooled buffers used again (packages/media pooled-request.ts), with the
+// byte cap counted and the type checked on the way (download.ts says which).
 import type { PooledResponse } from '@mediagen/media';
 import { UpstreamError } from './upstream-error';
 

@@ -1,4 +1,4 @@
-// Every upstream failure is classified once, here, into what the worker does next (spec 7.2).
+// Every upstream failure is classified once, here, into what the worker does next.
 
 export type UpstreamErrorKind =
   /** Timeouts, connection errors, 429, 5xx: try the same call on the same channel again later. */

@@ -1,5 +1,5 @@
-// Readers for answer fields whose type independent implementations of a protocol vary on (issue 13:
-// "a config pointing at independent fakes of each protocol written from the public documentation").
+// Readers for answer fields whose type independent implementations of a protocol vary on (the
+// service must work against independent fakes of each protocol written from the public documentation).
 // A number we only report (seed, usage, timestamps) may come as a JSON string (proto3 JSON writes
 // 64-bit integers that way; hand-written fakes often do): it is read, and a value of any other type
 // is dropped rather than failing the whole answer, which would look like an outage and be retried

@@ -1,4 +1,4 @@
-// The one result download path against a hostile upstream (issue 11 point 6): redirects into our
+// The one result download path against a hostile upstream: redirects into our
 // network, endless and dripping bodies, SVG with script, bodies without or with a lying content
 // type, inline results, headers leaking to a redirect target, outputs beyond what was asked.
 import http from 'node:http';
@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { PNG } from 'pngjs';
 import { pooledRequest, type Hop, type PooledResponse } from '@mediagen/media';
 import { capOutputs, DEFAULT_DOWNLOAD_POLICY, DownloadPolicy, openResult, ResultBody, ResultRef, UpstreamError } from '../src';
+import { waitFor } from '../../../test/e2e/support/wait';
 
 const png = (() => {
   const p = new PNG({ width: 4, height: 4 });
@@ -158,8 +159,8 @@ it('cuts an endless body at the byte cap of its media type and drops the connect
   const err = await failure(readAll(r.body));
   expect(err.kind).toBe('unusable');
   expect(err.message).toMatch(/larger than the video cap of 1048576/);
-  // No socket left held open by the abandoned body.
-  await new Promise((res) => setTimeout(res, 100));
+  // No socket left held open by the abandoned body (closing is asynchronous: 5 s at most).
+  await waitFor(() => openSockets.size === 0, 5_000, 'the abandoned socket closed').catch(() => undefined);
   expect(openSockets.size).toBe(0);
 });
 

@@ -1,4 +1,4 @@
-// Issue 13 point 12 for the two protocols whose upstreams report usage but no price: a channel's
+// The render's cost to us for the two protocols whose upstreams report usage but no price: a channel's
 // `prices` turn fal's run time / outputs and Gemini's token counts / Veo's seconds into the cost of
 // the attempt, from the documented answers (src/*/__fixtures__), polled through the real adapters.
 import type { ImageTaskSpec, VideoTaskSpec } from '@mediagen/catalog';

@@ -1,4 +1,4 @@
-// Issue 13: "the service will be run ... with a config pointing at independent fakes of each
+// The service must work "with a config pointing at independent fakes of each
 // protocol written from the public documentation, not from this code". Each protocol's documented
 // payloads (src/<protocol>/__fixtures__), varied where an independent implementation may differ
 // from our simulator without leaving the documentation: numbers we only report written as JSON

@@ -18,30 +18,61 @@ export async function enqueueTask(queue: TaskQueue, taskId: string, requestId?: 
 }
 
 /**
+ * The BullMQ priority of a task's job once its render runs upstream (its steps are polls and the
+ * result's collection). Jobs without a priority (a new task's first step, added by enqueueTask) are
+ * always taken before prioritized ones, so a new task's submit never queues behind the polls of
+ * renders already running: with thousands of young renders the polls ask for more steps than a
+ * worker can run, and in one FIFO list the last submits of a burst started a minute late (the
+ * benchmark's 10,000 renders in flight peaked below 10,000). A running render loses nothing but
+ * time to result by being asked about later; an unsent one has not started. Among themselves the
+ * prioritized jobs keep their order (same priority: first in, first out). The price: while new
+ * tasks keep a worker fully busy, running renders are not polled (bounded by the accounts'
+ * in-progress limits, which bound the new tasks).
+ */
+export const RUNNING_TASK_PRIORITY = 1;
+
+/** Gives a task's job RUNNING_TASK_PRIORITY, once (one Redis round trip; the job keeps it). */
+export async function yieldToNewTasks(job: { priority: number; changePriority(opts: { priority: number }): Promise<void> }): Promise<void> {
+  if (job.priority !== RUNNING_TASK_PRIORITY) await job.changePriority({ priority: RUNNING_TASK_PRIORITY });
+}
+
+/**
  * Runs a task's job now instead of at its next scheduled step (an upstream callback said the render
  * moved). A job waiting in the delayed set is promoted. A job that is running a step right now
  * cannot be: its step may already have read the upstream as still running, and would then sleep a
- * whole poll interval with the callback lost (issue 15.1: most callbacks of short renders came in
+ * whole poll interval with the callback lost (most callbacks of short renders came in
  * while the poll step ran). So the wake is written down (a flag key, kept a minute) and the
  * running step's end takes it (takeWake) and runs the job again at once. A missing job is left
  * alone (the reconciler re-creates lost jobs).
  * Ordering: the check and the flag are one script (wakeCheck), so a job is either found delayed
  * (and promoted here) or flagged while it is not; the worker moves it to delayed, then takes the
  * flag. Whichever way the two interleave, one of them finds the job delayed with the flag set.
- * One round trip for a job that is not delayed (an answers-at-once submit: the worker holds the
- * render's step when its webhook comes), two for a delayed one; it was a job read, a flag write,
- * the promote and a flag delete (issue 15.1, docs/benchmark.md "answers at once").
+ * The check and BullMQ's promote are sent together, one round trip whether the job is delayed (an
+ * upstream callback between two polls) or not (an answers-at-once submit: the worker holds the
+ * render's step when its webhook comes). On one connection (the gateway's queue uses its command
+ * connection) Redis runs the check first, so a delayed job is promoted and not flagged, and a job
+ * that is not delayed is flagged and its promote fails. Were they to run the other way round, a
+ * promoted job would also be flagged: one poll more, never a wake lost. It was a job read, a flag
+ * write, the promote and a flag delete, then the check and a promote one after the other
+ * (docs/benchmark.md, "Answers at once" and "Time to result").
  */
 export async function wakeTask(queue: TaskQueue, redis: WakeRedis, taskId: string): Promise<boolean> {
   const key = wakeKey(queue, taskId);
-  const found = await redis.wakeCheck(queue.toKey(taskId), queue.keys.delayed, key, taskId, WAKE_FLAG_MS);
-  if (found !== WAKE_DELAYED) return false; // no job, or flagged: its step's end takes the wake
+  const checked = redis.wakeCheck(queue.toKey(taskId), queue.keys.delayed, key, taskId, WAKE_FLAG_MS);
+  const promoted = queue.backend.promote(taskId).then(
+    () => true,
+    () => false, // not in the delayed set (waiting, running, finished or gone)
+  );
+  const [found, moved] = await Promise.all([checked, promoted]);
+  if (moved || found !== WAKE_DELAYED) return moved; // promoted, or no job, or flagged: its step's end takes the wake
+  // Delayed at the check, yet not promoted: the promote ran first, while the job was not delayed
+  // yet, or the job left the delayed set in between.
   try {
     await queue.backend.promote(taskId);
     return true;
   } catch {
-    // It left the delayed set since the check (its delay ran out, or it was promoted): it runs, or
-    // is about to; the flag covers a step that had read the upstream before the callback came.
+    // It left the delayed set (its delay ran out, or another wake promoted it): it runs, or is
+    // about to; the flag covers a step that had read the upstream before the callback came.
     await redis.set(key, '1', 'PX', WAKE_FLAG_MS);
     return false;
   }

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { SETTLED_TASK_STATUSES } from '@mediagen/catalog';
 import { redisKey } from './connection';
+import { pollEntryWire, settledPollEntryOf, type SettledPollEntry } from './poll-entry';
 
 export const PUBSUB = {
   /** Workers (and the gateway, for failures it settles itself) -> gateways: a task reached a terminal state. */
@@ -21,21 +22,10 @@ export const pubsubChannel = (prefix: string, name: PubSubName): string => redis
 
 /**
  * The poll cache entry of a task, shared by every gateway (apps/gateway poll-cache.ts writes it;
- * the task event publisher replaces or deletes it before announcing a settlement).
+ * the task event publisher replaces or deletes it before announcing a settlement). Its value is
+ * written and read with the codec of poll-entry.ts.
  */
 export const pollCacheKey = (prefix: string, taskId: string): string => `${prefix}:poll:${taskId}`;
-
-/**
- * The settled task's poll entry, in the shared entry's wire form (apps/gateway poll-cache.ts):
- * owner, type and the poll body. A settlement stores it as the task's shared entry and sends it in
- * the event, so a gateway answers the next poll from memory instead of reading the task back.
- */
-export const settledPollEntrySchema = z.object({
-  a: z.string().min(1).max(200),
-  t: z.enum(['video', 'image']),
-  b: z.object({ status: z.enum(SETTLED_TASK_STATUSES) }).passthrough(),
-});
-export type SettledPollEntry = z.infer<typeof settledPollEntrySchema>;
 
 /**
  * How long the shared entry a settlement stores lives. Short: it serves the polls that follow a
@@ -46,20 +36,35 @@ export const SETTLED_POLL_ENTRY_MS = 30_000;
 
 /**
  * A task-events message. Best effort: the event wakes receivers; `entry` (added 2026-11-23, optional
- * so that older publishers and receivers still understand each other) saves them a read.
+ * so that older publishers and receivers still understand each other) is the settled task's poll
+ * entry in its wire form (poll-entry.ts), which saves receivers a read.
  */
-export const taskEventSchema = z.object({
+const taskEventWireSchema = z.object({
   taskId: z.string().min(1).max(200),
   status: z.enum(SETTLED_TASK_STATUSES),
-  // An entry that does not parse is dropped, not the event: the event alone still wakes receivers.
-  entry: settledPollEntrySchema.optional().catch(undefined),
+  entry: z.unknown().optional(),
 });
-export type TaskEvent = z.infer<typeof taskEventSchema>;
+
+/** A task event as publishers give it and receivers get it, its entry with named fields. */
+export interface TaskEvent {
+  taskId: string;
+  status: (typeof SETTLED_TASK_STATUSES)[number];
+  entry?: SettledPollEntry;
+}
 
 /** The wire form of a task event; throws on an event that does not match the schema. */
-export const encodeTaskEvent = (event: TaskEvent): string => JSON.stringify(taskEventSchema.parse(event));
+export function encodeTaskEvent(event: TaskEvent): string {
+  const { taskId, status } = taskEventWireSchema.parse(event);
+  if (event.entry === undefined) return JSON.stringify({ taskId, status });
+  const entry = pollEntryWire(event.entry);
+  if (settledPollEntryOf(entry) === null) throw new Error('task event: the entry does not match the settled poll entry schema');
+  return JSON.stringify({ taskId, status, entry });
+}
 
-/** The event in a received message, or null when the message is not a valid task event. */
+/**
+ * The event in a received message, or null when the message is not a valid task event. An entry
+ * that does not parse is dropped, not the event: the event alone still wakes receivers.
+ */
 export function decodeTaskEvent(message: string): TaskEvent | null {
   let raw: unknown;
   try {
@@ -67,8 +72,11 @@ export function decodeTaskEvent(message: string): TaskEvent | null {
   } catch {
     return null;
   }
-  const r = taskEventSchema.safeParse(raw);
-  return r.success ? r.data : null;
+  const r = taskEventWireSchema.safeParse(raw);
+  if (!r.success) return null;
+  const { taskId, status } = r.data;
+  const entry = r.data.entry === undefined ? null : settledPollEntryOf(r.data.entry);
+  return entry === null ? { taskId, status } : { taskId, status, entry };
 }
 
 /** A key-revoked message: the revoked key's sha256, hex (what the auth cache is keyed by). */

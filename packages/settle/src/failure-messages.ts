@@ -1,4 +1,4 @@
-// The human text of failed tasks (spec 2.1 errorMessage). Clients must branch on errorCode and
+// The human text of failed tasks. Clients must branch on errorCode and
 // retryable, so the wording may change; it says what happened and whether trying again can help.
 import type { FailureCode } from '@mediagen/db';
 

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { pollBody } from '@mediagen/catalog';
 import { completeTaskRow, Db, failTaskRow, FailureCode, RETRYABLE, SettledTask } from '@mediagen/db';
 import type { SettlementMetrics, StorageMetrics } from '@mediagen/metrics';
-import type { TaskEventPublisher, WebhookQueue } from '@mediagen/queue';
+import { settledPollEntryOf, type SettledPollEntry, type TaskEventPublisher, type WebhookQueue } from '@mediagen/queue';
 import { emitTaskWebhooks } from '@mediagen/webhooks';
 import { failureMessage, FailureReason } from './failure-messages';
 
@@ -87,12 +87,14 @@ export async function settleFailed(ctx: SettleContext, taskId: string, code: Fai
 /**
  * The settled task's poll entry for the task event (packages/queue pubsub.ts): the body a poll
  * answers, built by the one definition the gateway uses (catalog pollBody), from what the winning
- * statement wrote, so gateways answer the settled state without reading the task back.
+ * statement wrote, so gateways answer the settled state without reading the task back. Checked
+ * against the schema every reader applies (packages/queue poll-entry.ts); one that failed it would
+ * not be sent, and gateways would read the task back instead.
  */
 function settledEntry(
   t: SettledTask,
   outcome: { status: 'completed'; resultUrls: string[] } | { status: 'failed'; errorCode: FailureCode; errorMessage: string; retryable: boolean },
-) {
+): SettledPollEntry | undefined {
   const row = { type: t.type, progress: 100, expiresAt: t.expiresAt, resultUrls: [] as string[], errorCode: null as string | null, errorMessage: null as string | null, retryable: null as boolean | null, ...outcome };
-  return { a: t.accountId, t: t.type, b: { ...pollBody(row), status: outcome.status } };
+  return settledPollEntryOf({ a: t.accountId, t: t.type, b: pollBody(row) }) ?? undefined;
 }

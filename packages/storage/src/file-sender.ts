@@ -1,6 +1,6 @@
 // Sends a stored file (or a byte range of it) into a writable, the HTTP response of /files, through
 // a few reused 256 KiB buffers instead of fs.createReadStream's fresh 64 KiB buffer per chunk
-// (issue 15 point 4, docs/benchmark.md "large results"). Every fresh buffer is external memory that
+// (docs/benchmark.md "large results"). Every fresh buffer is external memory that
 // only a garbage collection gives back, so ten streamed 500 MiB results grew the gateway's RSS by
 // the garbage (19-38 MiB) and its collector and fs.read calls cost 2.4x the CPU per MB of a bare
 // range server. A buffer goes back to the pool only when the socket has taken its bytes (the

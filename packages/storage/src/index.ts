@@ -1,17 +1,16 @@
 import path from 'node:path';
 import type { Config } from '@mediagen/config';
 import { FsStorageDriver } from './fs-driver';
-import { createS3Client, type S3Settings } from './s3-client';
-import { S3StorageDriver } from './s3-driver';
+import type { S3Settings } from './s3-client';
 import type { StorageDriver } from './storage-driver';
 
 export * from './storage-driver';
 export * from './keys';
 export * from './public-url';
 export { FsStorageDriver } from './fs-driver';
-export { S3StorageDriver } from './s3-driver';
+// The S3 driver and client are exported from `@mediagen/storage/s3`: the AWS SDK (about 1 MB of
+// modules) loads only where it is used, never in a process whose files are on the filesystem.
 export type { S3DriverOptions } from './s3-driver';
-export { createS3Client } from './s3-client';
 export type { S3Settings } from './s3-client';
 
 export type StorageSettings = Pick<Config, 'DATA_DIR'> &
@@ -26,6 +25,7 @@ export type StorageSettings = Pick<Config, 'DATA_DIR'> &
 export function createStorage(config: StorageSettings): StorageDriver {
   if (config.STORAGE_DRIVER === 's3') {
     if (!config.S3_BUCKET) throw new Error('S3_BUCKET is required when STORAGE_DRIVER=s3');
+    const { createS3Client, S3StorageDriver } = require('./s3') as typeof import('./s3');
     const client = createS3Client({
       S3_REGION: config.S3_REGION ?? 'us-east-1',
       S3_ENDPOINT: config.S3_ENDPOINT,

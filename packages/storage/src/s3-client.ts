@@ -23,7 +23,7 @@ export function createS3Client(s: S3Settings): S3Client {
     ...(s.S3_ENDPOINT ? { requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' } : {}),
     requestHandler: {
       // Fail fast on an unreachable endpoint, and drop a request whose socket stays silent for a
-      // minute (issue 11.7): a stalled S3 answer must not hold a pooled socket for good. A slow
+      // minute: a stalled S3 answer must not hold a pooled socket for good. A slow
       // client pacing a download (backpressure) keeps the socket busy; one that stalls is cut by
       // the files route's own 30 s inactivity timeout first, which releases the S3 socket.
       connectionTimeout: 5_000,

@@ -1,4 +1,4 @@
-// Inline reference files (a customer's photo, voice clip) are private inputs (issue 11.8). They
+// Inline reference files (a customer's photo, voice clip) are private inputs. They
 // live under unguessable keys (`inputs/<128 random bits>/<i>.<ext>`, no task id in them) and
 // /files serves them only with a signature that expires: the URL handed to the provider. Anyone
 // shown a result URL (which carries the task id) learns nothing that reaches the inputs.

@@ -1,4 +1,4 @@
-// put() from a ChunkSource (issue 15 point 4: result downloads lend pooled buffers, one chunk at a
+// put() from a ChunkSource (result downloads lend pooled buffers, one chunk at a
 // time). The fake source below writes every chunk into the same buffer, so a driver that kept a
 // chunk after asking for the next would store wrong bytes (the sha256 tells); a source failing
 // half-way leaves nothing under the key and no temporary file, and the source is always closed.

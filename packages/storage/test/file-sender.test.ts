@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { SEND_CHUNK, sendFile } from '../src/file-sender';
+import { waitFor } from '../../../test/e2e/support/wait';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mg-sender-'));
 const file = path.join(dir, 'data.bin');
@@ -23,6 +24,9 @@ const openFds = () => fs.readdirSync('/proc/self/fd').filter((fd) => {
     return false;
   }
 }).length;
+
+/** Waits (5 s at most) for the file's descriptors to reach `n`; the expectation after it says what stayed. */
+const fdsSettleAt = (n: number) => waitFor(() => openFds() === n, 5_000, `${n} open descriptors of the file`).catch(() => undefined);
 
 /**
  * A destination that sends each chunk late, as a socket whose kernel buffer is full: the bytes are
@@ -51,18 +55,19 @@ describe('sendFile', () => {
       expect(await send(range, sink)).toBeUndefined();
       expect(bytes().equals(range ? data.subarray(range.start, range.end + 1) : data)).toBe(true);
     }
-    await new Promise((r) => setTimeout(r, 20)); // fs.close is asynchronous
+    await fdsSettleAt(0); // fs.close is asynchronous
     expect(openFds()).toBe(0);
   });
 
   it('closes the file at once when the destination goes away early', async () => {
-    const sink = new Writable({ write: (_c, _e, cb) => setTimeout(cb, 20) });
+    // A destination that takes the first chunk and never finishes writing it: the file stays open.
+    const sink = new Writable({ write: () => undefined });
     const done = send(undefined, sink);
-    await new Promise((r) => setTimeout(r, 30));
+    await fdsSettleAt(1); // fs.open is asynchronous too
     expect(openFds()).toBe(1);
     sink.destroy();
     expect(await done).toBeInstanceOf(Error);
-    await new Promise((r) => setTimeout(r, 20));
+    await fdsSettleAt(0);
     expect(openFds()).toBe(0);
   });
 
@@ -71,7 +76,7 @@ describe('sendFile', () => {
     const err = await send({ start: data.length - 10, end: data.length + 100 }, sink);
     expect(err?.message).toMatch(/ended at byte/);
     expect(sink.destroyed).toBe(true);
-    await new Promise((r) => setTimeout(r, 20));
+    await fdsSettleAt(0);
     expect(openFds()).toBe(0);
   });
 

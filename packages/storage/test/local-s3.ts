@@ -24,7 +24,7 @@ export interface LocalS3 {
   };
   client: S3Client;
   /**
-   * Sockets of `client`'s HTTP agent (issue 11.7): `busy` carry a request or an unread answer,
+   * Sockets of `client`'s HTTP agent: `busy` carry a request or an unread answer,
    * `idle` wait in the keep-alive pool. A leaked download shows as a busy socket that never frees.
    */
   agentSockets(client?: S3Client): { busy: number; idle: number; queued: number };

@@ -3,7 +3,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { createStorage, isValidKey, S3StorageDriver, StorageDriver } from '../src';
+import { createStorage, isValidKey, StorageDriver } from '../src';
+import { S3StorageDriver } from '../src/s3';
 import { LocalS3, startLocalS3 } from './local-s3';
 
 const readAll = async (s: NodeJS.ReadableStream): Promise<Buffer> => {

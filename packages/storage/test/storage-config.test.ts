@@ -1,7 +1,8 @@
 // Choosing the storage driver from the environment: loadConfig validates the S3 settings at start
 // with readable messages, and createStorage follows STORAGE_DRIVER.
 import { ConfigError, loadConfig } from '@mediagen/config';
-import { createStorage, FsStorageDriver, S3StorageDriver } from '../src';
+import { createStorage, FsStorageDriver } from '../src';
+import { S3StorageDriver } from '../src/s3';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true'; // the SDK's Node 22 notice is noise here
 

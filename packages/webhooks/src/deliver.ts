@@ -7,7 +7,16 @@
 // a destination in backoff gets no request (the attempt is recorded as not sent and counts against
 // the delivery's retry schedule, so a delivery still gives up after about a day); a URL the
 // address policy refuses fails the delivery at once, since no retry can change that.
-import { newId, sql, type Db } from '@mediagen/db';
+import {
+  claimDeliveryAttempt,
+  failDeliveryOfDeletedEndpoint,
+  findPendingDelivery,
+  markDeliveryDelivered,
+  markDeliveryFailed,
+  recordDeliveryAttempt,
+  scheduleDeliveryRetry,
+  type Db,
+} from '@mediagen/db';
 import { nextRetryDelayMs, RetrySchedule } from './schedule';
 import { sendWebhook, SendPolicy, SendResult } from './send';
 import type { DeliveryGate } from './fairness';
@@ -25,40 +34,13 @@ export type DeliverOutcome =
   | { kind: 'done'; status: 'delivered' | 'failed' | 'skipped' }
   | { kind: 'retry'; at: number };
 
-interface Claimed {
-  id: string;
-  accountId: string;
-  url: string;
-  body: string;
-  target: string;
-  attemptCount: number;
-  roundAttempts: number;
-  nextAttemptAt: Date | null;
-  secret: string;
-  previousSecret: string | null;
-  previousSecretExpiresAt: Date | null;
-  endpointDeleted: boolean;
-}
-
-async function load(db: Db, id: string): Promise<Claimed | null> {
-  const { rows } = await sql<Claimed>(
-    db,
-    `SELECT d."id", d."accountId", d."url", d."body", d."target", d."attemptCount", d."roundAttempts", d."nextAttemptAt",
-            e."secret", e."previousSecret", e."previousSecretExpiresAt", (e."deletedAt" IS NOT NULL) AS "endpointDeleted"
-       FROM "WebhookDelivery" d JOIN "WebhookEndpoint" e ON e."id" = d."endpointId"
-      WHERE d."id" = $1 AND d."status" = 'pending'`,
-    [id],
-  );
-  return rows[0] ?? null;
-}
-
 export async function deliverOnce(db: Db, deliveryId: string, opts: DeliverOptions, now = Date.now()): Promise<DeliverOutcome> {
-  const d = await load(db, deliveryId);
+  const d = await findPendingDelivery(db, deliveryId);
   if (!d) return { kind: 'done', status: 'skipped' };
   // A job revived early (reconciler, resend race) waits for the attempt time the row holds.
   if (d.nextAttemptAt && d.nextAttemptAt.getTime() > now + 1_000) return { kind: 'retry', at: d.nextAttemptAt.getTime() };
   if (d.target === 'endpoint' && d.endpointDeleted) {
-    await sql(db, `UPDATE "WebhookDelivery" SET "status" = 'failed', "lastError" = 'endpoint deleted', "nextAttemptAt" = NULL WHERE "id" = $1 AND "status" = 'pending'`, [d.id]);
+    await failDeliveryOfDeletedEndpoint(db, d.id);
     return { kind: 'done', status: 'failed' };
   }
   const backoffUntil = opts.gate ? await opts.gate.backoffUntil(d, now) : 0;
@@ -69,14 +51,9 @@ export async function deliverOnce(db: Db, deliveryId: string, opts: DeliverOptio
   }
   try {
     // Claim the attempt number first: two runs of the same delivery never record the same attempt.
-    const claimed = await sql<{ attemptCount: number; roundAttempts: number }>(
-      db,
-      `UPDATE "WebhookDelivery" SET "attemptCount" = "attemptCount" + 1, "roundAttempts" = "roundAttempts" + 1
-        WHERE "id" = $1 AND "status" = 'pending' AND "attemptCount" = $2 RETURNING "attemptCount", "roundAttempts"`,
-      [d.id, d.attemptCount],
-    );
-    if (claimed.rowCount !== 1) return { kind: 'done', status: 'skipped' };
-    const { attemptCount, roundAttempts } = claimed.rows[0];
+    const claimed = await claimDeliveryAttempt(db, d.id, d.attemptCount);
+    if (!claimed) return { kind: 'done', status: 'skipped' };
+    const { attemptCount, roundAttempts } = claimed;
     let result: SendResult;
     let notBefore = 0;
     if (backoffUntil) {
@@ -90,51 +67,25 @@ export async function deliverOnce(db: Db, deliveryId: string, opts: DeliverOptio
       // is counted after its row is written (below), so that write follows the answer at once.
       if (opts.gate && !result.refused && !result.ok) notBefore = await opts.gate.outcome(d, false, Date.now());
     }
-    await sql(
-      db,
-      `INSERT INTO "WebhookDeliveryAttempt" ("id", "deliveryId", "attemptNo", "statusCode", "error", "durationMs") VALUES ($1, $2, $3, $4, $5, $6)`,
-      [newId('wha'), d.id, attemptCount, result.statusCode, result.error?.slice(0, 500) ?? null, result.durationMs],
-    );
+    await recordDeliveryAttempt(db, { deliveryId: d.id, attemptNo: attemptCount, statusCode: result.statusCode, error: result.error, durationMs: result.durationMs });
     if (result.ok) {
-      const marked = await sql(
-        db,
-        `UPDATE "WebhookDelivery" SET "status" = 'delivered', "deliveredAt" = now(), "nextAttemptAt" = NULL, "lastError" = NULL WHERE "id" = $1 AND "roundAttempts" = $2`,
-        [d.id, roundAttempts],
-      );
+      const marked = await markDeliveryDelivered(db, d.id, roundAttempts);
       await opts.gate?.outcome(d, true, Date.now()).catch(() => undefined); // a lost reset only prolongs a streak
       // An admin re-sent it while this attempt was in flight (its job could not be queued twice): send again now.
-      if (marked.rowCount === 0) return { kind: 'retry', at: Date.now() };
+      if (!marked) return { kind: 'retry', at: Date.now() };
       return { kind: 'done', status: 'delivered' };
     }
     const delay = result.refused ? null : nextRetryDelayMs(roundAttempts, opts.schedule);
     if (delay === null) {
-      const gaveUp = await sql(db, `UPDATE "WebhookDelivery" SET "status" = 'failed', "nextAttemptAt" = NULL, "lastError" = $2 WHERE "id" = $1 AND "roundAttempts" = $3`, [d.id, result.error, roundAttempts]);
-      if (gaveUp.rowCount === 0) return { kind: 'retry', at: Date.now() }; // re-sent meanwhile
+      const gaveUp = await markDeliveryFailed(db, d.id, roundAttempts, result.error);
+      if (!gaveUp) return { kind: 'retry', at: Date.now() }; // re-sent meanwhile
       return { kind: 'done', status: 'failed' };
     }
     const next = Math.max(now + delay, notBefore);
-    const later = await sql(db, `UPDATE "WebhookDelivery" SET "nextAttemptAt" = $2::timestamptz, "lastError" = $3 WHERE "id" = $1 AND "roundAttempts" = $4`, [
-      d.id,
-      new Date(next).toISOString(),
-      result.error,
-      roundAttempts,
-    ]);
-    if (later.rowCount === 0) return { kind: 'retry', at: Date.now() }; // re-sent meanwhile: its fresh schedule starts now
+    const later = await scheduleDeliveryRetry(db, d.id, roundAttempts, new Date(next), result.error);
+    if (!later) return { kind: 'retry', at: Date.now() }; // re-sent meanwhile: its fresh schedule starts now
     return { kind: 'retry', at: next };
   } finally {
     if (entry?.ok) await entry.leave().catch(() => undefined); // a lapsed lease frees it anyway
   }
-}
-
-/**
- * Admin resend: the same event (same webhook-id and body) goes out again with a fresh retry
- * schedule, whether it was delivered, failed or is still pending. Returns false for an unknown id.
- */
-export async function resetForResend(db: Db, deliveryId: string): Promise<boolean> {
-  const { rowCount } = await sql(
-    db,
-    `UPDATE "WebhookDelivery" SET "status" = 'pending', "roundAttempts" = 0, "nextAttemptAt" = now(), "deliveredAt" = NULL WHERE "id" = $1`,
-    [deliveryId],
-  );
-  return rowCount === 1;
 }

@@ -1,4 +1,4 @@
-// The task events sent to clients: `task.completed` and `task.failed`. Body (design.md section 4):
+// The task events sent to clients: `task.completed` and `task.failed`, in the body every receiver relies on:
 // `{type, timestamp, data}` with data = the task's poll body plus taskId, model and effectivePrompt.
 import { pollBody, TaskBodyRow } from '@mediagen/catalog';
 

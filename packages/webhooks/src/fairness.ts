@@ -11,7 +11,7 @@
 // A destination is the pair (account, URL origin): one account's broken receiver never slows
 // another account that happens to use the same host. Each script touches one key (Redis Cluster).
 import { createHash } from 'node:crypto';
-import type { RedisClient } from '@mediagen/queue';
+import { type Backoff, exponentialBackoffMs, type RedisClient } from '@mediagen/queue';
 
 export interface FairnessLimits {
   accountConcurrency: number;
@@ -50,6 +50,8 @@ end
 return 0`;
 
 // KEYS: the destination's hash. ARGV: ok (1/0), now, failures before backing off, base, max, ttl.
+// The backoff is exponentialBackoffMs's formula without jitter, written in Lua: it is computed in
+// the script that counts the failure, so concurrent outcomes of one destination cannot interleave.
 const OUTCOME = `
 if ARGV[1] == '1' then
   redis.call('DEL', KEYS[1])
@@ -66,7 +68,8 @@ redis.call('PEXPIRE', KEYS[1], ARGV[6])
 return untilMs`;
 
 /** Busy slots, refused `n` times in a row: look again after 100 ms doubling to 2 s, jittered so refused jobs do not return in step. */
-const busyWaitMs = (n: number, random: () => number) => Math.round(Math.min(2_000, 100 * 2 ** Math.min(n - 1, 5)) * (0.75 + random() * 0.5));
+const BUSY_WAIT: Backoff = { baseMs: 100, maxMs: 2_000, jitter: 0.25 };
+const busyWaitMs = (n: number, random: () => number) => exponentialBackoffMs(n, BUSY_WAIT, random);
 /** Refusal streaks are kept in this process only (a job may move to another worker: it starts again at 100 ms). */
 const MAX_TRACKED = 10_000;
 

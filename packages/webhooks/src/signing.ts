@@ -1,4 +1,4 @@
-// Standard Webhooks signing (design.md section 4, "Webhooks to clients") through the reference
+// Standard Webhooks signing (the webhook contract every receiver verifies) through the reference
 // library `standardwebhooks`: `webhook-signature: v1,<base64 HMAC-SHA256 of "{id}.{ts}.{body}">`.
 // During a secret rotation both secrets sign, space-separated, so a receiver holding either one
 // verifies (the specification allows several signatures in the header for exactly this).

@@ -1,4 +1,4 @@
-// A completed task's webhook event carries the poll body's expiresAt (design.md 4): the body fixed
+// A completed task's webhook event carries the poll body's expiresAt: the body fixed
 // when the delivery is created says when the result URLs stop answering; a failed task's does not.
 import { completeTask, createDb, Db, failTask, newId } from '@mediagen/db';
 import { createTestSchema, TestSchema } from '@mediagen/db/testing';

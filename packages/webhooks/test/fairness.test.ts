@@ -5,10 +5,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { createDb, Db, newId } from '@mediagen/db';
+import { createDb, Db, newId, resetDeliveryForResend } from '@mediagen/db';
 import { createTestSchema, TestSchema } from '@mediagen/db/testing';
 import { createConsumerRedis, deleteKeysWithPrefix } from '@mediagen/queue';
-import { createDeliveryGate, deliverOnce, DeliverOptions, DeliveryGate, newWebhookSecret, resetForResend } from '@mediagen/webhooks';
+import { createDeliveryGate, deliverOnce, DeliverOptions, DeliveryGate, newWebhookSecret } from '@mediagen/webhooks';
 
 let schema: TestSchema;
 let db: Db;
@@ -115,7 +115,7 @@ it('an admin re-send while an attempt is in flight is sent again, not lost under
   const id = await delivery(`${base}/resend`);
   onRequest = async () => {
     onRequest = null;
-    expect(await resetForResend(db, id)).toBe(true);
+    expect(await resetDeliveryForResend(db, id)).toBe(true);
   };
   const first = await deliverOnce(db, id, opts());
   expect(first.kind).toBe('retry');

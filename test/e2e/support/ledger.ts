@@ -1,4 +1,4 @@
-// The money invariants every end-to-end test checks at the end (design.md section 2).
+// The money invariants every end-to-end test checks at the end: no money made or lost.
 import type { Db } from '@mediagen/db';
 
 export async function ledgerViolations(db: Db): Promise<string[]> {

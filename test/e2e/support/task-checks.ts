@@ -1,7 +1,20 @@
 // What the per-protocol end-to-end files ask of a task: submit it, read its attempts once the last
 // one is closed (the task settles first, then its attempt row), read its ledger, and check a failed
 // outcome with its refund. `suite` is read at call time: the suite is ready only in beforeAll.
+import type { Db } from '@mediagen/db';
 import type { Suite } from './suite';
+import { waitFor } from './wait';
+
+/**
+ * A task's attempts once the last one is closed (the task settles first, then its attempt row), or
+ * as they are after `timeoutMs`: the caller's expectation then says which one stayed open.
+ */
+export async function closedAttemptRows(db: Db, taskId: string, timeoutMs = 5_000) {
+  const read = () => db.taskAttempt.findMany({ where: { taskId }, orderBy: { attemptNo: 'asc' } });
+  let rows = await read();
+  await waitFor(async () => !(rows = await read()).some((a) => !a.finishedAt), timeoutMs, `the attempts of ${taskId} closed`).catch(() => undefined);
+  return rows;
+}
 
 export function taskChecks(suite: () => Suite) {
   async function submit(kind: 'video' | 'image', body: Record<string, unknown>): Promise<string> {
@@ -11,15 +24,7 @@ export function taskChecks(suite: () => Suite) {
     return String(res.body.taskId);
   }
 
-  async function closedAttempts(taskId: string) {
-    const { db } = suite().stack;
-    let rows = await db.taskAttempt.findMany({ where: { taskId }, orderBy: { attemptNo: 'asc' } });
-    for (let i = 0; i < 60 && rows.some((a) => !a.finishedAt); i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      rows = await db.taskAttempt.findMany({ where: { taskId }, orderBy: { attemptNo: 'asc' } });
-    }
-    return rows;
-  }
+  const closedAttempts = (taskId: string) => closedAttemptRows(suite().stack.db, taskId);
 
   const attemptsOf = async (taskId: string) => (await closedAttempts(taskId)).map((a) => [a.channelId, a.status]);
 

@@ -4,6 +4,8 @@ import net from 'node:net';
 
 export interface TcpProxy {
   port: number;
+  /** Client connections accepted since the start (a pool's size shows here). */
+  readonly accepted: number;
   url(scheme: string, rest?: string): string;
   /** Drops every open connection and refuses new ones. */
   cut(): Promise<void>;
@@ -16,6 +18,8 @@ export interface TcpProxy {
    * as when a NAT or firewall forgot them), so only a client that gives up on them recovers.
    */
   freeze(): void;
+  /** Connections opened since the last freeze() while frozen: a client that gave up on a silent one and tried again. */
+  readonly acceptedWhileFrozen: number;
   close(): Promise<void>;
 }
 
@@ -24,15 +28,19 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
   let server: net.Server | null = null;
   let port = 0;
   let frozen = false;
+  let accepted = 0;
+  let acceptedWhileFrozen = 0;
   /** Connections caught by freeze(): silent until close(). */
   const blackholed = new Set<net.Socket>();
   const listen = () =>
     new Promise<void>((resolve, reject) => {
       const s = net.createServer((client) => {
+        accepted += 1;
         sockets.add(client);
         client.on('close', () => sockets.delete(client));
         client.on('error', () => undefined);
         if (frozen) {
+          acceptedWhileFrozen++;
           blackholed.add(client);
           return void client.pause(); // accepted, never answered
         }
@@ -65,14 +73,21 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
     get port() {
       return port;
     },
+    get accepted() {
+      return accepted;
+    },
     url: (scheme, rest = '') => `${scheme}://127.0.0.1:${port}${rest}`,
     cut: stop,
     async restore() {
       frozen = false;
       if (!server) await listen();
     },
+    get acceptedWhileFrozen() {
+      return acceptedWhileFrozen;
+    },
     freeze() {
       frozen = true;
+      acceptedWhileFrozen = 0;
       for (const sock of sockets) {
         sock.unpipe();
         sock.pause();

@@ -1,6 +1,6 @@
-// Bearer API-key authentication (spec section 5). Lookups are cached in-process for a few
+// Bearer API-key authentication. Lookups are cached in-process for a few
 // seconds; a revocation evicts the entry at once in every gateway through Redis pub/sub.
-// Hostile callers (issue 11.5, 11.16, 11.17):
+// Hostile callers:
 // - keys the database does not know are remembered for NEGATIVE_CACHE_MS, so repeating a bogus key
 //   costs no lookup, and failures count against the client address (ip-limits.ts): past
 //   AUTH_FAILURES_PER_MINUTE the address gets 429 before any lookup for keys this gateway does not
@@ -10,13 +10,14 @@
 //   (a per-process revocation counter is compared before and after it), and requests that arrive
 //   after the revocation do not share that lookup;
 // - in production the public development key is refused whatever the database says.
-import type { Request, RequestHandler } from 'express';
+import type { IncomingMessage } from 'node:http';
+import type { RequestHandler } from 'express';
 import { findApiKeyByHash } from '@mediagen/db';
 import { AppError } from '@mediagen/errors';
-import { GatewayDeps, onePerDeps } from '../deps';
+import type { GatewayCore } from '../core';
 import { DEV_API_KEY_HASH, hashApiKey, looksLikeApiKey } from '../services/api-keys';
-import { guardAuth } from './ip-limits';
-import { keyUsage } from '../services/key-usage';
+import { AuthGuardDeps, guardAuth } from './ip-limits';
+import type { KeyUsage } from '../services/key-usage';
 
 export interface AuthContext {
   apiKeyId: string;
@@ -50,17 +51,18 @@ export interface ApiKeyAuth {
    * The caller of a request whose Authorization header this gateway already knows, decided from
    * memory (no parsing, hashing or promise); undefined when the middleware must decide.
    */
-  known(req: Request): AuthContext | undefined;
+  known(req: Pick<IncomingMessage, 'headers'>): AuthContext | undefined;
 }
 
-/** The API-key authentication of a gateway's deps, one per deps (and so per process in production). */
-export const apiKeys: (deps: GatewayDeps) => ApiKeyAuth = onePerDeps((deps) => createApiKeyAuth(deps));
-
-export const apiKeyAuth = (deps: GatewayDeps): RequestHandler => apiKeys(deps).middleware;
+export const apiKeyAuth = (deps: { apiKeys: ApiKeyAuth }): RequestHandler => deps.apiKeys.middleware;
 
 type Entry = { ctx: AuthContext; until: number };
 
-function createApiKeyAuth(deps: GatewayDeps): ApiKeyAuth {
+/** What the API-key authentication is built from: the key lookups, revocations, usage and the failure limiter. */
+export type ApiKeyAuthDeps = Pick<GatewayCore, 'db' | 'events' | 'config'> & AuthGuardDeps & { keyUsage: KeyUsage };
+
+/** The API-key authentication of one gateway (built once per deps, in createDeps: its caches are per process). */
+export function createApiKeyAuth(deps: ApiKeyAuthDeps): ApiKeyAuth {
   const cache = new Map<string, Entry>();
   const unknown = new Map<string, number>();
   /** Keys found valid, with until when they count as known (VOUCH_MS). */
@@ -148,9 +150,9 @@ function createApiKeyAuth(deps: GatewayDeps): ApiKeyAuth {
   // The cache by the Authorization header as sent: a known key costs one Map look-up, no parsing,
   // no sha256 and no promise. Entries point at the hash-keyed entry, so a revocation (which evicts
   // that one) ends them too.
-  const usage = keyUsage(deps);
+  const usage = deps.keyUsage;
   const byHeader = new Map<string, { hash: string; entry: Entry }>();
-  const known = (req: Request): AuthContext | undefined => {
+  const known = (req: Pick<IncomingMessage, 'headers'>): AuthContext | undefined => {
     const header = req.headers.authorization;
     if (header === undefined) return undefined;
     const k = byHeader.get(header);

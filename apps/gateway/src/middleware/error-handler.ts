@@ -1,4 +1,4 @@
-// The one place errors become HTTP responses: `{error, code, details?}` (design.md section 4).
+// The one place errors become HTTP responses: `{error, code, details?}` (docs/api.md).
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { AppError, isAppError } from '@mediagen/errors';
 import { isDatabaseUnavailable } from '@mediagen/db';

@@ -5,8 +5,7 @@
 // assigns req.route: an accessor on the app's request prototype, installed once, so requests pay
 // no per-request defineProperty (which also turns objects into slow dictionaries).
 import type { Request, RequestHandler } from 'express';
-import type { Counter, Histogram } from 'prom-client';
-import type { HttpMetrics } from '@mediagen/metrics';
+import type { HttpMetrics, RouteMetrics } from '@mediagen/metrics';
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 const ROUTE = Symbol('route');
@@ -32,20 +31,24 @@ function installRouteTracking(proto: object): void {
 /** Unmatched paths share one label whatever the URL (scanners would otherwise add a series each). */
 const routeOf = (req: Tracked) => req[PATTERN] ?? (req.baseUrl ? `${req.baseUrl}/*` : 'unmatched');
 
-type Child = { count: ReturnType<Counter<string>['labels']>; time: ReturnType<Histogram<string>['labels']> };
-// Label-bound children, one per (method, route, status): skips hashing the labels per request.
-const childrenOf = new WeakMap<HttpMetrics, Map<string, Child>>();
-
-/** The counter and histogram children of one (method, route pattern, status). */
-export function routeMetrics(m: HttpMetrics, method: string, route: string, status: string): Child {
-  let children = childrenOf.get(m);
-  if (!children) childrenOf.set(m, (children = new Map()));
+/** The counter and histogram children of one (method, route pattern, status), kept in the metrics object (one per deps). */
+export function routeMetrics(m: HttpMetrics, method: string, route: string, status: string): RouteMetrics {
   const key = `${method} ${status} ${route}`;
-  let c = children.get(key);
-  if (!c) children.set(key, (c = { count: m.requests.labels({ method, route, status }), time: m.duration.labels({ method, route, status }) }));
+  let c = m.routes.get(key);
+  if (!c) m.routes.set(key, (c = { count: m.requests.labels({ method, route, status }), time: m.duration.labels({ method, route, status }) }));
   return c;
 }
 
+/** Counts one answered request and its latency since `start` (process.hrtime.bigint()). */
+export function observeRequest(c: RouteMetrics, start: bigint): void {
+  c.count.inc();
+  c.time.observe(Number(process.hrtime.bigint() - start) / 1e9);
+}
+
+/**
+ * The middleware of the Express chain. The cached-poll lane (routes/cached-poll.ts) counts its
+ * answers with the same routeMetrics children and observeRequest.
+ */
 export function httpMetrics(m: HttpMetrics): RequestHandler {
   return (req, res, next) => {
     // Express has given the request its app's prototype by now (its init middleware runs first).
@@ -54,9 +57,7 @@ export function httpMetrics(m: HttpMetrics): RequestHandler {
     const done = () => {
       res.removeListener('finish', done);
       res.removeListener('close', done);
-      const c = routeMetrics(m, METHODS.has(req.method) ? req.method : 'OTHER', routeOf(req as Tracked), String(res.statusCode));
-      c.count.inc();
-      c.time.observe(Number(process.hrtime.bigint() - start) / 1e9);
+      observeRequest(routeMetrics(m, METHODS.has(req.method) ? req.method : 'OTHER', routeOf(req as Tracked), String(res.statusCode)), start);
     };
     res.on('finish', done);
     res.on('close', done);

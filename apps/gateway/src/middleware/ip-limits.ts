@@ -1,4 +1,4 @@
-// Limits per client address, for what has no account to count against (issue 11.5, 11.11):
+// Limits per client address, for what has no account to count against:
 // - /files downloads (public URLs, no credential): FILES_RATE_LIMIT_PER_MINUTE per address;
 // - failed authentication (API keys, the admin and metrics tokens): AUTH_FAILURES_PER_MINUTE per
 //   address. Once an address is over, every gateway that saw it refuses its unknown credentials from
@@ -11,21 +11,23 @@
 // (client-address.ts).
 import type { Request, RequestHandler } from 'express';
 import { AppError } from '@mediagen/errors';
-import { GatewayDeps, onePerDeps } from '../deps';
+import type { GatewayCore } from '../core';
 import { hitRedis } from './rate-window';
-import { clientAddressWith, trustProxyFn } from './client-address';
 
 const WINDOW_MS = 60_000;
 const MAX_TRACKED = 10_000;
 
 /** The client address of a request under this gateway's TRUST_PROXY (also what Express's req.ip says). */
-export const clientAddress: (deps: GatewayDeps) => (req: Request) => string = onePerDeps((deps) => clientAddressWith(trustProxyFn(deps.config.TRUST_PROXY)));
+export type ClientAddress = (req: Request) => string;
+
+/** What a limiter counts with: Redis, the key prefix, and how this gateway reads a client's address. */
+export type LimiterDeps = Pick<GatewayCore, 'redis' | 'config'> & { clientAddress: ClientAddress };
 
 export class AddressLimiter {
   /** Addresses over the limit, with when their window ends; checked without a round trip. */
   private readonly blocked = new Map<string, number>();
 
-  constructor(readonly deps: GatewayDeps, private readonly name: string, readonly perMinute: number) {}
+  constructor(readonly deps: LimiterDeps, private readonly name: string, readonly perMinute: number) {}
 
   /** Seconds until `ip` may try again, or 0 when it is not blocked. */
   blockedFor(ip: string): number {
@@ -62,7 +64,7 @@ export const tooMany = (what: string, retryAfterS: number) =>
 
 /** Every request counts (downloads of public files). */
 export function addressRateLimit(limiter: AddressLimiter, what: string): RequestHandler {
-  const addressOf = clientAddress(limiter.deps);
+  const addressOf = limiter.deps.clientAddress;
   return (req, _res, next) => {
     const ip = addressOf(req);
     const wait = limiter.blockedFor(ip);
@@ -71,8 +73,11 @@ export function addressRateLimit(limiter: AddressLimiter, what: string): Request
   };
 }
 
-/** The failed-authentication limiter of this gateway, shared by API-key and admin authentication. */
-export const authFailures: (deps: GatewayDeps) => AddressLimiter = onePerDeps((deps) => new AddressLimiter(deps, 'authfail', deps.config.AUTH_FAILURES_PER_MINUTE));
+/** What guardAuth needs: the failed-authentication limiter of this gateway (shared by API-key and admin authentication) and the address reader. */
+export interface AuthGuardDeps {
+  authFailures: AddressLimiter;
+  clientAddress: ClientAddress;
+}
 
 /**
  * Runs `check` (which throws the 401); a failure is counted and turns into 429 once the address is
@@ -80,9 +85,9 @@ export const authFailures: (deps: GatewayDeps) => AddressLimiter = onePerDeps((d
  * lookup) unless `vouched()` says, from memory, that its credential is one this gateway knows to be
  * valid; a vouched credential that turns out not to be (revoked meanwhile) is counted as a failure.
  */
-export async function guardAuth<T>(deps: GatewayDeps, req: Request, check: () => Promise<T> | T, vouched?: () => boolean): Promise<T> {
-  const limiter = authFailures(deps);
-  const ip = clientAddress(deps)(req);
+export async function guardAuth<T>(deps: AuthGuardDeps, req: Request, check: () => Promise<T> | T, vouched?: () => boolean): Promise<T> {
+  const limiter = deps.authFailures;
+  const ip = deps.clientAddress(req);
   const wait = limiter.blockedFor(ip);
   if (wait > 0 && !vouched?.()) throw tooMany('failed authentication attempts', wait);
   try {

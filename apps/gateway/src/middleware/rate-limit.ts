@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import type { NextFunction, RequestHandler, Response } from 'express';
 import { AppError } from '@mediagen/errors';
 import type { RedisClient } from '@mediagen/queue';
-import { GatewayDeps, onePerDeps } from '../deps';
+import type { GatewayCore } from '../core';
 import type { AuthContext } from './auth';
 import { RateTokens, Verdict } from './rate-tokens';
 import { hitRedis } from './rate-window';
@@ -38,12 +38,10 @@ export interface AccountRateLimit {
   admitNow(auth: AuthContext): [rateLimit: string, policy: string] | null;
 }
 
-/** The account rate limit of a gateway's deps, one per deps (its reservations are per process). */
-export const accountRateLimit: (deps: GatewayDeps) => AccountRateLimit = onePerDeps((deps) => createAccountRateLimit(deps));
+export const requestRateLimit = (deps: { accountRateLimit: AccountRateLimit }): RequestHandler => deps.accountRateLimit.middleware;
 
-export const requestRateLimit = (deps: GatewayDeps): RequestHandler => accountRateLimit(deps).middleware;
-
-function createAccountRateLimit(deps: GatewayDeps): AccountRateLimit {
+/** The account rate limit of one gateway (built once per deps, in createDeps: its reservations are per process). */
+export function createAccountRateLimit(deps: Pick<GatewayCore, 'redis' | 'config' | 'log'>): AccountRateLimit {
   const tokens = new RateTokens(deps.redis, WINDOW_MS);
   const prefix = `${deps.config.REDIS_PREFIX}:rl:`;
   const policies = new Map<string, { limit: number; value: string }>();

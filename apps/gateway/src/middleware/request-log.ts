@@ -5,7 +5,8 @@
 // pino-http wrote, without pino-http's two child loggers per request, which cost the gateway about
 // 8% of its CPU under load even when info lines were not written (docs/benchmark.md).
 import { randomUUID } from 'node:crypto';
-import type { Request, RequestHandler, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { redactUrl } from '@mediagen/logging';
 
@@ -15,15 +16,18 @@ const REQUEST_ID = /^[A-Za-z0-9._:@\/+=-]{1,128}$/;
  * The request's id: the client's X-Request-Id when short and plain; anything else (megabytes,
  * control characters, log-line injection) is replaced by our own.
  */
-export function requestId(req: Request): string {
+export function requestId(req: IncomingMessage): string {
   const given = req.headers['x-request-id'];
   return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
 }
 
-/** The access line of an answered request (also written by routes/cached-poll.ts). */
-export function logAnswered(log: Logger, req: Request, res: Response, id: string, method: string, url: string, start: number): void {
+/**
+ * The access line of an answered request: written by the middleware below for the Express chain
+ * and by the cached-poll lane (routes/cached-poll.ts) for its answers.
+ */
+export function logAnswered(log: Logger, req: IncomingMessage, res: ServerResponse, id: string, method: string, url: string, start: number, accountId: string | undefined): void {
   const { statusCode } = res;
-  const fields = { req: { id, method, url: redactUrl(url) }, res: { statusCode }, responseTime: Date.now() - start, accountId: req.auth?.accountId };
+  const fields = { req: { id, method, url: redactUrl(url) }, res: { statusCode }, responseTime: Date.now() - start, accountId };
   if (statusCode >= 500) log.info({ ...fields, err: new Error(`failed with status code ${statusCode}`) }, 'request errored');
   else log.info(fields, !req.readableAborted && res.writableEnded ? 'request completed' : 'request aborted');
 }
@@ -38,7 +42,7 @@ export function requestLog(log: Logger): RequestHandler {
     const done = () => {
       res.removeListener('finish', done);
       res.removeListener('close', done);
-      logAnswered(log, req, res, id, method, url, start);
+      logAnswered(log, req, res, id, method, url, start, req.auth?.accountId);
     };
     res.on('finish', done);
     res.on('close', done);

@@ -1,8 +1,8 @@
-// Security headers of every response, set by helmet (the Express project's own recommendation,
-// maintained, one line per header instead of hand-written ones that drift). Defaults kept:
-// X-Content-Type-Options nosniff (JSON included), Referrer-Policy no-referrer,
-// Cross-Origin-Opener-Policy, X-DNS-Prefetch-Control, X-Download-Options, origin-agent-cluster.
-// Changed (issue 11.12):
+// Security headers of every response, as helmet (the Express project's own recommendation,
+// maintained, one line per header instead of hand-written ones that drift) sets them with the
+// options below. Defaults kept: X-Content-Type-Options nosniff (JSON included), Referrer-Policy
+// no-referrer, Cross-Origin-Opener-Policy, X-DNS-Prefetch-Control, X-Download-Options,
+// origin-agent-cluster. Changed:
 // - CSP `default-src 'none'; frame-ancestors 'none'` for everything: the API answers JSON, which
 //   needs nothing loaded or framed. Pages that need more set their own (/docs, /files, Bull Board).
 // - X-Frame-Options DENY (older browsers' frame protection).
@@ -10,48 +10,82 @@
 //   gateway on http://localhost must not pin browsers to https for a year.
 // - Cross-Origin-Resource-Policy: cross-origin on /files only (results are embedded by clients'
 //   own pages), same-origin elsewhere.
+//
+// One definition for both ways a response leaves the gateway: helmet runs once, at start, and what
+// it sets is kept as a list (securityHeaderFields); the Express chain's middleware sets that list
+// on every response and the cached-poll lane (routes/cached-poll.ts) writes the same list, so the
+// two cannot send different headers. None of these headers depends on the request.
 import type { RequestHandler } from 'express';
-import helmet from 'helmet';
+import helmet, { type HelmetOptions } from 'helmet';
 import type { Config } from '@mediagen/config';
 
-export function securityHeaders(config: Pick<Config, 'NODE_ENV'>): RequestHandler {
-  return helmet({
-    contentSecurityPolicy: {
-      useDefaults: false,
-      directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] },
-    },
-    frameguard: { action: 'deny' },
-    strictTransportSecurity: config.NODE_ENV === 'production' ? { maxAge: 31_536_000, includeSubDomains: true } : false,
-    crossOriginResourcePolicy: { policy: 'same-origin' },
-  });
+type SecurityConfig = Pick<Config, 'NODE_ENV'>;
+
+const helmetOptions = (config: SecurityConfig): HelmetOptions => ({
+  contentSecurityPolicy: {
+    useDefaults: false,
+    directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"], baseUri: ["'none'"], formAction: ["'none'"] },
+  },
+  frameguard: { action: 'deny' },
+  strictTransportSecurity: config.NODE_ENV === 'production' ? { maxAge: 31_536_000, includeSubDomains: true } : false,
+  crossOriginResourcePolicy: { policy: 'same-origin' },
+});
+
+/** What helmet does to a response with these options: headers set (in its order) and removed. */
+interface SecurityFields {
+  /** Flat [name, value, ...], ready for writeHead. */
+  set: readonly string[];
+  removed: readonly string[];
 }
 
-/**
- * The headers securityHeaders() sets on every response, as a flat [name, value, ...] list in the
- * order helmet sets them: for a response written in one writeHead (routes/cached-poll.ts). They
- * are what helmet itself sets with this config (recorded once), so the two cannot drift apart.
- */
-export function staticSecurityHeaders(config: Pick<Config, 'NODE_ENV'>): string[] {
-  const out: string[] = [];
+const recorded = new Map<string, SecurityFields>();
+
+function record(config: SecurityConfig): SecurityFields {
+  const set: string[] = [];
+  const removed: string[] = [];
+  const drop = (name: string) => {
+    const i = set.findIndex((n, k) => k % 2 === 0 && n.toLowerCase() === name.toLowerCase());
+    if (i >= 0) set.splice(i, 2);
+  };
   const recorder = {
     setHeader(name: string, value: string | number | readonly string[]) {
-      const i = out.indexOf(name);
-      if (i >= 0) out.splice(i, 2);
-      out.push(name, String(value));
+      drop(name);
+      set.push(name, String(value));
     },
     removeHeader(name: string) {
-      const i = out.indexOf(name);
-      if (i >= 0) out.splice(i, 2);
+      drop(name);
+      removed.push(name);
     },
   };
   let done = false;
-  securityHeaders(config)({} as never, recorder as never, (err?: unknown) => {
+  helmet(helmetOptions(config))({} as never, recorder as never, (err?: unknown) => {
     if (err) throw err;
     done = true;
   });
   // helmet sets its headers synchronously; anything else would need a real response.
   if (!done) throw new Error('security headers: helmet did not finish synchronously');
-  return out;
+  return { set, removed };
+}
+
+/** The security headers of every response, as a flat [name, value, ...] list in helmet's order. */
+export function securityHeaderFields(config: SecurityConfig): readonly string[] {
+  return securityFields(config).set;
+}
+
+function securityFields(config: SecurityConfig): SecurityFields {
+  let f = recorded.get(config.NODE_ENV);
+  if (f === undefined) recorded.set(config.NODE_ENV, (f = record(config)));
+  return f;
+}
+
+/** The Express chain's middleware: sets securityHeaderFields() (and removes what helmet removes). */
+export function securityHeaders(config: SecurityConfig): RequestHandler {
+  const { set, removed } = securityFields(config);
+  return (_req, res, next) => {
+    for (const name of removed) res.removeHeader(name);
+    for (let i = 0; i < set.length; i += 2) res.setHeader(set[i], set[i + 1]);
+    next();
+  };
 }
 
 /** Bull Board is an app of scripts and styles behind the admin token: framing is all it must refuse. */

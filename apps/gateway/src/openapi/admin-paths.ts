@@ -1,4 +1,4 @@
-// The admin API (design.md section 4) in the OpenAPI document, behind the ADMIN_TOKEN bearer.
+// The admin API (docs/api.md) in the OpenAPI document, behind the ADMIN_TOKEN bearer.
 // Request bodies are the schemas admin.routes.ts validates with.
 import { z } from 'zod';
 import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-openapi';

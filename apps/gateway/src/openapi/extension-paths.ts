@@ -1,4 +1,4 @@
-// The extensions beyond the spec (design.md section 4, docs/api.md) in the OpenAPI document: task
+// The extensions beyond the spec (docs/api.md) in the OpenAPI document: task
 // listing, cancel, the admin webhook API with deliveries, admin task listing, and the `webhooks`
 // section describing the signed task events a client receives.
 import { z } from 'zod';

@@ -1,4 +1,4 @@
-// The public API of spec section 4 in the OpenAPI document: every status, header and body a
+// The public API (submit, poll, balance) in the OpenAPI document: every status, header and body a
 // client can meet on submit, poll and balance.
 import { z } from 'zod';
 import type { OpenAPIRegistry, ResponseConfig } from '@asteasolutions/zod-to-openapi';
@@ -37,13 +37,13 @@ export function documentedBodies(sold: SoldCatalog) {
       model: modelEnum([...video, ...aliases.map(([from]) => from)], `Video model.${aliasText}`, 'video-a-h3'),
       prompt: promptSchema.nullable().optional().meta({ description: `Text prompt, ${MAX_PROMPT_CHARS} characters at most, not blank. Required, except for video-a-h3 with ref_mode lip-sync.`, example: 'A red fox runs through fresh snow at dawn' }),
     })
-    .meta({ id: 'VideoSubmitBody', description: 'POST /api/video/generate body (spec 4.1).' });
+    .meta({ id: 'VideoSubmitBody', description: 'POST /api/video/generate body.' });
   const imageBody = imageSubmitBodySchema
     .extend({
       model: modelEnum(sold.models('image').map((m) => m.id), 'Image model.', 'image-b-2.5'),
       prompt: promptSchema.meta({ description: `Text prompt, ${MAX_PROMPT_CHARS} characters at most, not blank.`, example: 'A watercolor lighthouse at dusk' }),
     })
-    .meta({ id: 'ImageSubmitBody', description: 'POST /api/image/generate body (spec 4.3).' });
+    .meta({ id: 'ImageSubmitBody', description: 'POST /api/image/generate body.' });
   // The examples name a sold model: the catalog's usual one, or the first sold.
   const example = (ids: string[], usual: string, full: Record<string, unknown>, prompt: string) =>
     ids.length === 0 || ids.includes(usual) ? full : { model: ids[0], prompt };

@@ -1,30 +1,19 @@
 // The account holders' pages (packages/account) at /account and Stripe's events at
 // POST /billing/stripe/webhook, wired to this gateway's connections and settings. The mailer and
-// the Stripe client are made once per deps (per process).
+// the Stripe client are made once per deps (per process), in createDeps.
 import type { Router } from 'express';
-import { accountRouter, HolderActor, createMailer, createStripeBilling, Mailer, StripeBilling, stripeWebhookRouter } from '@mediagen/account';
+import { accountRouter, HolderActor, stripeWebhookRouter } from '@mediagen/account';
 import { parseCallbackUrl } from '@mediagen/catalog';
-import { GatewayDeps, onePerDeps } from '../deps';
+import type { GatewayDeps } from '../deps';
 import { recordAudit, type AuditActor } from '@mediagen/db';
 import { issueNamedApiKey, revokeHolderKeyEverywhere } from '../services/key-admin';
 import { resendDelivery } from '../services/webhook-resend';
-
-const wiring: (deps: GatewayDeps) => { mailer: Mailer; stripe: StripeBilling | null } = onePerDeps((deps) => {
-  const c = deps.config;
-  return {
-    mailer: createMailer({ smtpUrl: c.SMTP_URL, from: c.MAIL_FROM, log: (fields, msg) => deps.log.info(fields, msg) }),
-    stripe:
-      c.STRIPE_SECRET_KEY && c.STRIPE_WEBHOOK_SECRET
-        ? createStripeBilling({ secretKey: c.STRIPE_SECRET_KEY, webhookSecret: c.STRIPE_WEBHOOK_SECRET, apiUrl: c.STRIPE_API_URL })
-        : null,
-  };
-});
 
 const holderActor = (by: HolderActor): AuditActor => ({ type: 'holder', id: by.holderId, name: by.email });
 
 export function mountAccount(deps: GatewayDeps): Router {
   const c = deps.config;
-  const { mailer, stripe } = wiring(deps);
+  const { mailer, stripe } = deps;
   return accountRouter({
     db: deps.db,
     redis: deps.redis,
@@ -59,7 +48,7 @@ export function mountAccount(deps: GatewayDeps): Router {
 export function mountStripeWebhook(deps: GatewayDeps): Router {
   return stripeWebhookRouter({
     db: deps.db,
-    stripe: wiring(deps).stripe,
+    stripe: deps.stripe,
     logInfo: (fields, msg) => deps.log.info(fields, msg),
     logError: (err, msg) => deps.log.error({ err }, msg),
   });

@@ -1,13 +1,11 @@
-// Admin webhook API (design.md section 4 + docs/api.md): endpoints per account, secret rotation,
+// Admin webhook API (docs/api.md): endpoints per account, secret rotation,
 // deliveries and their attempts, resend. Secrets are shown once: on create and on rotate.
 import express, { Router } from 'express';
 import { z } from 'zod';
 import { AppError } from '@mediagen/errors';
 import { parseCallbackUrl } from '@mediagen/catalog';
-import {
-  createEndpoint, deleteEndpoint, getDelivery, listDeliveries, listEndpoints, rotateSecret, WEBHOOK_EVENT_TYPES,
-} from '@mediagen/webhooks';
-import { accountExists, DELIVERY_STATUSES, findEndpointSummary } from '@mediagen/db';
+import { createEndpoint, listEndpoints, rotateSecret, WEBHOOK_EVENT_TYPES } from '@mediagen/webhooks';
+import { accountExists, deleteWebhookEndpoint, DELIVERY_STATUSES, findEndpointSummary, getDelivery, listDeliveries } from '@mediagen/db';
 import type { GatewayDeps } from '../deps';
 import { parseAdminBody } from '../services/admin-validation';
 import { adminTokenAudit } from '../services/audit-actor';
@@ -47,7 +45,7 @@ export function adminWebhooksRouter(deps: GatewayDeps): Router {
   });
 
   r.delete('/webhooks/:id', async (req, res) => {
-    if (!(await deleteEndpoint(db, req.params.id, adminTokenAudit(req)))) throw new AppError('not_found', `Webhook ${req.params.id} not found`);
+    if (!(await deleteWebhookEndpoint(db, req.params.id, adminTokenAudit(req)))) throw new AppError('not_found', `Webhook ${req.params.id} not found`);
     res.status(204).end();
   });
 

@@ -1,4 +1,4 @@
-// Admin API (design.md section 4), behind ADMIN_TOKEN. Every balance change goes through
+// Admin API (docs/api.md), behind ADMIN_TOKEN. Every balance change goes through
 // creditAccount, so each top-up is a ledger entry.
 import express, { Router } from 'express';
 import { z } from 'zod';

@@ -1,4 +1,4 @@
-// The public API (spec section 4): submit, poll, balance. Auth and the request-rate limit run
+// The public API: submit, poll, balance. Auth and the request-rate limit run
 // before the body is parsed, so an unauthenticated 40 MB body is never read into memory.
 import { modelList } from '../services/model-list';
 import express, { Router } from 'express';
@@ -8,22 +8,23 @@ import { MAX_BODY_BYTES } from '@mediagen/catalog';
 import type { GatewayDeps } from '../deps';
 import { apiKeyAuth } from '../middleware/auth';
 import { requestRateLimit } from '../middleware/rate-limit';
-import { jsonBody } from '../middleware/json-body';
+import { jsonBody, takeStagedInline } from '../middleware/json-body';
 import { submitTask, Endpoint } from '../services/submit.service';
 import { quoteTask } from '../services/quote.service';
-import { entryEtag, pollCache, pollLocal, pollTask } from '../services/poll.service';
+import { entryEtag, pollLocal, pollTask } from '../services/poll.service';
 import type { PollEntry } from '../services/poll-cache';
 import { cancelTask } from '../services/cancel.service';
 import { listTaskItems, taskItem } from '../services/task-list.service';
-import { parseLastEventId, taskStreams } from '../services/task-streams';
-import { taskReads } from '../services/task-reads';
+import { parseLastEventId } from '../services/task-streams';
+import { pollRoutePath } from './poll-paths';
+import { JSON_TYPE } from './poll-answer';
 
 export function apiRouter(deps: GatewayDeps): Router {
   const r = Router();
   r.use(apiKeyAuth(deps), requestRateLimit(deps));
   const requireJson: express.RequestHandler = (req, _res, next) =>
     next(req.is('application/json') ? undefined : new AppError('invalid_json', 'Content-Type must be application/json'));
-  const json = [requireJson, ...jsonBody(MAX_BODY_BYTES)];
+  const json = [requireJson, ...jsonBody(MAX_BODY_BYTES, undefined, { storage: deps.storage })];
 
   // A client that hangs up mid-submit (or mid-quote) stops its reference fetches (and frees its
   // account's inspection slot) instead of holding them to the media deadline.
@@ -35,30 +36,43 @@ export function apiRouter(deps: GatewayDeps): Router {
     res.once('close', onClose);
     return work(gone.signal).finally(() => res.off('close', onClose));
   };
+  // Inline files a large body wrote to storage as it arrived: those a task took stay, the rest
+  // (a refused submit, a quote) are deleted once the answer is known.
   const submit = (endpoint: Endpoint) =>
     async (req: express.Request, res: express.Response) => {
-      const body = await untilClientGone(res, (signal) =>
-        submitTask(deps, {
-          accountId: req.auth!.accountId,
-          endpoint,
-          body: req.body,
-          idempotencyHeader: req.get('Idempotency-Key'),
-          requestId: res.getHeader('X-Request-Id') as string | undefined,
-          signal,
-        }),
-      );
-      res.status(200).json(body);
+      const staged = takeStagedInline(req);
+      try {
+        const body = await untilClientGone(res, (signal) =>
+          submitTask(deps, {
+            accountId: req.auth!.accountId,
+            endpoint,
+            body: req.body,
+            idempotencyHeader: req.get('Idempotency-Key'),
+            requestId: res.getHeader('X-Request-Id') as string | undefined,
+            signal,
+            staged: staged ?? undefined,
+          }),
+        );
+        res.status(200).json(body);
+      } finally {
+        void staged?.discard();
+      }
     };
   // Extension: the price of a generate body, validated and inspected as generate does; nothing is created.
   const quote = (endpoint: Endpoint) => async (req: express.Request, res: express.Response) => {
-    res.status(200).json(await untilClientGone(res, (signal) => quoteTask(deps, { accountId: req.auth!.accountId, endpoint, body: req.body, signal })));
+    const staged = takeStagedInline(req);
+    try {
+      res.status(200).json(await untilClientGone(res, (signal) => quoteTask(deps, { accountId: req.auth!.accountId, endpoint, body: req.body, signal, staged: staged ?? undefined })));
+    } finally {
+      void staged?.discard();
+    }
   };
   // A poll answered from this gateway's copy of the shared cache entry stays synchronous, and sends
   // the body serialised when the entry was copied, with its ETag computed once per entry.
-  const cache = pollCache(deps);
+  const cache = deps.pollCache;
   const send = (res: express.Response, e: PollEntry) => {
     const etag = entryEtag(res.app, e);
-    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.setHeader('Content-Type', JSON_TYPE);
     if (etag) res.setHeader('ETag', etag);
     res.send(e.json);
   };
@@ -72,8 +86,8 @@ export function apiRouter(deps: GatewayDeps): Router {
   r.post('/image/generate', ...json, submit('image'));
   r.post('/video/quote', ...json, quote('video'));
   r.post('/image/quote', ...json, quote('image'));
-  r.get('/video/tasks/:taskId', poll('video'));
-  r.get('/image/tasks/:taskId', poll('image'));
+  r.get(pollRoutePath('video'), poll('video'));
+  r.get(pollRoutePath('image'), poll('image'));
   // Extensions (docs/api.md): listing and cancel.
   r.get('/tasks', async (req, res) => {
     res.json(await listTaskItems(deps, req.auth!.accountId, req.query));
@@ -85,9 +99,9 @@ export function apiRouter(deps: GatewayDeps): Router {
   // The request-rate limit above counts the stream once, as the one request it is.
   r.get('/tasks/:taskId/events', async (req: express.Request<{ taskId: string }>, res) => {
     const accountId = req.auth!.accountId;
-    const task = await taskReads(deps).get(req.params.taskId);
+    const task = await deps.taskReads.get(req.params.taskId);
     if (!task || task.accountId !== accountId) throw new AppError('not_found', `Task ${req.params.taskId} not found`);
-    const streams = taskStreams(deps);
+    const streams = deps.taskStreams;
     if (!streams.hasRoom(accountId)) {
       throw new AppError('too_many_streams', `This account already has ${deps.config.SSE_MAX_STREAMS_PER_ACCOUNT} task event streams open; close one or poll`, undefined, undefined, {
         'Retry-After': '5',

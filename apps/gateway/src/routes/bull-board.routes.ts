@@ -3,9 +3,12 @@
 // board; viewers get a read-only one (no retry, clean, obliterate or job edits: a changed job
 // can strand a task until its timeout). Both boards serve the same base path, so the gate picks
 // one per request. Without either credential a browser is sent to the console's sign-in page.
-import { createBullBoard } from '@bull-board/api';
-import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
-import { ExpressAdapter } from '@bull-board/express';
+//
+// The boards (and Bull Board's modules, about 2 MiB of the gateway's memory) are built on the first
+// request to the path: most gateways never serve one.
+import type * as BullBoardApi from '@bull-board/api';
+import type * as BullBoardAdapter from '@bull-board/api/bullMQAdapter';
+import type * as BullBoardExpress from '@bull-board/express';
 import { Queue } from 'bullmq';
 import { Router, RequestHandler } from 'express';
 import { AppError } from '@mediagen/errors';
@@ -18,6 +21,9 @@ import { guardAuth } from '../middleware/ip-limits';
 const BASE = '/admin/queues';
 
 function board(queues: Queue[], readOnlyMode: boolean): Router {
+  const { createBullBoard } = require('@bull-board/api') as typeof BullBoardApi;
+  const { BullMQAdapter } = require('@bull-board/api/bullMQAdapter') as typeof BullBoardAdapter;
+  const { ExpressAdapter } = require('@bull-board/express') as typeof BullBoardExpress;
   const adapter = new ExpressAdapter();
   adapter.setBasePath(BASE);
   // bull-board bundles its own express typings; the adapter is structurally the same.
@@ -39,8 +45,9 @@ export function bullBoardRouter(deps: GatewayDeps): RequestHandler {
     q.on('error', () => undefined);
     return q;
   });
-  const full = board(queues, false);
-  const readOnly = board(queues, true);
+  let boards: { full: Router; readOnly: Router } | undefined;
+  const full: RequestHandler = (req, res, next) => (boards ??= { full: board(queues, false), readOnly: board(queues, true) }).full(req, res, next);
+  const readOnly: RequestHandler = (req, res, next) => (boards ??= { full: board(queues, false), readOnly: board(queues, true) }).readOnly(req, res, next);
   const isBearer = bearerMatches(deps.config.ADMIN_TOKEN);
   return async (req, res, next) => {
     try {

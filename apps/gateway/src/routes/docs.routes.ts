@@ -1,4 +1,4 @@
-// /docs: our generated API reference page and nothing else (issue 11.12). swagger-ui-express
+// /docs: our generated API reference page and nothing else. swagger-ui-express
 // served the whole swagger-ui-dist folder, including the stock index.html (which loads the
 // third-party petstore document onto our origin) and oauth2-redirect.html. Here the page is ours,
 // its script is a file (no inline script, so the CSP needs no 'unsafe-inline' for scripts), and

@@ -1,4 +1,4 @@
-// Stored files at /files/<key>. Who may read what (issue 11.8, docs/security.md):
+// Stored files at /files/<key>. Who may read what (docs/security.md):
 // - results (`results/<taskId>/...`) are capability URLs: whoever holds the link reads the file,
 //   as clients expect of a result URL they pass to a player or a CDN; task ids are random UUIDs
 //   (122 bits), so links cannot be guessed. Cached publicly (a result never changes) until its
@@ -9,7 +9,7 @@
 //   `Cache-Control: private, no-store`, and deleted when their task settles.
 // Streams are joined with pipeline() (or the driver's sendTo, with the same semantics): when the client goes away (a player seeking aborts every
 // time), the stored file's stream is destroyed at once, so no descriptor or S3 socket is left
-// held (issue 11.7); a response that makes no progress for IDLE_MS is cut the same way.
+// held; a response that makes no progress for IDLE_MS is cut the same way.
 import { pipeline } from 'node:stream';
 import type { Readable } from 'node:stream';
 import express, { Request, Response } from 'express';
@@ -47,7 +47,7 @@ type Verdict = { serve: true; expiresAt: number | null } | { serve: false } | { 
 export const EXPIRY_RECHECK_MS = 60_000;
 
 /**
- * Results are served only for completed tasks (issue 12, point 6): the worker stores a result
+ * Results are served only for completed tasks: the worker stores a result
  * before the completing compare-and-set, which can lose (a timeout or another settlement won), and
  * a failed, refunded task must not give its result away at a predictable URL. A completed task's
  * expiry is remembered for EXPIRY_RECHECK_MS; once it looks past, the database (whose clock the

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 
 /**
- * The old default `topUpUrl` (spec 2.2), kept so links already handed out still lead somewhere: a
+ * The old default `topUpUrl`, kept so links already handed out still lead somewhere: a
  * page that moves on to the account holder's top-up page, /account/top-up (sign-in first when
  * needed). A page rather than a redirect keeps its documented 200 answer.
  */

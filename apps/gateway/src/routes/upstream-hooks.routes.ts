@@ -1,4 +1,4 @@
-// Callbacks from upstream providers (design.md section 4): POST /hooks/upstream/{channelId}.
+// Callbacks from upstream providers (docs/workers-and-channels.md): POST /hooks/upstream/{channelId}.
 // The raw body is kept: signatures are over the exact bytes. Callbacks are limited per client
 // address (UPSTREAM_HOOKS_RATE_LIMIT_PER_MINUTE) before the body is read: each one costs a lookup
 // and may cost a signature check, and the route needs no credential.

@@ -1,4 +1,4 @@
-// The bodies the admin API answers with (design.md section 4), built field by field from the
+// The bodies the admin API answers with (docs/api.md), built field by field from the
 // records packages/db returns: a column added to the schema reaches admin clients only when it is
 // added here. Field names are the ones clients have always seen.
 import { effectivePromptOf, type AccountRecord, type AdminTaskRecord, type ApiKeyRecord, type LedgerRecord } from '@mediagen/db';

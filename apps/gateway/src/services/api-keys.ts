@@ -17,7 +17,7 @@ export const looksLikeApiKey = (s: string): boolean => /^[A-Za-z0-9_\-.~+/=]{8,2
 /**
  * The well-known key `npm start` creates for local development (scripts/dev-bootstrap.ts). Its
  * text is public, so a database that once ran in development must never accept it in production:
- * production refuses it at authentication and revokes it at start-up (issue 11.17).
+ * production refuses it at authentication and revokes it at start-up.
  */
 export const DEV_API_KEY = 'mg_dev_local_only_key_do_not_use_in_production';
 export const DEV_API_KEY_ID = 'key_dev';

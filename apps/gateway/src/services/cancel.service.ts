@@ -15,7 +15,6 @@ import { wakeRedis, wakeTask } from '@mediagen/queue';
 import { registryKey } from '@mediagen/channel-health';
 import { settleFailed } from '@mediagen/settle';
 import type { GatewayDeps } from '../deps';
-import { settleContext } from './settle';
 import { pollBody } from './task-view';
 
 type Row = CancelView;
@@ -52,7 +51,7 @@ export async function cancelTask(deps: GatewayDeps, accountId: string, type: 'vi
       if (!accepted(r)) {
         // The shared settle path: refund in the same transaction, task event (which drops the shared
         // poll cache entry first), metrics, webhooks.
-        const won = await settleFailed(settleContext(deps), taskId, 'cancelled', { cause: 'cancelled by the client before any upstream accepted it' });
+        const won = await settleFailed(deps.settleContext, taskId, 'cancelled', { cause: 'cancelled by the client before any upstream accepted it' });
         if (!won) continue; // a worker settled it meanwhile: answer from what it became
         deps.log.info({ taskId, accountId }, 'task cancelled before any upstream accepted it');
         return answer((await load(deps, accountId, taskId))!);

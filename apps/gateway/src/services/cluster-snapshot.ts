@@ -7,6 +7,15 @@ import { QUEUES, queuePrefix, RedisClient, TaskQueue } from '@mediagen/queue';
 
 const STATES = ['waiting', 'active', 'delayed'] as const;
 
+/**
+ * BullMQ keeps prioritized jobs apart from the wait list; for the gauge they are waiting like the
+ * others (a task's job is prioritized once its render runs: packages/queue RUNNING_TASK_PRIORITY).
+ */
+async function jobCounts(q: Queue): Promise<Record<string, number>> {
+  const { prioritized = 0, ...counts } = await q.getJobCounts(...STATES, 'prioritized');
+  return { ...counts, waiting: (counts.waiting ?? 0) + prioritized };
+}
+
 export function clusterSnapshotReader(redis: RedisClient, prefix: string, taskQueue: TaskQueue): () => Promise<ClusterSnapshot> {
   const queues: Queue[] = Object.values(QUEUES).map((name) => {
     if (name === taskQueue.name) return taskQueue;
@@ -17,7 +26,7 @@ export function clusterSnapshotReader(redis: RedisClient, prefix: string, taskQu
   return async () => {
     // Without Redis every read below would wait for its command timeout; say so at once instead.
     if (redis.status !== 'ready') throw new Error(`redis is ${redis.status}`);
-    const [counts, channels] = await Promise.all([Promise.all(queues.map((q) => q.getJobCounts(...STATES))), readChannelViews(redis, prefix)]);
+    const [counts, channels] = await Promise.all([Promise.all(queues.map(jobCounts)), readChannelViews(redis, prefix)]);
     return {
       queues: Object.fromEntries(queues.map((q, i) => [q.name, counts[i]])),
       rendersInFlight: Object.fromEntries(channels.map((c) => [c.id, c.rendersInFlight])),

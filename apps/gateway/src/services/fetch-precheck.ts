@@ -1,4 +1,4 @@
-// Before a submit makes the gateway fetch anything (issue 11.3): reference URLs are fetched for
+// Before a submit makes the gateway fetch anything: reference URLs are fetched for
 // the client, so a key without money or at its in-progress limit must not buy downloads. One
 // indexed read of the account refuses with the same 402/429 the billing transaction would give
 // (that transaction still decides: this is only a cheap early no). The balance is compared with a
@@ -8,12 +8,10 @@
 import { AppError } from '@mediagen/errors';
 import { computeCost, type MediaRef, type TaskSpec } from '@mediagen/catalog';
 import { findAccountAdmission, SubmitRefused } from '@mediagen/db';
-import { GatewayDeps, onePerDeps } from '../deps';
+import type { GatewayDeps } from '../deps';
 import { refusalError } from './refusals';
 
 export const MAX_INSPECTIONS_PER_ACCOUNT = 2;
-/** Inspections running per account, in this gateway (one map per deps, not per process: tests run several gateways in one). */
-const inspections = onePerDeps(() => new Map<string, number>());
 
 function costFloorCents(spec: TaskSpec, refs: MediaRef[]): number {
   try {
@@ -41,8 +39,8 @@ export async function precheckBeforeFetch(deps: GatewayDeps, accountId: string, 
 }
 
 /** Runs `fn` as one of the account's inspections; 429 when it already has the maximum running. */
-export async function withInspectionSlot<T>(deps: GatewayDeps, accountId: string, fn: () => Promise<T>): Promise<T> {
-  const running = inspections(deps);
+export async function withInspectionSlot<T>(deps: Pick<GatewayDeps, 'inspections'>, accountId: string, fn: () => Promise<T>): Promise<T> {
+  const running = deps.inspections;
   const n = running.get(accountId) ?? 0;
   if (n >= MAX_INSPECTIONS_PER_ACCOUNT) {
     throw new AppError('rate_limited', `This account already has ${n} submits reading reference files; retry when one is done`, undefined, undefined, { 'Retry-After': '2' });

@@ -3,7 +3,7 @@
 // itself skips keys already marked within the minute (touchApiKeys). A key's last-used time is
 // therefore accurate to about a minute, and a gateway that dies loses at most its last minute.
 import { touchApiKeys } from '@mediagen/db';
-import { GatewayDeps, onePerDeps } from '../deps';
+import type { GatewayCore } from '../core';
 
 export const KEY_USAGE_FLUSH_MS = 60_000;
 
@@ -11,9 +11,12 @@ export interface KeyUsage {
   seen(apiKeyId: string): void;
   /** Writes what was seen since the last flush (tests call it; the timer calls it every minute). */
   flush(): Promise<void>;
+  /** Stops the timer (closeDeps). */
+  stop(): void;
 }
 
-export const keyUsage: (deps: GatewayDeps) => KeyUsage = onePerDeps((deps) => {
+/** The key usage of one gateway (built once per deps, in createDeps). */
+export function createKeyUsage(deps: Pick<GatewayCore, 'db' | 'log'>): KeyUsage {
   let pending = new Set<string>();
   const flush = async () => {
     if (pending.size === 0) return;
@@ -21,11 +24,12 @@ export const keyUsage: (deps: GatewayDeps) => KeyUsage = onePerDeps((deps) => {
     pending = new Set();
     await touchApiKeys(deps.db, ids).catch((err: Error) => deps.log.warn({ err: err.message, keys: ids.length }, 'api keys: last-used not written'));
   };
-  setInterval(() => void flush(), KEY_USAGE_FLUSH_MS).unref();
+  const timer = setInterval(() => void flush(), KEY_USAGE_FLUSH_MS).unref();
   return {
     seen: (id) => {
       if (pending.size < 100_000) pending.add(id);
     },
     flush,
+    stop: () => clearInterval(timer),
   };
-});
+}

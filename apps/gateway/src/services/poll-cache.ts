@@ -1,5 +1,5 @@
-// The poll cache (design.md section 3: one cache shared by every gateway instance), in two levels:
-// the shared entry in Redis, and a local copy of it in each gateway process, so that most polls
+// The poll cache (one cache shared by every gateway instance), in two levels: the shared entry in
+// Redis (written and read with packages/queue's poll entry codec, poll-entry.ts), and a local copy of it in each gateway process, so that most polls
 // are answered without a Redis round trip. Invariants, which keep gateways from disagreeing
 // (docs/operations.md, "Poll cache and rate limits across gateways"):
 // - A local copy is only ever a copy of the shared entry: a gateway that misses fills the shared
@@ -20,7 +20,8 @@
 //   shared entry always was.
 // Terminal states never change, so their entries are kept longer.
 import { performance } from 'node:perf_hooks';
-import { pollCacheKey, RedisClient, SETTLED_POLL_ENTRY_MS, SettledPollEntry } from '@mediagen/queue';
+import type { PollAnswer } from '../routes/poll-answer';
+import { decodePollEntry, encodePollEntry, pollCacheKey, PollCacheEntry, RedisClient, SETTLED_POLL_ENTRY_MS, SettledPollEntry, toPollEntry } from '@mediagen/queue';
 
 const TERMINAL_CACHE_MS = 10 * 60_000;
 /** Local copies kept at most (about 200 bytes each); the oldest goes first. */
@@ -29,13 +30,6 @@ const LOCAL_MAX = 20_000;
 const SETTLED_MEMORY_MS = 120_000;
 const SETTLED_MAX = 50_000;
 
-/** The shared entry's wire form (unchanged from before the local level, so mixed versions agree). */
-interface SharedEntry {
-  a: string; // accountId
-  t: 'video' | 'image';
-  b: Record<string, unknown>;
-}
-
 export interface PollEntry {
   accountId: string;
   type: 'video' | 'image';
@@ -43,6 +37,11 @@ export interface PollEntry {
   json: Buffer;
   /** Its ETag, computed on first use by the route (Express would hash the body per response). */
   etag?: string;
+  /**
+   * The cached-poll lane's answer from this entry, built on its first use (routes/cached-poll.ts):
+   * a local copy never changes, so neither does the answer, bar its per-request fields.
+   */
+  answer?: PollAnswer;
   /** performance.now() at which the shared entry expires at the latest (local copies only). */
   until: number;
 }
@@ -82,16 +81,9 @@ export function cacheRedis(redis: RedisClient): CacheRedis {
   return r;
 }
 
-const isTerminal = (body: Record<string, unknown>): boolean => body.status === 'completed' || body.status === 'failed';
+const isTerminal = (body: { status: string }): boolean => body.status === 'completed' || body.status === 'failed';
 
-const parse = (raw: string): SharedEntry | null => {
-  try {
-    return JSON.parse(raw) as SharedEntry;
-  } catch {
-    return null;
-  }
-};
-const entryOf = (c: SharedEntry, until: number): PollEntry => ({ accountId: c.a, type: c.t, json: Buffer.from(JSON.stringify(c.b)), until });
+const entryOf = (c: PollCacheEntry, until: number): PollEntry => ({ accountId: c.accountId, type: c.type, json: Buffer.from(JSON.stringify(c.body)), until });
 
 export class PollCache {
   private readonly local = new Map<string, PollEntry>();
@@ -133,7 +125,8 @@ export class PollCache {
   async readShared(taskId: string): Promise<PollEntry | null> {
     const sent = performance.now();
     const got = await this.redis.pollCacheRead(pollCacheKey(this.prefix, taskId));
-    const c = got ? parse(got[0]) : null;
+    // An entry that does not match the schema (another writer's bug) is not answered: read the task.
+    const c = got ? decodePollEntry(got[0]) : null;
     if (!got || !c || this.stale(taskId, c)) return null;
     return this.keep(taskId, entryOf(c, sent + Number(got[1])));
   }
@@ -145,13 +138,13 @@ export class PollCache {
    * while the database read ran, and the caller reads again.
    */
   async fill(taskId: string, accountId: string, type: 'video' | 'image', body: Record<string, unknown>): Promise<PollEntry | null> {
-    const ours: SharedEntry = { a: accountId, t: type, b: body };
-    const px = isTerminal(body) ? Math.max(this.ttlMs, TERMINAL_CACHE_MS) : this.ttlMs;
+    const ours = toPollEntry(accountId, type, body);
+    const px = isTerminal(ours.body) ? Math.max(this.ttlMs, TERMINAL_CACHE_MS) : this.ttlMs;
     // A settled task's shared entry may still hold its old state: replace it, do not adopt it.
-    const mode = isTerminal(body) && this.settled.has(taskId) ? 'set' : 'nx';
+    const mode = isTerminal(ours.body) && this.settled.has(taskId) ? 'set' : 'nx';
     const sent = performance.now();
-    const [won, ttl] = await this.redis.pollCacheFill(pollCacheKey(this.prefix, taskId), JSON.stringify(ours), px, mode);
-    const c = won === 1 ? ours : parse(won) ?? ours;
+    const [won, ttl] = await this.redis.pollCacheFill(pollCacheKey(this.prefix, taskId), encodePollEntry(ours), px, mode);
+    const c = won === 1 ? ours : decodePollEntry(won) ?? ours;
     if (this.stale(taskId, c)) return null;
     return this.keep(taskId, entryOf(c, sent + Number(ttl)));
   }
@@ -176,8 +169,8 @@ export class PollCache {
     if (entry && this.ttlMs > 0) this.keep(taskId, entryOf(entry, performance.now() + SETTLED_POLL_ENTRY_MS - 1000));
   }
 
-  private stale(taskId: string, c: SharedEntry): boolean {
-    if (isTerminal(c.b)) return false;
+  private stale(taskId: string, c: PollCacheEntry): boolean {
+    if (isTerminal(c.body)) return false;
     const until = this.settled.get(taskId);
     if (until === undefined) return false;
     if (until > performance.now()) return true;

@@ -1,25 +1,17 @@
-// Polling (spec 4.2): polls within POLL_CACHE_MS return the cached status. The cache is shared by
+// Polling: polls within POLL_CACHE_MS return the cached status. The cache is shared by
 // every gateway instance (the Redis entry) and copied into each one until the shared entry expires
 // (poll-cache.ts says how they never disagree); it remembers the owner, so another account's poll
 // is still a 404.
 import type { Application } from 'express';
 import { AppError } from '@mediagen/errors';
-import { GatewayDeps, onePerDeps } from '../deps';
+import type { GatewayDeps } from '../deps';
 import { pollBody } from './task-view';
 import { PollCache, PollEntry } from './poll-cache';
-import { taskReads } from './task-reads';
 
 const notFound = (taskId: string) => new AppError('not_found', `Task ${taskId} not found`);
 
 export const MAX_TASK_ID_CHARS = 200;
 const TASK_ID = /^[A-Za-z0-9_-]+$/;
-
-/** The poll cache of a gateway's deps, one per deps (and so per process in production). */
-export const pollCache: (deps: GatewayDeps) => PollCache = onePerDeps((deps) => {
-  const cache = new PollCache(deps.redis, deps.config.REDIS_PREFIX, deps.config.POLL_CACHE_MS);
-  deps.events.onTaskSettled((taskId, entry) => cache.settle(taskId, entry));
-  return cache;
-});
 
 const owned = (e: PollEntry, accountId: string, type: 'video' | 'image', taskId: string): PollEntry => {
   // A task of the other type is not found at this endpoint (its URL is the other task endpoint).
@@ -45,7 +37,7 @@ export function pollLocal(cache: PollCache, accountId: string, type: 'video' | '
 export async function pollTask(deps: GatewayDeps, accountId: string, type: 'video' | 'image', taskId: string): Promise<PollEntry> {
   // Ids are ours (UUIDs): anything else is not found without a cache or database look-up.
   if (taskId.length > MAX_TASK_ID_CHARS || !TASK_ID.test(taskId)) throw notFound(taskId.slice(0, 40).replace(/[^\x20-\x7e]/g, '?'));
-  const cache = pollCache(deps);
+  const cache = deps.pollCache;
   if (cache.ttlMs <= 0) return owned(PollCache.uncached(accountId, type, await readBody(deps, accountId, type, taskId)), accountId, type, taskId);
   const local = pollLocal(cache, accountId, type, taskId);
   if (local) return local;
@@ -65,7 +57,7 @@ export async function pollTask(deps: GatewayDeps, accountId: string, type: 'vide
 }
 
 async function readBody(deps: GatewayDeps, accountId: string, type: 'video' | 'image', taskId: string): Promise<Record<string, unknown>> {
-  const task = await taskReads(deps).get(taskId);
+  const task = await deps.taskReads.get(taskId);
   if (!task || task.accountId !== accountId || task.type !== type) throw notFound(taskId);
   return pollBody(task);
 }

@@ -5,6 +5,7 @@
 import { quoteBody, QuoteResponse } from '@mediagen/catalog';
 import type { GatewayDeps } from '../deps';
 import { checkCostCeiling, Endpoint, inspectAndPrice, parseSubmit } from './submit.service';
+import type { InlineStager } from '../middleware/inline-staging';
 
 export interface QuoteInput {
   accountId: string;
@@ -12,11 +13,13 @@ export interface QuoteInput {
   body: unknown;
   /** Aborted when the client goes away: reference fetches stop. */
   signal?: AbortSignal;
+  /** Inline files the body wrote to storage as it arrived; the route deletes them afterwards. */
+  staged?: InlineStager;
 }
 
 export async function quoteTask(deps: GatewayDeps, input: QuoteInput): Promise<QuoteResponse> {
-  const { spec, maxCostCents } = parseSubmit(deps.config, input.endpoint, input.body, deps.sold);
-  const { cost } = await inspectAndPrice(deps, input.accountId, spec, input.signal);
+  const { spec, maxCostCents } = parseSubmit(deps.config, input.endpoint, input.body, deps.sold, input.staged);
+  const { cost } = await inspectAndPrice(deps, input.accountId, spec, input.signal, input.staged);
   checkCostCeiling(cost, maxCostCents);
   return quoteBody(spec, cost);
 }

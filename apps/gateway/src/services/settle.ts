@@ -3,13 +3,14 @@
 // (@mediagen/settle): same wording, same counters on this gateway's /metrics, same task event.
 import { createTaskEventPublisher } from '@mediagen/queue';
 import type { SettleContext } from '@mediagen/settle';
-import { GatewayDeps, onePerDeps } from '../deps';
+import type { GatewayCore } from '../core';
 
-export const settleContext: (deps: GatewayDeps) => SettleContext = onePerDeps((deps) => ({
+/** The gateway's settle context (built once per deps, in createDeps: one task event publisher). */
+export const createSettleContext = (deps: GatewayCore): SettleContext => ({
   db: deps.db,
   log: deps.log,
   metrics: deps.metrics,
   config: deps.config,
   events: createTaskEventPublisher(deps.redis, deps.config.REDIS_PREFIX, deps.log),
   webhookQueue: deps.webhookQueue,
-}));
+});

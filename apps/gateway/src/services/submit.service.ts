@@ -1,4 +1,4 @@
-// The submit flow (design.md section 3): validate -> idempotency claim -> measure references ->
+// The submit flow: validate -> idempotency claim -> measure references ->
 // price -> one transaction (task + charge + in-progress count) -> store inline files -> enqueue
 // -> (answers-at-once models) wait briefly for the result.
 import { AppError, invalid } from '@mediagen/errors';
@@ -15,26 +15,21 @@ import {
   TaskSpec,
   type SoldCatalog,
 } from '@mediagen/catalog';
-import { inspectReferences, Inspection, mediaPolicyFromConfig, MediaPolicy } from '@mediagen/media';
+import { inspectReferences, Inspection } from '@mediagen/media';
 import type { Config } from '@mediagen/config';
 import { claimIdempotencyKey, ClaimLost, createTaskWithCharge, findSubmittedTask, releaseIdempotencyKey, SubmitRefused } from '@mediagen/db';
 import { enqueueTask, SettledPollEntry } from '@mediagen/queue';
 import { settleFailed } from '@mediagen/settle';
 import { randomUUID } from 'node:crypto';
-import { GatewayDeps, onePerDeps } from '../deps';
+import type { GatewayDeps } from '../deps';
 import { requestFingerprint } from './fingerprint';
 import { submitBody } from './task-view';
 import { refusalError } from './refusals';
 import { planInlineFiles, storeInlineFiles } from './inline-files';
 import { precheckBeforeFetch, withInspectionSlot } from './fetch-precheck';
-import { settleContext } from './settle';
+import type { InlineStager } from '../middleware/inline-staging';
 
 export type Endpoint = 'video' | 'image';
-
-/** Built once per gateway; refuses ALLOW_PRIVATE_MEDIA_URLS in production. */
-const mediaPolicy: (deps: GatewayDeps) => MediaPolicy = onePerDeps(({ config }) =>
-  mediaPolicyFromConfig(config, { timeoutMs: config.MEDIA_TIMEOUT_MS, snapshot: true }),
-);
 
 export interface SubmitInput {
   accountId: string;
@@ -46,6 +41,8 @@ export interface SubmitInput {
   requestId?: string;
   /** Aborted when the client goes away: reference fetches stop and the inspection slot is freed. */
   signal?: AbortSignal;
+  /** Inline files the body wrote to storage as it arrived (large bodies); those the task takes are kept. */
+  staged?: InlineStager;
 }
 
 /**
@@ -64,7 +61,7 @@ function idempotencyKeyOf(header: string | undefined, bodyId: string | null): st
   const id = decodeHeaderId(header);
   const n = idempotencyKeyLength(id);
   if (n < 1 || n > IDEMPOTENCY_KEY_MAX) throw invalid('Idempotency-Key', `must be 1-${IDEMPOTENCY_KEY_MAX} characters`);
-  return id; // spec 4.6: the header wins over client_request_id
+  return id; // the Idempotency-Key header wins over client_request_id
 }
 
 const claimLostError = () =>
@@ -77,8 +74,8 @@ export const referencesOf = (spec: TaskSpec): MediaRef[] =>
 
 /** The generate body validated (structure and model rules), as both generate and quote read it. */
 /** `sold`: what this deployment sells (SOLD_MODELS); a model not sold is refused with model_not_offered. */
-export function parseSubmit(config: Config, endpoint: Endpoint, body: unknown, sold?: SoldCatalog) {
-  const opts = { allowPrivateMediaUrls: config.ALLOW_PRIVATE_MEDIA_URLS, allowLocalWebhooks: config.ALLOW_LOCAL_WEBHOOKS, sold };
+export function parseSubmit(config: Config, endpoint: Endpoint, body: unknown, sold?: SoldCatalog, staged?: InlineStager) {
+  const opts = { allowPrivateMediaUrls: config.ALLOW_PRIVATE_MEDIA_URLS, allowLocalWebhooks: config.ALLOW_LOCAL_WEBHOOKS, sold, staged: staged?.files };
   return endpoint === 'video' ? parseVideoSubmit(body, opts) : parseImageSubmit(body, opts);
 }
 
@@ -87,13 +84,14 @@ export function parseSubmit(config: Config, endpoint: Endpoint, body: unknown, s
  * limits and prices the task: the one path by which generate charges and quote answers, so a
  * quote and the charge of the same body cannot differ.
  */
-export async function inspectAndPrice(deps: GatewayDeps, accountId: string, spec: TaskSpec, signal?: AbortSignal): Promise<{ inspection: Inspection; cost: Cost }> {
+export async function inspectAndPrice(deps: GatewayDeps, accountId: string, spec: TaskSpec, signal?: AbortSignal, staged?: InlineStager): Promise<{ inspection: Inspection; cost: Cost }> {
   const refs = referencesOf(spec);
   // Most submits have no reference media: nothing to fetch or measure, and no deadline to arm.
   let inspection = noMedia();
   if (refs.length > 0) {
     await precheckBeforeFetch(deps, accountId, spec, refs);
-    inspection = await withInspectionSlot(deps, accountId, () => inspectReferences(refs, mediaPolicy(deps), signal));
+    const policy = staged ? { ...deps.mediaPolicy, staged: staged.files } : deps.mediaPolicy;
+    inspection = await withInspectionSlot(deps, accountId, () => inspectReferences(refs, policy, signal));
   }
   checkMeasuredLimits(spec, inspection.measured);
   return { inspection, cost: computeCost(spec, inspection.measured) };
@@ -110,7 +108,7 @@ export function checkCostCeiling(cost: Cost, maxCostCents: number | null): void 
 
 export async function submitTask(deps: GatewayDeps, input: SubmitInput): Promise<Record<string, unknown>> {
   const { config, db } = deps;
-  const { spec, clientRequestId, callbackUrl, maxCostCents } = parseSubmit(config, input.endpoint, input.body, deps.sold);
+  const { spec, clientRequestId, callbackUrl, maxCostCents } = parseSubmit(config, input.endpoint, input.body, deps.sold, input.staged);
   const key = idempotencyKeyOf(input.idempotencyHeader, clientRequestId);
 
   // Without Redis the task could not be queued; refuse before anything is claimed or charged.
@@ -118,7 +116,7 @@ export async function submitTask(deps: GatewayDeps, input: SubmitInput): Promise
 
   let claimToken: string | undefined;
   if (key !== null) {
-    const fingerprint = requestFingerprint(input.endpoint, input.body);
+    const fingerprint = requestFingerprint(input.endpoint, input.body, input.staged?.files);
     const claim = await claimIdempotencyKey(db, input.accountId, key, fingerprint, config.IDEMPOTENCY_STALE_MS);
     if (!claim.claimed) return replay(deps, input.accountId, key, fingerprint, claim);
     claimToken = claim.token;
@@ -128,7 +126,7 @@ export async function submitTask(deps: GatewayDeps, input: SubmitInput): Promise
   let created = false;
   let costCents = 0;
   try {
-    const { inspection, cost } = await inspectAndPrice(deps, input.accountId, spec, input.signal);
+    const { inspection, cost } = await inspectAndPrice(deps, input.accountId, spec, input.signal, input.staged);
     checkCostCeiling(cost, maxCostCents);
     costCents = cost.costCents;
     const deadlineAt = new Date(Date.now() + config.TASK_TIMEOUT_MS);
@@ -158,9 +156,10 @@ export async function submitTask(deps: GatewayDeps, input: SubmitInput): Promise
     await storeInlineFiles(deps, taskId, inline).catch(async (err) => {
       // The task exists and is charged, but its inputs are not where its params say: fail it now,
       // refunded, rather than let a provider fail on missing files later.
-      await settleFailed(settleContext(deps), taskId, 'generation_failed', { reason: 'inputs_not_stored', cause: (err as Error).message });
+      await settleFailed(deps.settleContext, taskId, 'generation_failed', { reason: 'inputs_not_stored', cause: (err as Error).message });
       throw err;
     });
+    for (const f of inline.files) if (f.file.stored) input.staged?.keep(f.key);
   } finally {
     if (!created && key !== null && claimToken !== undefined)
       await releaseIdempotencyKey(db, input.accountId, key, claimToken).catch(() => undefined);
@@ -180,24 +179,15 @@ export async function submitTask(deps: GatewayDeps, input: SubmitInput): Promise
   if (!wait) return submitBody(pendingRow(taskId, spec.type), false, costCents);
   // The settlement's event carries the settled task's poll entry: the answer needs no read then.
   const entry = await wait.done;
-  const row = entry && entry.a === input.accountId ? settledRow(taskId, entry) : await findSubmittedTask(db, taskId, input.accountId);
+  const row = entry && entry.accountId === input.accountId ? settledRow(taskId, entry) : await findSubmittedTask(db, taskId, input.accountId);
   return submitBody(row ?? pendingRow(taskId, spec.type), false, costCents);
 }
 
-/** A settled task's row as submitBody reads it, from its poll entry (catalog pollBody's fields). */
-function settledRow(id: string, { t, b }: SettledPollEntry) {
-  const str = (v: unknown) => (typeof v === 'string' ? v : null);
-  return {
-    id,
-    type: t,
-    status: b.status,
-    progress: 100,
-    resultUrls: Array.isArray(b.resultUrls) ? b.resultUrls.filter((u): u is string => typeof u === 'string') : [],
-    errorCode: str(b.errorCode),
-    errorMessage: str(b.errorMessage),
-    retryable: typeof b.retryable === 'boolean' ? b.retryable : null,
-    expiresAt: typeof b.expiresAt === 'string' ? new Date(b.expiresAt) : null,
-  };
+/** A settled task's row as submitBody reads it, from its poll entry (decoded, so its fields are typed). */
+function settledRow(id: string, { type, body }: SettledPollEntry) {
+  const common = { id, type, progress: 100, resultUrls: [] as string[], errorCode: null as string | null, errorMessage: null as string | null, retryable: null as boolean | null, expiresAt: null as Date | null };
+  if (body.status === 'completed') return { ...common, status: body.status, resultUrls: body.resultUrls, expiresAt: body.expiresAt === undefined ? null : new Date(body.expiresAt) };
+  return { ...common, status: body.status, errorCode: body.errorCode, errorMessage: body.errorMessage, retryable: body.retryable };
 }
 
 const pendingRow = (id: string, type: 'video' | 'image') => ({

@@ -28,7 +28,7 @@ export class TaskEvents {
     // SUBSCRIBE is queued until the connection is ready, however long Redis stays down at start
     // (maxRetriesPerRequest: null keeps it queued), and ioredis re-subscribes after every later
     // reconnect. A gateway started while Redis was down thus hears revocations and task events
-    // once Redis is back (issue 11.16); until then revocation falls back to the cache TTL.
+    // once Redis is back; until then revocation falls back to the cache TTL.
     this.subscribed = this.sub.subscribe(this.taskChannel, this.revokeChannel).then(
       () => true,
       () => false,
@@ -90,7 +90,7 @@ export class TaskEvents {
     if (channel !== this.taskChannel) return;
     const event = decodeTaskEvent(message);
     if (!event) return;
-    const entry = event.entry?.b.status === event.status ? event.entry : undefined;
+    const entry = event.entry?.body.status === event.status ? event.entry : undefined;
     for (const fn of this.settleListeners) fn(event.taskId, entry);
     const set = this.waiters.get(event.taskId);
     if (set) for (const l of [...set]) l(entry);

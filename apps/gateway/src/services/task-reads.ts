@@ -3,8 +3,7 @@
 // (a client polling a thousand tasks, each entry filled within the same second), their misses come
 // in bursts of up to one per connection; one statement per burst costs the gateway and Postgres a
 // fraction of one round trip per miss (docs/benchmark.md, "The poll path").
-import { findTaskViews, TaskView } from '@mediagen/db';
-import { GatewayDeps, onePerDeps } from '../deps';
+import { findTaskViews, TaskView, type Db } from '@mediagen/db';
 
 /** Ids per statement at most; a larger burst is read in several. */
 const MAX_BATCH = 500;
@@ -50,5 +49,5 @@ export class TaskReads {
   }
 }
 
-/** The batched task reads of a gateway's deps, one per deps. */
-export const taskReads: (deps: GatewayDeps) => TaskReads = onePerDeps((deps) => new TaskReads((ids) => findTaskViews(deps.db, ids)));
+/** The batched task reads of one gateway (built once per deps, in createDeps). */
+export const createTaskReads = (db: Db): TaskReads => new TaskReads((ids) => findTaskViews(db, ids));

@@ -15,8 +15,8 @@
 import type express from 'express';
 import type { SettledPollEntry } from '@mediagen/queue';
 import { pollBody } from './task-view';
-import { taskReads, OwnedTaskView } from './task-reads';
-import { GatewayDeps, onePerDeps } from '../deps';
+import type { OwnedTaskView, TaskReads } from './task-reads';
+import type { GatewayCore } from '../core';
 
 export const TERMINAL_EVENT_ID = 2000;
 
@@ -52,7 +52,10 @@ export class TaskStreams {
   /** Streams cut because their client did not read (for the benchmark and tests). */
   cut = 0;
 
-  constructor(private readonly deps: GatewayDeps) {
+  constructor(
+    private readonly deps: Pick<GatewayCore, 'config' | 'events' | 'log'>,
+    private readonly reads: TaskReads,
+  ) {
     const c = deps.config;
     deps.events.onTaskSettled((taskId, entry) => this.onSettled(taskId, entry));
     this.heartbeat = setInterval(() => this.forEach((s) => this.write(s, ': heartbeat\n\n')), c.SSE_HEARTBEAT_MS).unref();
@@ -142,7 +145,7 @@ export class TaskStreams {
     const set = this.byTask.get(taskId);
     if (!set) return;
     for (const s of [...set]) {
-      if (entry && entry.a === s.accountId) this.send(s, entry.b);
+      if (entry && entry.accountId === s.accountId) this.send(s, entry.body);
       else this.readAndSend(s);
     }
   }
@@ -156,7 +159,7 @@ export class TaskStreams {
 
   /** Reads the task (batched with every other read of this turn) and sends its state to `targets`. */
   private readAndSend(s: Stream, targets: Iterable<Stream> = [s]): void {
-    taskReads(this.deps)
+    this.reads
       .get(s.taskId)
       .then(
         (task) => {
@@ -173,5 +176,3 @@ export class TaskStreams {
   }
 }
 
-/** The event streams of a gateway's deps, one per deps. */
-export const taskStreams: (deps: GatewayDeps) => TaskStreams = onePerDeps((deps) => new TaskStreams(deps));

@@ -1,14 +1,14 @@
-// The client-facing bodies of a task (spec 2.1 and 4.2): one function per shape, from the row.
+// The client-facing bodies of a task: one function per shape, from the row.
 import type { Task } from '@mediagen/db';
 import { pollBody as sharedPollBody } from '@mediagen/catalog';
 
 type TaskRow = Pick<Task, 'id' | 'type' | 'status' | 'progress' | 'resultUrls' | 'errorCode' | 'errorMessage' | 'retryable' | 'expiresAt'>;
 
-/** Poll body (spec 4.2): one definition, shared with the webhook events. */
+/** Poll body: one definition, shared with the webhook events. */
 export const pollBody = (t: TaskRow): Record<string, unknown> => sharedPollBody(t);
 
 /**
- * Submit body. A replay carries the task's current status; when that is `failed` (spec 3: the
+ * Submit body. A replay carries the task's current status; when that is `failed` (the
  * failed task keeps being returned) the error fields come along so the client need not poll.
  */
 export function submitBody(t: TaskRow, replay: boolean, costCents: number): Record<string, unknown> {

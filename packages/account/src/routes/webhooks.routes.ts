@@ -4,7 +4,8 @@
 // endpoint or delivery is "not found".
 import { Request, Response, Router } from 'express';
 import { z } from 'zod';
-import { deleteEndpoint, createEndpoint, getDelivery, listDeliveries, listEndpoints, rotateSecret, WEBHOOK_EVENT_TYPES } from '@mediagen/webhooks';
+import { deleteWebhookEndpoint, getDelivery, listDeliveries } from '@mediagen/db';
+import { createEndpoint, listEndpoints, rotateSecret, WEBHOOK_EVENT_TYPES } from '@mediagen/webhooks';
 import { ConsoleError, decodePageCursor, encodePageCursor, formOf, Render } from '@mediagen/console';
 import type { AccountDeps } from '../deps';
 import { accountOf, holderOf } from '../holder-session';
@@ -46,7 +47,7 @@ export function webhookRoutes(deps: AccountDeps, render: Render): Router {
   r.post('/webhooks/:id/delete', async (req, res) => {
     const e = await mine(accountOf(res), String(req.params.id));
     if (!e || e.url === null) throw new ConsoleError(404, 'No such webhook endpoint.');
-    await deleteEndpoint(db, e.id, by(req, res));
+    await deleteWebhookEndpoint(db, e.id, by(req, res));
     res.redirect(303, '/account/webhooks');
   });
 

@@ -1197,7 +1197,7 @@ export interface components {
              */
             path: string;
         };
-        /** @description POST /api/image/generate body (spec 4.3). */
+        /** @description POST /api/image/generate body. */
         ImageSubmitBody: {
             /**
              * @description Extension: an https URL that receives the task.completed / task.failed event of this task, signed with the account's callback signing secret (Standard Webhooks).
@@ -1276,7 +1276,7 @@ export interface components {
             reason: string | null;
             taskId: string | null;
         };
-        /** @description A reference file (spec 2.5). */
+        /** @description A reference file. */
         MediaItem: {
             /**
              * @description Kind of reference file.
@@ -1393,7 +1393,7 @@ export interface components {
             /** @description Present when status is completed (image models that answer at once). */
             resultUrls?: string[];
             /**
-             * @description pending, processing or completed; a replay of a failed task shows failed (spec 4.6).
+             * @description pending, processing or completed; a replay of a failed task shows failed.
              * @example pending
              * @enum {string}
              */
@@ -1464,7 +1464,7 @@ export interface components {
              */
             nextCursor: string | null;
         };
-        /** @description POST /api/video/generate body (spec 4.1). */
+        /** @description POST /api/video/generate body. */
         VideoSubmitBody: {
             /**
              * @description Extension: an https URL that receives the task.completed / task.failed event of this task, signed with the account's callback signing secret (Standard Webhooks).

@@ -1,8 +1,7 @@
 // Webhooks: one endpoint's deliveries (newest first, keyset pages), one delivery with its attempts,
-// and Re-send (admin), through the same @mediagen/webhooks functions and re-send the admin API uses.
+// and Re-send (admin), through the same packages/db reads and re-send the admin API uses.
 import { Router } from 'express';
-import { findEndpointSummary } from '@mediagen/db';
-import { getDelivery, listDeliveries } from '@mediagen/webhooks';
+import { findEndpointSummary, getDelivery, listDeliveries } from '@mediagen/db';
 import type { ConsoleDeps } from '../deps';
 import type { Render } from '../render';
 import { requireAdmin } from '../guards';

@@ -1,4 +1,4 @@
-// The `fal` branch of the channel config union (design.md section 4): the fal.ai queue API.
+// The `fal` branch of the channel config union (docs/workers-and-channels.md): the fal.ai queue API.
 import { z } from 'zod';
 import { channelBaseSchema } from '../channel-base';
 

@@ -1,5 +1,5 @@
 // Our task as a fal queue request (pure). The channel's `models` value is the fal app
-// (`owner/app[/variant]`, design.md 4); the references decide the sub-path and the input names,
+// (`owner/app[/variant]`); the references decide the sub-path and the input names,
 // which differ per app family (fal.ai model pages, providers.md 1.10 and 2.3). Families this file
 // does not know are refused when the config loads (falUnsupported), never guessed at render time.
 import { getModel, type TaskSpec } from '@mediagen/catalog';
@@ -60,7 +60,7 @@ export function falRoute(spec: TaskSpec, refs: RenderReference[], app: string, o
   if (spec.prompt) input.prompt = spec.prompt;
   const images = refs.filter((r) => r.role !== 'reference_video' && r.role !== 'reference_audio');
   if (family === 'veo') {
-    // video-c-3.1 decides its own length and resolution (spec 2.3): fal's defaults apply.
+    // video-c-3.1 decides its own length and resolution: fal's defaults apply.
     if (spec.variant === 'video-c-3.1-components' && images.length) return { path: `${app}/reference-to-video`, input: { ...input, image_urls: images.map((r) => r.url) } };
     const first = images.find((r) => r.role === 'first_frame') ?? images.find((r) => r.role === 'reference_image');
     const last = images.find((r) => r.role === 'last_frame') ?? images.find((r) => r.role === 'reference_image' && r !== first);

@@ -1,4 +1,4 @@
-// Which of our models a Gemini channel can serve, checked when the config loads (issue 13 point 2):
+// Which of our models a Gemini channel can serve, checked when the config loads:
 // a mapping that cannot be expressed is a startup error naming both, never a render-time surprise.
 import { getModel } from '@mediagen/catalog';
 import { takesImageSize } from './gemini-request';

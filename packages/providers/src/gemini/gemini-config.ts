@@ -1,4 +1,4 @@
-// The `gemini` branch of the channel config union (design.md section 4): Google Gemini API, Veo
+// The `gemini` branch of the channel config union (docs/workers-and-channels.md): Google Gemini API, Veo
 // through long-running operations and Gemini image models through generateContent.
 import { z } from 'zod';
 import { channelBaseSchema } from '../channel-base';

@@ -40,7 +40,7 @@ export function retryDelayMs(status: GoogleStatus | null | undefined): number | 
   return undefined;
 }
 
-/** A refusal is a violation only on channels that report them (spec 7.2); elsewhere an ordinary failure. */
+/** A refusal is a violation only on channels that report them; elsewhere an ordinary failure. */
 export const refusal = (reportsViolations: boolean, message: string, httpStatus?: number) =>
   new UpstreamError(reportsViolations ? 'violation' : 'failed', message, undefined, httpStatus);
 

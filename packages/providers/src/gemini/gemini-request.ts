@@ -22,7 +22,7 @@ export interface VeoRequest {
  * video-c-3.1 variants: Components sends its (up to 3) images as Veo "ingredients"
  * (`referenceImages`, type asset); Fast and Pro send theirs (up to 2) as the first frame and the
  * last frame, in `<Picture N>` order unless a reference names its frame explicitly. Duration and
- * resolution are the model's choice for video-c-3.1 (spec 2.3), so neither is sent; `seed` is never
+ * resolution are the model's choice for video-c-3.1, so neither is sent; `seed` is never
  * sent to the Gemini API (js-genai refuses it outside Vertex).
  */
 export function veoRequestBody(spec: VideoTaskSpec, refs: InlineReference[], referenceType: 'asset' | 'ASSET'): VeoRequest {

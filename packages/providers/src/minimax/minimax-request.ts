@@ -17,7 +17,7 @@ import { UpstreamError } from '../upstream-error';
 import type { MinimaxChannel } from './minimax-config';
 
 /**
- * The text part of a lip-sync task sent without a prompt (spec 4.1.1 makes it optional; MiniMax-H3
+ * The text part of a lip-sync task sent without a prompt (the prompt is optional for lip-sync; MiniMax-H3
  * refuses an empty text part).
  */
 export const LIP_SYNC_TEXT = 'The person in the reference image speaks, lips in sync with the reference audio.';
@@ -32,7 +32,7 @@ export function minimaxModel(spec: VideoTaskSpec, channel: MinimaxChannel): stri
 const refuse = (why: string) => new UpstreamError('failed', `submit: not sent, MiniMax-H3 refuses it: ${why}`);
 
 export function minimaxBody(req: RenderRequest, spec: VideoTaskSpec, upstreamModel: string, channel: MinimaxChannel): Record<string, unknown> {
-  // Lip-sync (spec 4.1.1: the image is the speaker, the audio drives the lips) is sent as a
+  // Lip-sync (the image is the speaker, the audio drives the lips) is sent as a
   // reference image with reference audio: a first_frame may not come with reference audio.
   const refs = req.references;
   const frames = refs.filter((r) => r.role === 'first_frame' || r.role === 'last_frame');

@@ -1,4 +1,4 @@
-// The `replicate` branch of the channel config union (design.md section 4): Replicate predictions.
+// The `replicate` branch of the channel config union (docs/workers-and-channels.md): Replicate predictions.
 import { z } from 'zod';
 import { channelBaseSchema } from '../channel-base';
 

@@ -76,7 +76,7 @@ export function replicateInput(spec: TaskSpec, refs: RenderReference[], target: 
   const family = replicateFamily(spec.model, target);
   const images = refs.filter((r) => r.role === 'first_frame' || r.role === 'last_frame' || r.role === 'reference_image');
   if (family === 'veo') {
-    // video-c-3.1 decides its length and resolution (spec 2.3): the model's defaults apply.
+    // video-c-3.1 decides its length and resolution: the model's defaults apply.
     if (spec.variant === 'video-c-3.1-components') {
       if (images.length) input.reference_images = images.map((r) => r.url);
       return input;

@@ -36,7 +36,7 @@ const secretFetches = () => up.requests.filter((r) => r.path === '/v1/webhooks/d
 
 it('20 callbacks without a signature fetch nothing; 20 forged ones at once share one fetch', async () => {
   up.on('GET', '/v1/webhooks/default/secret', async () => {
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 100)); // a slow upstream, so the forged callbacks overlap its fetch
     return { body: fixture('replicate-webhook-secret') };
   });
   const a = createReplicateAdapter(channel());
