@@ -10,14 +10,7 @@ let pgProxy: TcpProxy;
 beforeAll(async () => {
   const pg = new URL(baseTestDatabaseUrl());
   pgProxy = await startTcpProxy(Number(pg.port || 5432), pg.hostname);
-  h = await startHarness('dbpoolsize', { DB_POOL_SIZE: '2' }, {
-    databaseUrl: (url) => {
-      const u = new URL(url);
-      u.hostname = '127.0.0.1';
-      u.port = String(pgProxy.port);
-      return u.toString();
-    },
-  });
+  h = await startHarness('dbpoolsize', { DB_POOL_SIZE: '2' }, { databaseUrl: (url) => pgProxy.via(url) });
 });
 afterAll(async () => {
   await h.close();

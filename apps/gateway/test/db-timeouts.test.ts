@@ -12,16 +12,10 @@ let pgProxy: TcpProxy;
 beforeAll(async () => {
   const pg = new URL(baseTestDatabaseUrl());
   pgProxy = await startTcpProxy(Number(pg.port || 5432), pg.hostname);
-  const viaProxy = (url: string) => {
-    const u = new URL(url);
-    u.hostname = '127.0.0.1';
-    u.port = String(pgProxy.port);
-    return u.toString();
-  };
   h = await startHarness(
     'dbtimeouts',
     { INSTANT_WAIT_MS: '0', DB_CONNECT_TIMEOUT_MS: '500', DB_QUERY_TIMEOUT_MS: '1000', DB_STATEMENT_TIMEOUT_MS: '800' },
-    { databaseUrl: viaProxy },
+    { databaseUrl: (url) => pgProxy.via(url) },
   );
 });
 afterAll(async () => {

@@ -51,13 +51,7 @@ describe('a gateway whose Redis and Postgres connections go through a proxy that
     redisProxy = await startTcpProxy(Number(REDIS.port || 6379), REDIS.hostname);
     const pg = new URL(baseTestDatabaseUrl());
     pgProxy = await startTcpProxy(Number(pg.port || 5432), pg.hostname);
-    const viaProxy = (url: string) => {
-      const u = new URL(url);
-      u.hostname = '127.0.0.1';
-      u.port = String(pgProxy.port);
-      return u.toString();
-    };
-    h = await startHarness('readyz', { REDIS_URL: redisProxy.url('redis') }, { databaseUrl: viaProxy });
+    h = await startHarness('readyz', { REDIS_URL: redisProxy.url('redis') }, { databaseUrl: (url) => pgProxy.via(url) });
   });
   afterAll(async () => {
     await redisProxy.restore().catch(() => undefined);

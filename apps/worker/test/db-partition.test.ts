@@ -21,14 +21,7 @@ beforeAll(async () => {
       channels: [{ id: 'only', baseUrl: `${base}/ch/only`, apiKey: 'k', costOrder: 1, models: { 'video-a-h3': 'm' }, poll: { firstMs: 100, minMs: 100, maxMs: 200 } }],
     }),
     { DB_CONNECT_TIMEOUT_MS: '500', DB_QUERY_TIMEOUT_MS: '1000', DB_STATEMENT_TIMEOUT_MS: '800' },
-    {
-      databaseUrl: (url) => {
-        const u = new URL(url);
-        u.hostname = '127.0.0.1';
-        u.port = String(pgProxy.port);
-        return u.toString();
-      },
-    },
+    { databaseUrl: (url) => pgProxy.via(url) },
   );
 });
 afterAll(async () => {

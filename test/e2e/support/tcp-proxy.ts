@@ -7,6 +7,8 @@ export interface TcpProxy {
   /** Client connections accepted since the start (a pool's size shows here). */
   readonly accepted: number;
   url(scheme: string, rest?: string): string;
+  /** `url` (a database or Redis URL) with its host and port replaced by this proxy's, all else kept. */
+  via(url: string): string;
   /** Drops every open connection and refuses new ones. */
   cut(): Promise<void>;
   /** Accepts connections again, on the same port (after cut or freeze). */
@@ -77,6 +79,12 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
       return accepted;
     },
     url: (scheme, rest = '') => `${scheme}://127.0.0.1:${port}${rest}`,
+    via(url) {
+      const u = new URL(url);
+      u.hostname = '127.0.0.1';
+      u.port = String(port);
+      return u.toString();
+    },
     cut: stop,
     async restore() {
       frozen = false;
