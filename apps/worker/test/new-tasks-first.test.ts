@@ -7,7 +7,7 @@ import { InProcess, startInProcess } from './in-process';
 
 jest.setTimeout(60_000);
 
-const RUNNING = 20;
+const RUNNING = 40;
 
 let w: InProcess;
 beforeAll(async () => {
@@ -52,8 +52,10 @@ it('a new task starts its render before the polls already due of renders that ru
   w.app.taskWorker.resume();
 
   await until('the new task\'s render', () => w.sim.refSummary(fresh).renders.length === 1);
-  // FIFO would have run the RUNNING polls first.
-  expect(pollsAtNewSubmit! - pollsBefore).toBeLessThan(3);
+  // FIFO would have run all RUNNING polls first. On a quiet machine none runs before it; on a loaded
+  // one (CI), a few polls that BullMQ had already handed to the worker when it paused run first
+  // (seen: 8 of 20), so the bound is half of FIFO's count rather than zero.
+  expect(pollsAtNewSubmit! - pollsBefore).toBeLessThan(RUNNING / 2);
   // The polls then run as before.
   await until('the running renders polled again', () => stats.polls >= pollsBefore + RUNNING);
 });
