@@ -1,7 +1,7 @@
 // Child processes of the benchmark: the apps under test and the floor programs, each its own Node
 // process (scripts/lib/processes.ts, shared with the end-to-end tests), and what we sample of them.
 import fs from 'node:fs';
-import { Proc, startProcess, tail } from '../../scripts/lib/processes';
+import { startProcess, tail } from '../../scripts/lib/processes';
 
 export type { Proc } from '../../scripts/lib/processes';
 export { ROOT, startProcess, stopProcess, isRunning, freePort, waitHealthy, tail } from '../../scripts/lib/processes';

@@ -13,7 +13,6 @@ import type { BenchContext } from '../lib/context';
 import type { BenchAccount } from '../lib/admin';
 import { figure } from '../lib/report';
 import { cpuMs, freePort, runToJson, sleep, startProcess, stopProcess, waitHealthy } from '../lib/procs';
-import type { Stack } from '../lib/stack';
 import { idleRss, jsonAuth, withRss } from '../lib/tasks';
 import type { Section } from './section';
 

@@ -126,7 +126,6 @@ async function completedPollFloor(ctx: BenchContext, a: BenchAccount, kind: Kind
 }
 
 async function run(ctx: BenchContext): Promise<void> {
-  const { log, add } = ctx;
   const accounts = await ctx.accounts('time-to-result', CLIENTS * 2);
   await ctx.ensureWorker();
 

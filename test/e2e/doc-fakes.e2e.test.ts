@@ -13,7 +13,7 @@ import { e2eSuite } from './support/suite';
 import { taskChecks } from './support/task-checks';
 import { eventually, waitFor } from './support/wait';
 import { isMp4, isPng } from './support/doc-fakes/common';
-import { CANCELS, CASES, Case, FAL_IMAGE, KEYS, Outcome, REFERENCES, VARIANTS, byChannel, channels, fakes } from './support/doc-fakes/scenarios';
+import { CANCELS, CASES, Case, FAL_IMAGE, KEYS, REFERENCES, VARIANTS, byChannel, channels, fakes } from './support/doc-fakes/scenarios';
 
 // Room for the deadlines of the waits below on a loaded machine (they end as soon as their condition holds).
 jest.setTimeout(150_000);

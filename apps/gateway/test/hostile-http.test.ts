@@ -1,12 +1,11 @@
 // The gateway's HTTP layer against hostile clients, on the real Postgres and Redis:
 // each block names the numbered point it proves.
-import fs from 'node:fs';
 import request from 'supertest';
 import { gzipSync } from 'node:zlib';
 import { brotliCompressSync } from 'node:zlib';
 import { loadConfig } from '@mediagen/config';
 import { signedFileUrl } from '@mediagen/storage';
-import { startHarness, Harness, ADMIN } from './harness';
+import { startHarness, Harness } from './harness';
 import { createApiKeyAuth } from '../src/middleware/auth';
 import { hashApiKey, DEV_API_KEY, DEV_API_KEY_HASH } from '../src/services/api-keys';
 import { revokeDevelopmentKey } from '../src/services/dev-key';

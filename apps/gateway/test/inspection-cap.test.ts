@@ -7,7 +7,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import request from 'supertest';
 import { startHarness, Harness } from './harness';
 import { MAX_INSPECTIONS_PER_ACCOUNT } from '../src/services/fetch-precheck';
 import { waitFor } from '../../../test/e2e/support/wait';

@@ -45,7 +45,6 @@ export interface TaskWithAttempt {
 
 /** Milliseconds left until "submitOpenUntil" of the row aliased `a`, by the database's clock: no clock of ours is compared with it. */
 const OPEN_MS_SQL = `GREATEST(0, CEIL(EXTRACT(EPOCH FROM (a."submitOpenUntil" - now())) * 1000))::int`;
-const OPEN_MS = Prisma.raw(OPEN_MS_SQL);
 
 /** The task and its latest attempt, in one round trip. */
 export async function loadTask(db: Db, taskId: string): Promise<TaskWithAttempt | null> {

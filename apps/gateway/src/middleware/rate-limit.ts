@@ -10,11 +10,9 @@
 import { createHash } from 'node:crypto';
 import type { NextFunction, RequestHandler, Response } from 'express';
 import { AppError } from '@mediagen/errors';
-import type { RedisClient } from '@mediagen/queue';
 import type { GatewayCore } from '../core';
 import type { AuthContext } from './auth';
 import { RateTokens, Verdict } from './rate-tokens';
-import { hitRedis } from './rate-window';
 
 const WINDOW_MS = 60_000;
 const WINDOW_S = WINDOW_MS / 1000;
