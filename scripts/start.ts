@@ -8,7 +8,7 @@ import path from 'node:path';
 import { loadConfig, type Config } from '@mediagen/config';
 import { describeOptimizer, loadOptimizerConfig } from '@mediagen/prompt-optimizer';
 import { ensurePostgres, ensureRedis, EngineMissingError, type Engine } from './lib/engines';
-import { nodeFlagsFor } from './lib/node-flags';
+import { appEnvFor, nodeFlagsFor } from './lib/node-flags';
 import type { DevBootstrap } from './dev-bootstrap';
 
 const root = path.resolve(__dirname, '..');
@@ -25,7 +25,7 @@ function run(name: string, file: string): ChildProcess {
   // (the tsx CLI would put one more process in between).
   const child = spawn(process.execPath, [...nodeFlagsFor(file), '--import', 'tsx', path.join(root, file)], {
     cwd: root,
-    env: process.env,
+    env: { ...appEnvFor(file), ...process.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const prefix = (chunk: Buffer) =>

@@ -2,7 +2,7 @@
 // drives it over IPC (accounts, event-loop and memory watch, ledger figures, shutdown).
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { nodeFlagsFor } from './node-flags';
+import { appEnvFor, nodeFlagsFor } from './node-flags';
 
 export interface WatchFigures {
   heldMax: number;
@@ -28,7 +28,7 @@ export async function startGatewayProcess(label: string, env: Record<string, str
   // The child is the gateway under test: it runs with the gateway's Node flags.
   const child: ChildProcess = spawn(process.execPath, [...nodeFlagsFor('apps/gateway/src/main.ts'), ...(process.env.HOSTILE_NODE_ARGS ?? '').split(' ').filter(Boolean), '--import', 'tsx', path.join(__dirname, 'gateway-child.ts')], {
     cwd: path.resolve(__dirname, '../..'),
-    env: { ...process.env, HOSTILE_LABEL: label, HOSTILE_ENV: JSON.stringify(env) },
+    env: { ...appEnvFor('apps/gateway/src/main.ts'), ...process.env, HOSTILE_LABEL: label, HOSTILE_ENV: JSON.stringify(env) },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();

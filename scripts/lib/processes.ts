@@ -7,7 +7,7 @@ import { randomInt } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { nodeFlagsFor } from './node-flags';
+import { appEnvFor, nodeFlagsFor } from './node-flags';
 
 export const ROOT = path.resolve(__dirname, '../..');
 
@@ -18,13 +18,16 @@ export interface Proc {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** `nodeArgs` come after the app's own flags (node-flags.ts), so a benchmark may override one. */
+/**
+ * `nodeArgs` come after the app's own flags (node-flags.ts), so a benchmark may override one; the
+ * app's variables (node-flags.ts) come first, so this process's environment or `env` may too.
+ */
 export function startProcess(name: string, entry: string, env: Record<string, string>, logDir: string, nodeArgs: string[] = []): Proc {
   const logFile = path.join(logDir, `${name}.log`);
   const out = fs.openSync(logFile, 'a');
   const child = spawn(process.execPath, [...nodeFlagsFor(entry), ...nodeArgs, '--import', 'tsx', path.join(ROOT, entry)], {
     cwd: ROOT,
-    env: { ...process.env, ...env },
+    env: { ...appEnvFor(entry), ...process.env, ...env },
     stdio: ['ignore', out, out],
   });
   fs.closeSync(out);

@@ -1,14 +1,15 @@
 // Deployment hygiene, checked on the files themselves (no Docker engine on our machines): the
 // build context is an allow-list, the image copies named folders only, production compose needs
-// its secrets and a channel file, Redis requires a password, and the worker's counters need the
-// admin token in production.
+// its secrets and a channel file, Redis requires a password, every launcher starts the apps with
+// the same Node flags and environment, and the worker's counters need the admin token in production.
 import fs from 'node:fs';
 import path from 'node:path';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
 import { startHealthServer } from '../../apps/worker/src/health-server';
-import { nodeFlagsFor } from '../../scripts/lib/node-flags';
+import { appEnvFor, nodeFlagsFor } from '../../scripts/lib/node-flags';
+import { freePort, startProcess, stopProcess, waitHealthy } from '../../scripts/lib/processes';
 
 const ROOT = path.resolve(__dirname, '../..');
 const read = (f: string) => fs.readFileSync(path.join(ROOT, f), 'utf8');
@@ -44,6 +45,37 @@ describe('image and compose hygiene', () => {
       expect(read('docs/operations.md')).toContain(`| ${app} | \`${argv.join(' ')}\` |`);
     }
   });
+  it('the image, compose, the operations guide and the launchers give every app the same environment (MALLOC_ARENA_MAX)', () => {
+    const dockerfile = read('Dockerfile');
+    const runtimeEnv = /FROM \S+ AS runtime\nENV ((?:.*\\\n)*.*)/.exec(dockerfile)?.[1] ?? '';
+    for (const app of ['gateway', 'worker', 'provider-sim']) {
+      const env = appEnvFor(`apps/${app}/src/main.ts`);
+      expect(env.MALLOC_ARENA_MAX).toBe('2'); // glibc's arenas (node-flags.ts)
+      for (const [name, value] of Object.entries(env)) {
+        expect(runtimeEnv).toMatch(new RegExp(`\\b${name}=${value}\\b`));
+        expect(read('docker-compose.yml')).toContain(`${name}: \${${name}:-${value}}`);
+        expect(read('docs/operations.md')).toContain(`\`${name}=${value}\``);
+      }
+    }
+    expect(appEnvFor('bench/floors/express-floor.ts')).toEqual({}); // floors measure bare Node
+  });
+  it('an app started by the launcher has that environment, unless the caller set its own value', async () => {
+    const environOf = (pid: number) => Object.fromEntries(fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+    const dir = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'hygiene-'));
+    for (const [given, expected] of [[undefined, '2'], ['16', '16']] as const) {
+      const port = await freePort();
+      const env: Record<string, string> = { SIM_PORT: String(port), LOG_LEVEL: 'warn' };
+      if (given) env.MALLOC_ARENA_MAX = given;
+      const sim = startProcess('sim', 'apps/provider-sim/src/main.ts', env, dir);
+      try {
+        await waitHealthy(`http://127.0.0.1:${port}/healthz`, sim);
+        expect(environOf(sim.child.pid!).MALLOC_ARENA_MAX).toBe(expected);
+      } finally {
+        await stopProcess(sim);
+      }
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
+  }, 60_000);
 });
 
 describe('worker /metrics and /stats in production', () => {
