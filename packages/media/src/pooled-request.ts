@@ -8,7 +8,7 @@
 //   holds at most the buffer being filled, READY_MAX full ones and the one lent out; when the
 //   consumer is slower the response is paused, so the upstream waits in TCP flow control, not in
 //   our memory. What stays is one fresh buffer per socket read (undici's body chunks are views of
-//   it), garbage that Node 24's collector frees late: docs/benchmark.md "Large results and scale".
+//   it), garbage that young-collect.ts has collected every 16 MiB read.
 // - Deadlines: the caller's signal is the one deadline over connect, head and body (a dripping
 //   body is cut by it, which an idle timer would not do); undici's idle timers are off, its
 //   connect timeout stays.
@@ -22,6 +22,7 @@ import { BufferPool } from './buffer-pool';
 import { MediaProblem, deadlineProblem, throwIfAborted } from './problem';
 import { describeNetError, pinnedLookup, type Hop } from './safe-fetch';
 import type { ResolvedAddress } from './url-policy';
+import { noteBytesRead } from './young-collect';
 
 export const POOLED_CHUNK = 256 * 1024;
 /** Shared by the downloads of a process; idle buffers kept: 16 MiB. */
@@ -142,6 +143,7 @@ class Transfer implements PooledBody, Dispatcher.DispatchHandler {
       if (this.fillLen === this.fill.length) this.queueFill();
     }
     this.received += chunk.length;
+    noteBytesRead(chunk.length);
     this.deliver();
     // Never paused on the last byte of a known length: undici would take the server's close that
     // may follow for a cut response (when the server did not say Connection: close).
