@@ -1,21 +1,25 @@
 // Server CPU per cached-poll answer, by how the answer is written (docs/benchmark.md, "The poll
 // path"): a child process serves the gateway's poll fields (its security header list, the RateLimit
-// fields, Content-Type, ETag, Content-Length) in one of three ways, and this process drives it with
+// fields, Content-Type, ETag, Content-Length) in one of three ways, or is the bench's bare Express
+// route (bench/floors/express-floor.ts, the poll figure's floor), and this process drives it with
 // undici, 32 connections each sending one request every 20 ms (a fixed pace, so that each mode
 // does the same work per request on a busy machine), then reads the child's CPU time per request.
-//   per-request      the field list built for each answer, body as a Buffer (the lane until 2026-11-27)
-//   prepared         routes/poll-answer.ts: one list per entry filled in place, body as a string
-//   prepared-buffer  the same list, body as a Buffer (a second buffer of a vectored write)
+//   per-request      the field list built for each answer, writeHead, body as a Buffer (the lane until 2026-11-27)
+//   field-list       one list per entry filled in place, writeHead, body as a string (the lane until 2026-11-28)
+//   header-block     routes/poll-answer.ts: the header block built once per entry handed to the
+//                    response, header block and body in one latin1 write, no writeHead
+//   express          the bare Express 5 route of the poll floor: res.json of {status, type}
 // The modes run in turn, ROUNDS times (default 5); the medians are printed last.
 //   npx tsx bench/tools/poll-write.ts [rounds]
 import { fork } from 'node:child_process';
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
+import express from 'express';
 import { Pool } from 'undici';
 import { securityHeaderFields } from '../../apps/gateway/src/middleware/security-headers';
 import { buildPollAnswer, JSON_TYPE, writePollAnswer } from '../../apps/gateway/src/routes/poll-answer';
 
-const MODES = ['per-request', 'prepared', 'prepared-buffer'] as const;
+const MODES = ['per-request', 'field-list', 'header-block', 'express'] as const;
 type Mode = (typeof MODES)[number];
 const CONNECTIONS = 32;
 const PACE_MS = 20;
@@ -28,8 +32,14 @@ function serve(mode: Mode): void {
   const answer = buildPollAnswer(json, security, etag);
   let n = 0;
   let left = 1_000_000;
-  const server = http.createServer((_req, res) => {
+  const floor = express();
+  floor.disable('x-powered-by');
+  floor.get('/api/image/tasks/:taskId', (_req, res) => {
+    res.json({ status: 'pending', type: 'image' });
+  });
+  const server = http.createServer((req, res) => {
     n++;
+    if (mode === 'express') return floor(req, res);
     const id = randomUUID();
     const rate = `"per-account"; r=${left--}; t=42`;
     const policy = '"per-account"; q=1000000; w=60; pk=:MTIzNDU2Nzg5MGFi:';
@@ -39,7 +49,7 @@ function serve(mode: Mode): void {
       headers.push('Content-Length', String(json.length));
       res.writeHead(200, headers);
       res.end(json);
-    } else if (mode === 'prepared') {
+    } else if (mode === 'header-block') {
       writePollAnswer(res, answer, id, rate, policy);
     } else {
       const f = answer.fields;
@@ -47,7 +57,7 @@ function serve(mode: Mode): void {
       f[answer.rate] = rate;
       f[answer.rate + 2] = policy;
       res.writeHead(200, f);
-      res.end(json);
+      res.end(answer.body);
     }
   });
   server.keepAliveTimeout = 65_000;
@@ -100,7 +110,7 @@ async function measure(mode: Mode): Promise<{ rps: number; usPerRequest: number 
 
 async function main(): Promise<void> {
   const rounds = Number(process.argv[2] ?? 5);
-  const all: Record<Mode, number[]> = { 'per-request': [], prepared: [], 'prepared-buffer': [] };
+  const all = Object.fromEntries(MODES.map((m) => [m, [] as number[]])) as Record<Mode, number[]>;
   for (let i = 0; i < rounds; i++) {
     for (const mode of MODES) {
       const r = await measure(mode);

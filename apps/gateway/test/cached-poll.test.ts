@@ -2,6 +2,9 @@
 // as the chain gives, header for header, counted and logged like any request, and everything the lane cannot decide from
 // memory left to the chain. Also the batched task reads of polls that miss the cache
 // (services/task-reads.ts) and the API-key cache's single lookup per key (middleware/auth.ts).
+import http from 'node:http';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import IORedis from 'ioredis';
 import { encodePollEntry, pollCacheKey } from '@mediagen/queue';
@@ -206,6 +209,180 @@ describe('the cached-poll lane', () => {
     expect((await request(h.app).get(`/api/image/tasks/${id}`).set(a.auth).expect(200)).body).toEqual({ status: 'processing', progress: 40, type: 'image' });
     expect(spy).toHaveBeenCalledTimes(1);
     spy.mockRestore();
+  });
+});
+
+/** The answers read from a raw socket, in order, until `count` are complete, and whether the server ended the connection. */
+async function exchange(port: number, writes: string[], count: number): Promise<{ answers: string[]; ended: boolean }> {
+  const socket = net.connect(port, '127.0.0.1');
+  let got = Buffer.alloc(0);
+  let ended = false;
+  const answers: string[] = [];
+  const parse = () => {
+    for (;;) {
+      const end = got.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      const length = Number(/\r\nContent-Length: (\d+)\r\n/i.exec(got.subarray(0, end + 2).toString('latin1'))?.[1] ?? 0);
+      if (got.length < end + 4 + length) return;
+      answers.push(got.subarray(0, end + 4 + length).toString('latin1'));
+      got = got.subarray(end + 4 + length);
+    }
+  };
+  await new Promise<void>((resolve, reject) => {
+    socket.on('error', reject);
+    socket.on('data', (d) => {
+      got = Buffer.concat([got, d]);
+      parse();
+      if (answers.length >= count) setTimeout(resolve, 50); // long enough to see an end that follows
+    });
+    socket.on('end', () => {
+      ended = true;
+      resolve();
+    });
+    socket.on('connect', async () => {
+      for (const w of writes) {
+        socket.write(w);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    });
+  });
+  socket.destroy();
+  return { answers, ended };
+}
+
+/** An answer with its per-request values (X-Request-Id, RateLimit, Date) blanked. */
+const blank = (answer: string) => answer.replace(/^(X-Request-Id|RateLimit|Date): .*$/gim, '$1: -');
+const requestIdOf = (answer: string) => /^X-Request-Id: (.*)\r$/im.exec(answer)?.[1];
+
+describe('the cached-poll lane on the wire', () => {
+  let server: http.Server;
+  let port: number;
+  let a: { id: string; auth: { Authorization: string } };
+  let cached: string;
+  beforeAll(async () => {
+    server = h.listen(0, '127.0.0.1');
+    server.keepAliveTimeout = 65_000; // as main.ts sets it: the answers carry Keep-Alive: timeout=65
+    await new Promise((r) => server.once('listening', r));
+    port = (server.address() as AddressInfo).port;
+    // A limit whose reservations (a hundred requests at a time) admit every poll here from memory.
+    a = await h.newAccount({ rateLimitPerMinute: 1_000_000 });
+    cached = await submit(a.auth);
+    await request(h.app).get(`/api/image/tasks/${cached}`).set(a.auth).expect(200); // fills the cache
+  });
+  afterAll(() => new Promise((r) => server.close(r)));
+
+  const get = (path: string, rid: string, extra = '', version = '1.1') =>
+    `GET ${path} HTTP/${version}\r\nHost: 127.0.0.1\r\nAuthorization: ${a.auth.Authorization}\r\nX-Request-Id: ${rid}\r\n${extra}\r\n`;
+  /** What `f` returns, and how many polls of `taskId` the chain's route answered meanwhile. */
+  const viaChainOf = async <T>(taskId: string, f: () => Promise<T>): Promise<[T, number]> => {
+    const spy = viaChain();
+    try {
+      const out = await f();
+      return [out, spy.mock.calls.filter((c) => c[3] === taskId).length];
+    } finally {
+      spy.mockRestore();
+    }
+  };
+  const lanePath = () => `/api/image/tasks/${cached}`;
+  const chainPath = () => `/api/image/tasks/${cached}?via=chain`;
+
+  it('writes a cached poll without writeHead, in one socket write', async () => {
+    const writeHead = jest.spyOn(http.ServerResponse.prototype, 'writeHead');
+    const write = jest.spyOn(net.Socket.prototype, 'write');
+    const spy = viaChain();
+    try {
+      const { answers } = await exchange(port, [get(lanePath(), 'one-write')], 1);
+      expect(spy).not.toHaveBeenCalled();
+      expect(writeHead).not.toHaveBeenCalled();
+      const writes = write.mock.calls.filter((c) => String(c[0]).startsWith('HTTP/1.1 200 OK'));
+      expect(writes).toHaveLength(1);
+      expect(Buffer.from(writes[0][0] as string, 'latin1').toString('latin1')).toBe(answers[0]);
+    } finally {
+      writeHead.mockRestore();
+      write.mockRestore();
+      spy.mockRestore();
+    }
+  });
+
+  it('sends the bytes the chain sends over a kept-alive connection, per-request values aside', async () => {
+    const [{ answers, ended }, chained] = await viaChainOf(cached, () => exchange(port, [get(lanePath(), 'ka-1'), get(chainPath(), 'ka-2'), get(lanePath(), 'ka-3')], 3));
+    expect(chained).toBe(1);
+    expect(ended).toBe(false);
+    expect(answers.map(requestIdOf)).toEqual(['ka-1', 'ka-2', 'ka-3']);
+    expect(blank(answers[0])).toBe(blank(answers[1]));
+    expect(blank(answers[2])).toBe(blank(answers[1]));
+    expect(answers[0]).toMatch(/\r\nConnection: keep-alive\r\nKeep-Alive: timeout=65\r\n\r\n\{/);
+    expect(answers[0]).toMatch(/^HTTP\/1\.1 200 OK\r\nX-Request-Id: ka-1\r\n/);
+    expect(answers[0]).toMatch(/\r\nDate: [A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT\r\n/);
+    expect(answers[0]).toMatch(/\r\nRateLimit: "per-account"; r=\d+; t=\d+\r\n/);
+  });
+
+  it('answers requests pipelined in one write in order, a cached poll behind a read from Postgres', async () => {
+    const uncached = await submit(a.auth);
+    const pipelined = get(`/api/image/tasks/${uncached}`, 'pipe-1') + get(lanePath(), 'pipe-2') + get(chainPath(), 'pipe-3') + get(lanePath(), 'pipe-4');
+    const [{ answers, ended }, chained] = await viaChainOf(cached, () => exchange(port, [pipelined], 4));
+    expect(chained).toBe(1); // the third: the lane answered the second and the fourth
+    expect(ended).toBe(false);
+    expect(answers.map(requestIdOf)).toEqual(['pipe-1', 'pipe-2', 'pipe-3', 'pipe-4']);
+    expect(blank(answers[1])).toBe(blank(answers[2]));
+    expect(blank(answers[3])).toBe(blank(answers[2]));
+  });
+
+  it('closes the connection after a poll sent with Connection: close, as the chain does', async () => {
+    const lane = await exchange(port, [get(lanePath(), 'close-1', 'Connection: close\r\n')], 1);
+    const chain = await exchange(port, [get(chainPath(), 'close-2', 'Connection: close\r\n')], 1);
+    expect([lane.ended, chain.ended]).toEqual([true, true]);
+    expect(lane.answers[0]).toContain('\r\nConnection: close\r\n\r\n');
+    expect(blank(lane.answers[0])).toBe(blank(chain.answers[0]));
+  });
+
+  it('answers HTTP/1.0 clients as the chain does: closed by default, kept alive when asked', async () => {
+    const lane = await exchange(port, [get(lanePath(), 'old-1', '', '1.0')], 1);
+    const chain = await exchange(port, [get(chainPath(), 'old-2', '', '1.0')], 1);
+    expect([lane.ended, chain.ended]).toEqual([true, true]);
+    expect(lane.answers[0]).toContain('\r\nConnection: close\r\n\r\n');
+    expect(blank(lane.answers[0])).toBe(blank(chain.answers[0]));
+    const [kept, chained] = await viaChainOf(cached, () =>
+      exchange(port, [get(lanePath(), 'old-3', 'Connection: keep-alive\r\n', '1.0'), get(chainPath(), 'old-4', 'Connection: keep-alive\r\n', '1.0')], 2),
+    );
+    expect(chained).toBe(1);
+    expect(kept.ended).toBe(false);
+    expect(kept.answers[0]).toContain('\r\nConnection: keep-alive\r\nKeep-Alive: timeout=65\r\n\r\n');
+    expect(blank(kept.answers[0])).toBe(blank(kept.answers[1]));
+  });
+
+  it("follows the server's limit of requests per connection as the chain does", async () => {
+    server.maxRequestsPerSocket = 2;
+    try {
+      const lane = await exchange(port, [get(lanePath(), 'max-1'), get(lanePath(), 'max-2')], 2);
+      const chain = await exchange(port, [get(chainPath(), 'max-3'), get(chainPath(), 'max-4')], 2);
+      expect(lane.answers[0]).toContain('\r\nKeep-Alive: timeout=65, max=2\r\n');
+      expect(lane.answers[1]).toContain('\r\nConnection: close\r\n');
+      expect(lane.answers.map(blank)).toEqual(chain.answers.map(blank));
+    } finally {
+      server.maxRequestsPerSocket = 0;
+    }
+  });
+
+  it('sends a body outside ASCII as the same UTF-8 bytes the chain sends', async () => {
+    const id = await submit(a.auth);
+    const body = { status: 'failed', errorMessage: 'Le rendu a échoué ✗', errorCode: 'generation_failed', retryable: true, type: 'image' } as const;
+    await redis.set(pollCacheKey(h.deps.config.REDIS_PREFIX, id), encodePollEntry({ accountId: a.id, type: 'image', body }), 'PX', 60_000);
+    const [{ answers }, chained] = await viaChainOf(id, () => exchange(port, [get(`/api/image/tasks/${id}?via=chain`, 'utf-1'), get(`/api/image/tasks/${id}`, 'utf-2')], 2));
+    expect(chained).toBe(1);
+    expect(blank(answers[1])).toBe(blank(answers[0]));
+    expect(Buffer.from(answers[1], 'latin1').toString('utf8')).toContain('échoué ✗');
+  });
+
+  it('lets the server close idle connections after its answers (graceful shutdown)', async () => {
+    const socket = net.connect(port, '127.0.0.1');
+    const ended = new Promise<void>((r) => socket.on('close', () => r()));
+    let got = '';
+    socket.on('data', (d) => (got += d.toString('latin1')));
+    socket.write(get(lanePath(), 'idle-1'));
+    await waitFor(() => got.includes('"pending"'), 5_000, 'the answer');
+    server.closeIdleConnections();
+    await ended; // the connection counted as idle once its answer finished
   });
 });
 
