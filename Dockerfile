@@ -6,8 +6,9 @@
 # The TypeScript runs through tsx exactly as in development and CI, so there is no second build
 # output that could drift from what the tests ran. `node --import tsx` (not `npx tsx`) keeps the app
 # as the container's main process, so SIGTERM reaches its graceful shutdown directly. The gateway's
-# Node flag caps V8's young generation at Node 20's size, and MALLOC_ARENA_MAX=2 caps the malloc
-# arenas of every process (scripts/lib/node-flags.ts says why for both).
+# Node flag caps V8's young generation at Node 20's size (scripts/lib/node-flags.ts says why). The
+# gateway also wants MALLOC_ARENA_MAX=2 in its environment (compose's gateway service sets it; pass
+# `-e MALLOC_ARENA_MAX=2` to a bare `docker run`); the worker does not (node-flags.ts).
 
 FROM node:24-bookworm-slim AS deps
 WORKDIR /app
@@ -50,7 +51,6 @@ RUN npm prune --omit=dev --no-audit --no-fund --ignore-scripts
 
 FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production \
-    MALLOC_ARENA_MAX=2 \
     NPM_CONFIG_UPDATE_NOTIFIER=false \
     DATA_DIR=/data \
     PORT=3000

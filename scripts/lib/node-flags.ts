@@ -22,16 +22,19 @@ const FLAGS: Record<string, readonly string[]> = {
 /** The Node flags of an app, by its entry file relative to the repository root. */
 export const nodeFlagsFor = (entry: string): string[] => [...(FLAGS[entry.replace(/\\/g, '/')] ?? [])];
 
-// Every app, MALLOC_ARENA_MAX=2: glibc gives threads other than the main one arenas of their own,
-// up to 8 per core, and each keeps what it once held (V8's helper threads and libuv's pool do
+// The gateway, MALLOC_ARENA_MAX=2: glibc gives threads other than the main one arenas of their
+// own, up to 8 per core, and each keeps what it once held (V8's helper threads and libuv's pool do
 // most of the allocating there). The gateway held 39 MiB in those arenas idle, and what it holds
 // outside the V8 heap is what varied most between loaded runs (docs/benchmark.md, "Gateway RSS on
 // Node 24"). Two arenas took about 18 MiB off the gateway's RSS peak in the loaded phases of the
-// benchmark (medians over four runs each, 238 -> 220 MiB) and about 16 MiB off the worker's with 10,000 renders in flight. glibc reads the
-// variable before main() runs, so it must be in the environment the process starts with; a value
-// the operator set wins.
-const APP_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' };
-const APPS = ['apps/gateway/src/main.ts', 'apps/worker/src/main.ts', 'apps/provider-sim/src/main.ts'];
+// benchmark (medians over four runs each, 238 -> 220 MiB) with no change in its CPU per request.
+// Not the worker: there two arenas cost CPU per task in five of six loaded runs (up to 60%, malloc
+// contention between libuv's pool and V8's helpers during downloads and hashing), and its memory
+// targets hold without them. glibc reads the variable before main() runs, so it must be in the
+// environment the process starts with; a value the operator set wins.
+const APP_ENV: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  'apps/gateway/src/main.ts': { MALLOC_ARENA_MAX: '2' },
+};
 
 /** The variables an app starts with beyond its configuration (none for other programs). */
-export const appEnvFor = (entry: string): Record<string, string> => (APPS.includes(entry.replace(/\\/g, '/')) ? { ...APP_ENV } : {});
+export const appEnvFor = (entry: string): Record<string, string> => ({ ...(APP_ENV[entry.replace(/\\/g, '/')] ?? {}) });
