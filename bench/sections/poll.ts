@@ -75,7 +75,9 @@ async function run(ctx: BenchContext): Promise<void> {
   log(`  express ${fmt(expressAll)}`);
   const express = { rps: expressAll.rps, cpuUs: (expressAll.cpuMs * 1000) / expressAll.total, rss: expressAll.peak };
   const pollCpuUs = (poll.cpuMs * 1000) / poll.total;
-  add(figure('poll throughput', poll.rps, 'req/s', { floor: express.rps, target: 0.8, better: 'higher' }));
+  // A cached poll is answered from memory with a header block built once per entry: it should cost no
+  // more than a bare route's whole request (0.8 until 2026-11-28).
+  add(figure('poll throughput', poll.rps, 'req/s', { floor: express.rps, target: 1.0, better: 'higher' }));
   add(figure('poll latency p50', poll.p50, 'ms', { better: 'lower' }));
   add(figure('gateway CPU per poll (vs the bare Express route)', pollCpuUs, 'us', { floor: express.cpuUs, better: 'lower' }));
   add(figure('poll latency p99 (highest of the slices)', poll.p99, 'ms', { better: 'lower' }));
