@@ -19,8 +19,11 @@ const FLAGS: Record<string, readonly string[]> = {
   'apps/worker/src/main.ts': ['--max-semi-space-size=16'],
 };
 
+/** An entry file's key in the tables here: relative to the repository root, with forward slashes. */
+const entryKey = (entry: string): string => entry.replace(/\\/g, '/');
+
 /** The Node flags of an app, by its entry file relative to the repository root. */
-export const nodeFlagsFor = (entry: string): string[] => [...(FLAGS[entry.replace(/\\/g, '/')] ?? [])];
+export const nodeFlagsFor = (entry: string): string[] => [...(FLAGS[entryKey(entry)] ?? [])];
 
 // The gateway, MALLOC_ARENA_MAX=2: glibc gives threads other than the main one arenas of their
 // own, up to 8 per core, and each keeps what it once held (V8's helper threads and libuv's pool do
@@ -37,4 +40,4 @@ const APP_ENV: Readonly<Record<string, Readonly<Record<string, string>>>> = {
 };
 
 /** The variables an app starts with beyond its configuration (none for other programs). */
-export const appEnvFor = (entry: string): Record<string, string> => ({ ...(APP_ENV[entry.replace(/\\/g, '/')] ?? {}) });
+export const appEnvFor = (entry: string): Record<string, string> => ({ ...(APP_ENV[entryKey(entry)] ?? {}) });

@@ -117,9 +117,12 @@ describe('the cached-poll lane', () => {
     }
   });
 
-  it('answers a gateway that is shutting down with Connection: close, as the chain does', async () => {
+  it('answers a gateway that is shutting down with Connection: close, as the chain does (writeHead, the same bytes)', async () => {
     const a = await h.newAccount();
     const id = await submit(a.auth);
+    // Outside ASCII: the answer written through writeHead sends the body's UTF-8 bytes as they are.
+    const body = { status: 'failed', errorMessage: 'Le rendu a échoué ✗', errorCode: 'generation_failed', retryable: true, type: 'image' } as const;
+    await redis.set(pollCacheKey(h.deps.config.REDIS_PREFIX, id), encodePollEntry({ accountId: a.id, type: 'image', body }), 'PX', 60_000);
     await request(h.app).get(`/api/image/tasks/${id}`).set(a.auth).expect(200);
     const server = h.listen(0, '127.0.0.1');
     // What main.ts installs on shutdown, before the gateway's listener.
@@ -133,6 +136,8 @@ describe('the cached-poll lane', () => {
       expect(lane.headers['connection']).toBe('close');
       expect(shape(lane)).toEqual(shape(chain));
       expect(lane.text).toBe(chain.text);
+      expect(lane.body).toEqual(body);
+      expect(lane.headers['content-length']).toBe(String(Buffer.byteLength(chain.text)));
     } finally {
       await new Promise((r) => server.close(r));
     }

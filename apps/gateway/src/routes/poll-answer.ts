@@ -7,10 +7,11 @@
 // first, in four pieces around the slots, and the body's bytes as a latin1 string: an answer is
 // those pieces and this request's values joined, handed to the response as its header block
 // (prepared-response.ts adds Date and the connection fields as Node would), and sent with the body
-// in one write, without writeHead's work per field. The other is the field list for writeHead,
-// for a response something has touched already (a shutting-down gateway sets Connection: close on
-// every response first): writeHead reads the list synchronously and keeps nothing of it, so one
-// list per entry serves every answer, filled in place. Both send the same bytes.
+// in one write, without writeHead's work per field. The other is the field list for writeHead
+// (with the same latin1 body), for a response something has touched already (a shutting-down
+// gateway sets Connection: close on every response first): writeHead reads the list synchronously
+// and keeps nothing of it, so one list per entry serves every answer, filled in place. Both send
+// the same bytes.
 import { validateHeaderName, validateHeaderValue, type ServerResponse } from 'node:http';
 import { canPrepare, endPrepared } from './prepared-response';
 
@@ -21,13 +22,10 @@ export interface PollAnswer {
   readonly fields: string[];
   /** Where the RateLimit value goes (RateLimit-Policy's is two further). */
   readonly rate: number;
-  /** The body as text, for writeHead's path. */
-  readonly body: string;
   /** The header block up to Date, cut before X-Request-Id's, RateLimit's and RateLimit-Policy's values. */
   readonly head: readonly [string, string, string, string];
-  /** The body's bytes, one latin1 character each, and their count. */
+  /** The body's bytes, one latin1 character each (so its length is the Content-Length). */
   readonly wire: string;
-  readonly length: number;
 }
 
 const ASCII = /^[\x20-\x7e]*$/;
@@ -58,14 +56,14 @@ export function buildPollAnswer(json: Buffer, security: readonly string[], etag:
     '\r\nRateLimit-Policy: ',
     `\r\n${lines(rate + 3, fields.length)}`,
   ] as const;
-  return { fields, rate, body: json.toString('utf8'), head, wire: json.toString('latin1'), length: json.length };
+  return { fields, rate, head, wire: json.toString('latin1') };
 }
 
 /** Writes the answer with this request's id and RateLimit values, header block and body in one write. */
 export function writePollAnswer(res: ServerResponse, a: PollAnswer, id: string, rateLimit: string, policy: string): void {
   if (canPrepare(res)) {
     const h = a.head;
-    endPrepared(res, h[0] + id + h[1] + rateLimit + h[2] + policy + h[3], a.wire, a.length);
+    endPrepared(res, h[0] + id + h[1] + rateLimit + h[2] + policy + h[3], a.wire);
     return;
   }
   const f = a.fields;
@@ -73,5 +71,5 @@ export function writePollAnswer(res: ServerResponse, a: PollAnswer, id: string, 
   f[a.rate] = rateLimit;
   f[a.rate + 2] = policy;
   res.writeHead(200, f);
-  res.end(a.body);
+  res.end(a.wire, 'latin1');
 }

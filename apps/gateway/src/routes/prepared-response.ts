@@ -110,14 +110,14 @@ function connectionFields(r: Res): string {
 /**
  * Ends `res` (canPrepare must have said yes) with status 200: `head` is the status line and every
  * field up to, not including, Date (each line ending in CRLF), all ASCII; `body` is the body's
- * bytes as a latin1 string (`Buffer.toString('latin1')`), `length` their count (the
- * Content-Length in `head`). Node adds nothing: block and body leave in one write, latin1 (one
+ * bytes as a latin1 string (`Buffer.toString('latin1')`: one character per byte, so its length
+ * is the Content-Length in `head`). Node adds nothing: block and body leave in one write, latin1 (one
  * byte per character, no UTF-8 encoding pass).
  */
-export function endPrepared(res: ServerResponse, head: string, body: string, length: number): void {
+export function endPrepared(res: ServerResponse, head: string, body: string): void {
   const r = res as Res;
   r.statusMessage = 'OK';
-  r._contentLength = length;
+  r._contentLength = body.length;
   r._header = `${head}Date: ${httpDate()}\r\n${connectionFields(r)}\r\n`;
   res.end(body, 'latin1');
 }
