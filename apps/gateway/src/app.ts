@@ -23,7 +23,7 @@ import { mountConsole } from './routes/console.routes';
 import { mountAccount, mountStripeWebhook } from './routes/account.routes';
 import { errorHandler, notFoundHandler } from './middleware/error-handler';
 import { bullBoardCsp, filesHeaders, refuseNulInUrl, securityHeaders } from './middleware/security-headers';
-import { AddressLimiter, addressRateLimit } from './middleware/ip-limits';
+import { AddressRequests, addressRateLimit } from './middleware/ip-limits';
 import { trustProxyFn } from './middleware/client-address';
 import { API_MOUNT } from './routes/poll-paths';
 import type * as OpenApiDocument from './openapi/document';
@@ -62,7 +62,7 @@ export function createApp(deps: GatewayDeps): Express {
   app.use(
     '/files',
     filesHeaders,
-    addressRateLimit(new AddressLimiter(deps, 'files', deps.config.FILES_RATE_LIMIT_PER_MINUTE), 'file requests'),
+    addressRateLimit(new AddressRequests(deps, 'files', deps.config.FILES_RATE_LIMIT_PER_MINUTE), 'file requests'),
     createFilesRouter(deps.storage, { signingSecret: deps.config.FILE_SIGNING_SECRET, resultState: (taskId) => resultState(deps.db, taskId) }),
   );
   // The operators' console, and Bull Board for its sessions as well as the bearer token.

@@ -6,13 +6,18 @@
 //   database. Failures are throttled, not the clients behind the address: a credential this gateway
 //   knows to be valid (a key in its key cache, the admin or metrics token) is still served, so one
 //   client guessing keys does not take down every other client behind the same NAT or proxy.
-// Counted in Redis (the same fixed-window script as the account rate limit), so all gateways share
-// one window. The address is the TCP peer unless TRUST_PROXY names the proxies in front
-// (client-address.ts).
+// Counted in Redis, so all gateways share one window. Failures are counted one by one (the same
+// fixed-window script as the account rate limit). Requests (/files, /hooks/upstream) are admitted
+// from reservations, as the account rate limit's are (rate-tokens.ts): a gateway reserves a few of
+// an address's requests at once and admits them from memory, so a request waits for Redis only
+// when its gateway holds none; below 100 a minute every request is counted in Redis. A provider's
+// callback thus goes on to wake its task without a round trip of its own first (time to result).
+// The address is the TCP peer unless TRUST_PROXY names the proxies in front (client-address.ts).
 import type { Request, RequestHandler } from 'express';
 import { AppError } from '@mediagen/errors';
 import type { GatewayCore } from '../core';
 import { hitRedis } from './rate-window';
+import { RateTokens, type Verdict } from './rate-tokens';
 
 const WINDOW_MS = 60_000;
 const MAX_TRACKED = 10_000;
@@ -62,14 +67,41 @@ export const tooMany = (what: string, retryAfterS: number) =>
     'Retry-After': String(retryAfterS),
   });
 
-/** Every request counts (downloads of public files). */
-export function addressRateLimit(limiter: AddressLimiter, what: string): RequestHandler {
+/**
+ * Requests per address and minute, shared by all gateways: at most `perMinute` are admitted in a
+ * window whatever the number of gateways; spread over N gateways, an address may be refused up to
+ * (batch - 1) x (N - 1) requests below it (rate-tokens.ts: the batch is 1% of the limit, at most 100).
+ */
+export class AddressRequests {
+  private readonly tokens: RateTokens;
+  private readonly prefix: string;
+
+  constructor(readonly deps: LimiterDeps, name: string, readonly perMinute: number) {
+    this.tokens = new RateTokens(deps.redis, WINDOW_MS);
+    this.prefix = `${deps.config.REDIS_PREFIX}:ip:${name}:`;
+  }
+
+  /** Admits or refuses one request of `ip`; synchronous while this gateway holds reserved requests. */
+  take(ip: string): Verdict | Promise<Verdict> {
+    return this.tokens.take(this.prefix + ip, this.perMinute);
+  }
+}
+
+const refusal = (what: string, v: Verdict) => (v.admitted ? undefined : tooMany(what, Math.max(1, Math.ceil(v.resetMs / 1000))));
+
+/** Every request counts (downloads of public files, upstream callbacks). */
+export function addressRateLimit(limiter: AddressRequests, what: string): RequestHandler {
   const addressOf = limiter.deps.clientAddress;
   return (req, _res, next) => {
-    const ip = addressOf(req);
-    const wait = limiter.blockedFor(ip);
-    if (wait > 0) return next(tooMany(what, wait));
-    limiter.hit(ip).then((w) => next(w > 0 ? tooMany(what, w) : undefined), next);
+    let v: Verdict | Promise<Verdict>;
+    try {
+      v = limiter.take(addressOf(req));
+    } catch {
+      return next(); // not counted: as with Redis down, never a 500
+    }
+    if (!(v instanceof Promise)) return next(refusal(what, v));
+    // Redis down: not limited (as the account limit), never a 500.
+    v.then((w) => next(refusal(what, w)), () => next());
   };
 }
 

@@ -5,14 +5,14 @@
 import express, { Router } from 'express';
 import type { GatewayDeps } from '../deps';
 import { acceptUpstreamCallback } from '../services/upstream-callback';
-import { AddressLimiter, addressRateLimit } from '../middleware/ip-limits';
+import { AddressRequests, addressRateLimit } from '../middleware/ip-limits';
 
 /** Upstream callbacks are small JSON documents; anything larger is not one. */
 const MAX_CALLBACK_BYTES = 1024 * 1024;
 
 export function upstreamHooksRouter(deps: GatewayDeps): Router {
   const r = Router();
-  const limit = addressRateLimit(new AddressLimiter(deps, 'hooks', deps.config.UPSTREAM_HOOKS_RATE_LIMIT_PER_MINUTE), 'upstream callbacks');
+  const limit = addressRateLimit(new AddressRequests(deps, 'hooks', deps.config.UPSTREAM_HOOKS_RATE_LIMIT_PER_MINUTE), 'upstream callbacks');
   r.post('/hooks/upstream/:channelId', limit, express.raw({ type: () => true, limit: MAX_CALLBACK_BYTES }), async (req, res) => {
     const headers: Record<string, string | undefined> = {};
     for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : v;
