@@ -75,8 +75,16 @@ export function observeChannel(inner: ChannelAdapter, deps: ObserverDeps): Obser
     }
   }
 
+  /**
+   * A render's outcome, counted. A failure is counted before the step goes on: the step may pick
+   * the next channel at once, and the breaker must have seen this one first. A success is counted
+   * beside the step, which goes straight on to download the result: nothing the step decides
+   * depends on it, and waiting for the round trip held every finished render back by one (time to
+   * result). It is sent on the context's command connection, which also publishes the task's
+   * completion afterwards, so Redis has applied it before any client hears of the task.
+   */
   const finished = async <S extends { state: string; error?: UpstreamError } | undefined>(status: S): Promise<S> => {
-    if (status?.state === 'succeeded') await outcome('succeeded');
+    if (status?.state === 'succeeded') void outcome('succeeded');
     else if (status?.state === 'failed' && status.error) await outcome(asOutcome(status.error.kind), status.error.message);
     return status;
   };

@@ -27,3 +27,28 @@ it('counts a download in the metrics of the worker whose timers ran it, and nowh
   expect(await observedDownload(new Map(), o2.adapter, async () => 'bytes')).toBe('bytes');
   expect(await downloads(m2)).toBe(0);
 });
+
+it('hands a succeeded render to the step without waiting for the breaker to record it; a failure waits', async () => {
+  const recorded: string[] = [];
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  // A breaker whose Redis answers only when the test says so.
+  const slow = { record: async (_c: string, o: string) => { recorded.push(o); await held; return null; } } as unknown as ChannelHealth;
+  const ok = { ...inner, poll: async () => ({ state: 'succeeded', outputs: [{ kind: 'url', url: 'https://x/y.mp4' }] }) } as unknown as ChannelAdapter;
+  const { adapter } = observeChannel(ok, { metrics: createWorkerMetrics(), health: slow, log: pino({ level: 'silent' }) });
+  const status = await Promise.race([adapter.poll('r1'), new Promise((r) => setTimeout(() => r('held back'), 1_000))]);
+  expect(status).toMatchObject({ state: 'succeeded' });
+  expect(recorded).toEqual(['succeeded']);
+
+  const bad = { ...inner, poll: async () => ({ state: 'failed', error: { kind: 'failed', message: 'render failed' } }) } as unknown as ChannelAdapter;
+  const failing = observeChannel(bad, { metrics: createWorkerMetrics(), health: slow, log: pino({ level: 'silent' }) }).adapter;
+  let settled = false;
+  const polled = failing.poll('r2').then((s) => ((settled = true), s));
+  // The record was asked for and is held: the failure is not handed on meanwhile.
+  while (recorded.length < 2) await new Promise((r) => setImmediate(r));
+  await new Promise((r) => setImmediate(r));
+  expect(settled).toBe(false);
+  expect(recorded).toEqual(['succeeded', 'failed']);
+  release();
+  expect(await polled).toMatchObject({ state: 'failed' });
+});
