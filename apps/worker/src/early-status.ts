@@ -9,6 +9,7 @@
 import type { RunTaskPayload } from '@mediagen/queue';
 import type { Attempt } from '@mediagen/db';
 import type { WorkerContext } from './context';
+import { currentStepScope } from './step-scope';
 import type { EarlyStatus, TaskRun } from './task-run';
 
 /**
@@ -29,6 +30,10 @@ export function startEarlyStatus(ctx: WorkerContext, payload: RunTaskPayload): E
   if (payload.step !== 'poll' || !hint || payload.render) return undefined;
   const adapter = ctx.adapters.get(hint.channelId);
   if (!adapter || adapter.channel.poll.maxPerSecond || adapter.capabilities.pollUsesRender !== false) return undefined;
+  // The channel observer attributes the read's outcome to the task's account (the breaker counts
+  // one account's failed renders once); it may come back before loadTask has named the account.
+  const scope = currentStepScope();
+  if (scope && !scope.accountId) scope.accountId = hint.accountId;
   ctx.stats.polls += 1;
   const status = adapter.poll(hint.upstreamId);
   status.catch(() => undefined); // awaited by the poll step that takes it, or dropped

@@ -188,6 +188,26 @@ it('a failed early read of the hinted attempt is classified as the step\'s own p
   expect(await w.settled(taskId)).toMatchObject({ status: 'completed' });
 });
 
+it('an early answer that comes before the task\'s row is counted against the channel as the task\'s account\'s', async () => {
+  const { taskId, upstreamId } = await runningTask('a render that failed upstream');
+  answers.set(upstreamId, 'failed');
+  const record = jest.spyOn(w.app.ctx.health, 'record');
+  try {
+    await withTasksLocked(async (loadTaskWaiting) => {
+      await (await job(taskId)).promote();
+      await loadTaskWaiting();
+      // The breaker counts one account's failed renders once: the outcome names the account, not the task.
+      await eventually('the failed render to be counted', async () => record.mock.calls.find((c) => c[0] === 'early' && c[1] === 'failed'));
+      expect(record.mock.calls.filter((c) => c[0] === 'early' && c[1] === 'failed').map((c) => c[3])).toEqual([w.accountId]);
+    });
+  } finally {
+    record.mockRestore();
+  }
+  // Its only channel failed the render: the task fails, refunded.
+  expect(await w.settled(taskId)).toMatchObject({ status: 'failed', errorCode: 'generation_failed' });
+  expect(pollsOf(upstreamId)).toBe(1);
+});
+
 describe('a hint the rows no longer confirm: the early answer is dropped, the step goes on as without it', () => {
   /** A charged task in `status` with the given attempts, and a poll job hinting at `hinted`. */
   async function staleHint(attempts: { status: string; upstreamId: string }[], hinted: string, task: { cancel?: boolean } = {}) {
