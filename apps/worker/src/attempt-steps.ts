@@ -9,7 +9,8 @@ import type { WorkerContext } from './context';
 import { type AttemptStep, decideOnError } from './error-outcomes';
 import { pollDelayMs } from './schedule';
 import { settleCompleted, settleFailed } from './settle';
-import { settled, slotWait, StepInput, StepOutcome, TaskRun, wait } from './task-run';
+import { pollHintOf, settled, slotWait, StepInput, StepOutcome, TaskRun, wait } from './task-run';
+import { takeEarlyStatus } from './early-status';
 import { recordRender } from './render-ids';
 import { beforeSubmit, countMargin, recordRenderUsage, renderRequest, submitEnded, type SubmitReadiness } from './upstream-calls';
 import { noteUnknownModel } from './unknown-model';
@@ -29,7 +30,7 @@ async function onError(run: TaskRun, attempt: Attempt, step: AttemptStep, err: U
   const action = decideOnError(step, err, run.transientErrors, run.ctx.config.WORKER_MAX_TRANSIENT_ERRORS);
   switch (action.kind) {
     case 'retry':
-      return wait(action.step, action.delayMs, action.transientErrors);
+      return wait(action.step, action.delayMs, action.transientErrors, action.step === 'poll' ? pollHintOf(run, attempt) : undefined);
     case 'model-unavailable': {
       // This channel is skipped for the upstream model from now on (unknown-model.ts).
       const adapter = run.ctx.adapters.get(attempt.channelId);
@@ -151,15 +152,17 @@ export async function submitStep({ run, attempt, adapter }: StepInput): Promise<
   if (!running) return wait('poll', 0);
   // Synchronous upstreams answered with the finished render (or its failure): no poll.
   if (status) return afterStatus({ run, attempt: running, adapter }, status);
-  return wait('poll', adapter.channel.poll.firstMs);
+  return wait('poll', adapter.channel.poll.firstMs, 0, pollHintOf(run, running));
 }
 
 export async function pollStep({ run, attempt, adapter }: StepInput): Promise<StepOutcome> {
   const { ctx, task } = run;
-  ctx.stats.polls += 1;
+  // The read this step started beside loadTask, when the rows confirm it is this attempt's (counted then).
+  const early = takeEarlyStatus(run, attempt);
+  if (!early) ctx.stats.polls += 1;
   let status;
   try {
-    status = await adapter.poll(attempt.upstreamId!, { spec: run.spec, outputSeconds: run.outputSeconds });
+    status = await (early ?? adapter.poll(attempt.upstreamId!, { spec: run.spec, outputSeconds: run.outputSeconds }));
   } catch (e) {
     const err = adapter.classifyError(e, 'status');
     // An answer no source describes is no outage: logged each time; only such answers spend a
@@ -184,7 +187,7 @@ async function afterStatus({ run, attempt, adapter }: StepInput, status: RenderS
     // The channel's renders in flight are counted only where it limits status calls (one more
     // Redis round trip per poll there).
     const inFlight = adapter.channel.poll.maxPerSecond ? await ctx.slots.inUse(adapter.channel.id) : 1;
-    return wait('poll', pollDelayMs(adapter.channel, Date.now() - attempt.createdAt.getTime(), inFlight));
+    return wait('poll', pollDelayMs(adapter.channel, Date.now() - attempt.createdAt.getTime(), inFlight), 0, pollHintOf(run, attempt));
   }
   if (status.state === 'failed') return onError(run, attempt, 'render', status.error);
   if (status.outputs.length === 0) {

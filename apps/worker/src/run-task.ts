@@ -15,7 +15,8 @@ import { backoffMs } from './schedule';
 import { settleFailed } from './settle';
 import { runCancel } from './cancel-task';
 import { currentStepScope, runInStepScope } from './step-scope';
-import { Next, slotWait, StepOutcome, TaskRun } from './task-run';
+import { EarlyStatus, Next, slotWait, StepOutcome, TaskRun } from './task-run';
+import { startEarlyStatus } from './early-status';
 import { UnrecordedRender, writeKeptRender } from './render-ids';
 import { abandonAttempt } from './upstream-calls';
 import { needsPromptRewrite, rewritePrompt } from './prompt-rewrite';
@@ -43,12 +44,15 @@ export function createRunTaskProcessor(ctx: WorkerContext) {
       // where the task is, so the same step simply runs again after a backoff.
       const n = payload.transientErrors + 1;
       stepCtx.log.warn({ taskId: payload.taskId, err: (err as Error).message, retry: n }, 'task step failed; will retry');
-      next = { at: Date.now() + backoffMs(n), step: payload.step, transientErrors: n };
+      next = { at: Date.now() + backoffMs(n), step: payload.step, transientErrors: n, poll: payload.poll };
     }
     if (!next) return 'settled';
     // From the first poll on, the job waits behind new tasks' first steps (packages/queue).
     if (next.step === 'poll') await yieldToNewTasks(job);
-    await job.updateData({ taskId: payload.taskId, step: next.step, transientErrors: next.transientErrors, requestId: payload.requestId, ...(kept ? { render: kept } : {}) });
+    await job.updateData({
+      taskId: payload.taskId, step: next.step, transientErrors: next.transientErrors, requestId: payload.requestId,
+      ...(kept ? { render: kept } : {}), ...(next.step === 'poll' && next.poll ? { poll: next.poll } : {}),
+    });
     await job.moveToDelayed(next.at, token);
     ctx.stats.delayed += 1;
     // An upstream callback that came in while this step ran could not promote a running job; it
@@ -58,7 +62,8 @@ export function createRunTaskProcessor(ctx: WorkerContext) {
   };
 }
 
-export async function advanceTask(ctx: WorkerContext, payload: RunTaskPayload): Promise<Next> {
+/** `early`: the status read started beside loadTask from the job's hint (early-status.ts); only the first pass starts one. */
+export async function advanceTask(ctx: WorkerContext, payload: RunTaskPayload, early: EarlyStatus | undefined = startEarlyStatus(ctx, payload)): Promise<Next> {
   const task = await loadTask(ctx.db, payload.taskId);
   const scope = currentStepScope();
   if (scope && task) scope.accountId = task.accountId;
@@ -76,7 +81,7 @@ export async function advanceTask(ctx: WorkerContext, payload: RunTaskPayload): 
     return null;
   }
   const params = stored.params;
-  const run: TaskRun = { ctx, task, spec: params, outputSeconds: params.outputSeconds ?? null, transientErrors: payload.transientErrors };
+  const run: TaskRun = { ctx, task, spec: params, outputSeconds: params.outputSeconds ?? null, transientErrors: payload.transientErrors, early };
 
   if (task.status === 'completed' || task.status === 'failed') {
     // Settled elsewhere (timeout sweep, a client's cancel, a racing worker): stop the upstream
@@ -96,7 +101,7 @@ export async function advanceTask(ctx: WorkerContext, payload: RunTaskPayload): 
     await rewritePrompt(ctx, task, params);
     // The rewrite took a while: the task may have been cancelled or timed out meanwhile. Start over
     // from the rows, which now hold the decision (so this branch is not taken again).
-    return advanceTask(ctx, payload);
+    return advanceTask(ctx, { ...payload, poll: undefined });
   }
   if (task.effectivePrompt !== null && run.spec.type === 'video') run.spec = { ...run.spec, prompt: task.effectivePrompt };
   const next = await advanceAttempts(run, attempt);

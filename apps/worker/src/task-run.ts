@@ -1,7 +1,7 @@
 // What one step of a task works with, and what a step decides.
 import type { TaskSpec } from '@mediagen/catalog';
-import type { TaskStep } from '@mediagen/queue';
-import type { ChannelAdapter } from '@mediagen/providers';
+import type { PollHint, TaskStep } from '@mediagen/queue';
+import type { ChannelAdapter, RenderStatus } from '@mediagen/providers';
 import type { Attempt } from '@mediagen/db';
 import type { WorkerContext } from './context';
 import { slotWaitMs } from './schedule';
@@ -15,6 +15,13 @@ export interface TaskRow {
   deadlineAt: Date;
 }
 
+/** A status read started before the rows were loaded, for the attempt `hint` names (early-status.ts). */
+export interface EarlyStatus {
+  hint: PollHint;
+  /** Its failure is handled (never unhandled); awaiting it rethrows the adapter's error. */
+  status: Promise<RenderStatus>;
+}
+
 export interface TaskRun {
   ctx: WorkerContext;
   task: TaskRow;
@@ -24,10 +31,15 @@ export interface TaskRun {
   transientErrors: number;
   /** The channel whose slot this step acquired already (a new attempt): the submit need not ask again. */
   slotHeldOn?: string;
+  /** The status read this poll step started beside loadTask from the job's hint (early-status.ts), until a poll step takes it. */
+  early?: EarlyStatus;
 }
 
-/** Run the job again at `at`, at `step`; null means the task is settled and the job is done. */
-export type Next = { at: number; step: TaskStep; transientErrors: number } | null;
+/**
+ * Run the job again at `at`, at `step`; null means the task is settled and the job is done. `poll`:
+ * the running attempt that step will read, kept in the job's data (early-status.ts).
+ */
+export type Next = { at: number; step: TaskStep; transientErrors: number; poll?: PollHint } | null;
 
 export type StepOutcome =
   | { kind: 'next'; next: Next }
@@ -41,9 +53,15 @@ export interface StepInput {
 }
 
 /** Run `step` again after `delayMs`. */
-export const after = (step: TaskStep, delayMs: number, transientErrors = 0): Next => ({ at: Date.now() + delayMs, step, transientErrors });
+export const after = (step: TaskStep, delayMs: number, transientErrors = 0, poll?: PollHint): Next => ({ at: Date.now() + delayMs, step, transientErrors, ...(poll ? { poll } : {}) });
 
-export const wait = (step: TaskStep, delayMs: number, transientErrors = 0): StepOutcome => ({ kind: 'next', next: after(step, delayMs, transientErrors) });
+export const wait = (step: TaskStep, delayMs: number, transientErrors = 0, poll?: PollHint): StepOutcome => ({ kind: 'next', next: after(step, delayMs, transientErrors, poll) });
+
+/** The hint of a poll of `attempt`: only a running attempt with its upstream id has a status to read. */
+export const pollHintOf = (run: Pick<TaskRun, 'task'>, attempt: Attempt): PollHint | undefined =>
+  attempt.status === 'running' && attempt.upstreamId
+    ? { attemptId: attempt.id, channelId: attempt.channelId, upstreamId: attempt.upstreamId, accountId: run.task.accountId }
+    : undefined;
 
 export const settled: StepOutcome = { kind: 'next', next: null };
 

@@ -27,7 +27,7 @@ const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1
 function scripted(ch: ChannelConfig['channels'][number]): ChannelAdapter {
   const renders = new Map<string, { taskId: string; prompt: string; polls: number }>();
   let n = 0;
-  const capabilities: AdapterCapabilities = { idempotentSubmit: false, cancel: true, callbacks: 'none', synchronous: true, findOrphan: true };
+  const capabilities: AdapterCapabilities = { idempotentSubmit: false, cancel: true, callbacks: 'none', synchronous: true, findOrphan: true, pollUsesRender: false };
   return {
     channel: ch,
     capabilities,

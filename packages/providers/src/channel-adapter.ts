@@ -32,6 +32,14 @@ export interface AdapterCapabilities {
    * URL, else the input) can; fal, MiniMax and Gemini cannot (docs/providers.md).
    */
   findOrphan: boolean;
+  /**
+   * poll() needs the render asked for (RenderContext: the stored spec) to say what a finished
+   * render cost: fal's id names the app but not its sub-path, Veo's operation no length. The worker
+   * starts a poll before the task's row is loaded only on adapters that do not (the status itself
+   * never depends on it): stating the need keeps every adapter's answers as they are, instead of
+   * pricing some without the render or splitting the read from the pricing in two protocols.
+   */
+  pollUsesRender: boolean;
 }
 
 export type ReferenceRole = 'first_frame' | 'last_frame' | 'reference_image' | 'reference_video' | 'reference_audio';

@@ -11,7 +11,7 @@ it('has a factory for every protocol of the channel schema, and none extra', () 
 it('states capabilities for every adapter it creates', () => {
   const cfg = parseChannelConfig({ channels: [{ id: 'sim', baseUrl: 'http://127.0.0.1:1', apiKey: 'k', costOrder: 1, models: { 'video-a-h3': 'm' } }] });
   const a = createAdapters(cfg).get('sim')!;
-  expect(a.capabilities).toEqual({ idempotentSubmit: true, cancel: false, callbacks: 'none', synchronous: false, findOrphan: false });
+  expect(a.capabilities).toEqual({ idempotentSubmit: true, cancel: false, callbacks: 'none', synchronous: false, findOrphan: false, pollUsesRender: false });
   a.close();
 });
 
@@ -20,7 +20,7 @@ it('creates an adapter for a channel of every protocol, stating its capabilities
     const cfg = parseChannelConfig({ channels: [{ id: `c-${protocol}`, protocol, baseUrl: 'https://up.example/v1', apiKey: 'k', costOrder: 1, models: { 'image-a-5.0': 'm' } }] });
     const a = createAdapters(cfg).get(`c-${protocol}`)!;
     expect(a.channel.protocol).toBe(protocol);
-    expect(Object.keys(a.capabilities).sort()).toEqual(['callbacks', 'cancel', 'findOrphan', 'idempotentSubmit', 'synchronous']);
+    expect(Object.keys(a.capabilities).sort()).toEqual(['callbacks', 'cancel', 'findOrphan', 'idempotentSubmit', 'pollUsesRender', 'synchronous']);
     // Only an upstream that really deduplicates submits may say so (the simulator's own protocol).
     expect(a.capabilities.idempotentSubmit).toBe(protocol === 'http-jobs');
     if (a.capabilities.cancel) expect(typeof a.cancel).toBe('function');

@@ -34,6 +34,14 @@ export const JOBS = {
 export const taskStepSchema = z.enum(['submit', 'poll']);
 export type TaskStep = z.infer<typeof taskStepSchema>;
 
+export const pollHintSchema = z.object({
+  attemptId: z.string().min(1).max(100),
+  channelId: z.string().min(1).max(200),
+  upstreamId: z.string().min(1).max(2000),
+  accountId: z.string().min(1).max(100),
+});
+export type PollHint = z.infer<typeof pollHintSchema>;
+
 export const runTaskPayloadSchema = z.object({
   taskId: z.string().min(1),
   step: taskStepSchema.default('submit'),
@@ -47,6 +55,13 @@ export const runTaskPayloadSchema = z.object({
    * instead of submitting again. Dropped once written.
    */
   render: z.object({ attemptId: z.string().min(1), upstreamId: z.string().min(1).max(2000) }).optional(),
+  /**
+   * The running attempt the next poll step reads (its account, for the channel breaker's count),
+   * so the step can start the upstream status read beside loading the task; the loaded rows decide
+   * whether that answer is used. Only a hint: one that does not parse is ignored, never a reason
+   * to drop the job (an old job without it polls as it always did).
+   */
+  poll: pollHintSchema.optional().catch(undefined),
 });
 export type RunTaskPayload = z.infer<typeof runTaskPayloadSchema>;
 

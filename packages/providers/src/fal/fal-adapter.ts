@@ -61,7 +61,7 @@ export function createFalAdapter(channel: FalChannel, opts: FalAdapterOptions = 
 
   return {
     channel,
-    capabilities: { idempotentSubmit: false, cancel: true, callbacks: 'signed', synchronous: false, findOrphan: false },
+    capabilities: { idempotentSubmit: false, cancel: true, callbacks: 'signed', synchronous: false, findOrphan: false, pollUsesRender: true },
     classifyError: classify,
     unsupported: (model, variant) => falMappingError(model, upstreamModelFor(channel, model, variant)),
     coverage: (model, variant) => falCoverage(model, upstreamModelFor(channel, model, variant)),

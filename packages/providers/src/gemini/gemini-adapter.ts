@@ -48,7 +48,7 @@ export function createGeminiAdapter(channel: GeminiChannel): ChannelAdapter {
 
   return {
     channel,
-    capabilities: { idempotentSubmit: false, cancel: false, callbacks: 'none', synchronous: true, findOrphan: false },
+    capabilities: { idempotentSubmit: false, cancel: false, callbacks: 'none', synchronous: true, findOrphan: false, pollUsesRender: true },
     classifyError: classify,
     unsupported: (model, variant) => geminiMappingError(model, upstreamModelFor(channel, model, variant)),
     coverage: (model, variant) => geminiCoverage(model, upstreamModelFor(channel, model, variant)),

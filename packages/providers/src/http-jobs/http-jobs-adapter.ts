@@ -34,7 +34,7 @@ export function createHttpJobsAdapter(channel: HttpJobsChannel): ChannelAdapter 
     channel,
     // Honest: the simulator really deduplicates by Idempotency-Key (render-store.ts), so a resumed
     // submit may simply be sent again. It has no cancel, no callbacks, no synchronous answers.
-    capabilities: { idempotentSubmit: true, cancel: false, callbacks: 'none', synchronous: false, findOrphan: false },
+    capabilities: { idempotentSubmit: true, cancel: false, callbacks: 'none', synchronous: false, findOrphan: false, pollUsesRender: false },
     classifyError: classify,
 
     submit: (req: RenderRequest) =>

@@ -26,7 +26,7 @@ function checkBaseResp(base: z.infer<typeof baseRespSchema> | null | undefined, 
 
 export function createMinimaxAdapter(channel: MinimaxChannel): ChannelAdapter {
   const { client, close } = createUpstreamHttp(channel, { headers: { Authorization: `Bearer ${channel.apiKey}` } });
-  const capabilities: AdapterCapabilities = { idempotentSubmit: false, cancel: channel.cancel, callbacks: 'none', synchronous: false, findOrphan: false };
+  const capabilities: AdapterCapabilities = { idempotentSubmit: false, cancel: channel.cancel, callbacks: 'none', synchronous: false, findOrphan: false, pollUsesRender: false };
   const classifyError = (err: unknown, action: MinimaxAction) => classifyMinimaxError(err, action, channel.reportsViolations);
   const call = async <T>(action: MinimaxAction, fn: () => Promise<T>): Promise<T> => {
     try {

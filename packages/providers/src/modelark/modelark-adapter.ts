@@ -30,6 +30,7 @@ export const MODELARK_CAPABILITIES: AdapterCapabilities = {
   callbacks: 'hint',
   synchronous: true,
   findOrphan: true,
+  pollUsesRender: false,
 };
 
 export function createModelarkAdapter(channel: ModelarkChannel): ChannelAdapter {

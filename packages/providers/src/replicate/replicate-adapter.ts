@@ -60,7 +60,7 @@ export function createReplicateAdapter(channel: ReplicateChannel): ChannelAdapte
     channel,
     submitDeadlineMs,
     // callbacks: false: the channel only polls (no webhook is passed, none is accepted).
-    capabilities: { idempotentSubmit: false, cancel: true, callbacks: channel.callbacks === false ? 'none' : 'signed', synchronous: !!channel.preferWaitSeconds, findOrphan: channel.orphanSearch !== false },
+    capabilities: { idempotentSubmit: false, cancel: true, callbacks: channel.callbacks === false ? 'none' : 'signed', synchronous: !!channel.preferWaitSeconds, findOrphan: channel.orphanSearch !== false, pollUsesRender: false },
     classifyError: classify,
     unsupported: (model, variant) => replicateMappingError(model, upstreamModelFor(channel, model, variant)),
     coverage: (model, variant) => replicateCoverage(model, upstreamModelFor(channel, model, variant), variant),
