@@ -9,7 +9,7 @@ import type { Config } from '@mediagen/config';
 import { createDb, dbTimeoutsFrom } from '@mediagen/db';
 import { createLogger } from '@mediagen/logging';
 import { createWorkerMetrics } from '@mediagen/metrics';
-import { assertServesCatalog, ChannelAdapter, ChannelConfig, channelCoverage, createAdapters, describeCoverage, downloadPolicyFromConfig, loadChannelConfig, upstreamModelFor } from '@mediagen/providers';
+import { assertServesCatalog, ChannelAdapter, ChannelConfig, channelCoverage, closeIdleDownloads, createAdapters, describeCoverage, downloadPolicyFromConfig, loadChannelConfig, upstreamModelFor } from '@mediagen/providers';
 import { createRedis, createTaskEventPublisher, createTaskQueue, createWebhookQueue, redisErrorText } from '@mediagen/queue';
 import { createStorage } from '@mediagen/storage';
 import { createPromptOptimizer, describeOptimizer, loadOptimizerConfig } from '@mediagen/prompt-optimizer';
@@ -130,6 +130,7 @@ export async function startWorkerApp(
     }
     await Promise.allSettled([ctx.queue.close(), maintenance.queue.close(), ctx.webhookQueue.close()]);
     for (const a of ctx.adapters.values()) a.close();
+    closeIdleDownloads();
     await Promise.allSettled([redis.quit(), workerRedis.quit(), maintenanceRedis.quit(), webhookRedis.quit()]);
     await db.$disconnect();
     await new Promise<void>((r) => health.close(() => r()));

@@ -7,7 +7,7 @@ export { decodeDataUri, type DecodedDataUri } from './data-uri';
 export { sniffMime, canonicalMime, extensionFor, type SniffedMime } from './sniff';
 export { assertPublicUrl, checkUrl, privateAddressReason, UnresolvedHost, type Resolver, type ResolvedAddress, type CheckedUrl } from './url-policy';
 export { safeFetch, pinnedRequest, type SafeResponse, type Hop, type HopResponse } from './safe-fetch';
-export { pooledRequest, pooledHop, downloadPool, POOLED_CHUNK, type PooledBody, type PooledResponse } from './pooled-request';
+export { pooledRequest, pooledHop, downloadPool, idleDownloadClients, POOLED_CHUNK, type PooledBody, type PooledResponse } from './pooled-request';
 export { BufferPool } from './buffer-pool';
 export { HttpSource, BufferSource, type ByteSource } from './byte-source';
 export { measureMedia, type Measured } from './probe-duration';

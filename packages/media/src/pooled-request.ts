@@ -1,8 +1,16 @@
 // A pinned GET for result downloads of hundreds of MiB, through Node's own HTTP client (undici,
 // whose parser is llhttp): no HTTP parser of ours on a connection to a server we do not trust.
 // - Pinned: the connection goes only to the addresses url-policy.ts checked (the connector's
-//   `lookup` answers with them, never DNS), one client per request, so no pooled socket opened for
-//   another address is reused. TLS verifies the certificate against the URL's host name.
+//   `lookup` answers with them, never DNS). TLS verifies the certificate against the URL's host name.
+// - Kept alive, still pinned: a client whose response ended cleanly (every byte of its framing
+//   received, nothing failed or aborted) waits idle a few seconds for the next download of the same
+//   origin whose own check approved exactly the same addresses (idle-clients.ts). Any connection
+//   such a client makes goes to those addresses, so a request only ever reuses a socket its own
+//   check would have allowed; a new DNS answer is another key. A result download no longer pays a
+//   TCP (and TLS) handshake each time it follows another from the same host (time to result). A
+//   transfer that failed, was cut, aborted or closed early destroys its client: only clean ends are
+//   reused, and bytes a server sends after a response are an error of the idle connection, never
+//   the next response.
 // - Bounded memory: the body is copied into 256 KiB buffers from a process-wide pool and lent to
 //   the consumer one at a time (nextChunk: the previous chunk goes back to the pool). A transfer
 //   holds at most the buffer being filled, READY_MAX full ones and the one lent out; when the
@@ -23,6 +31,7 @@ import { MediaProblem, deadlineProblem, throwIfAborted } from './problem';
 import { describeNetError, pinnedLookup, type Hop } from './safe-fetch';
 import type { ResolvedAddress } from './url-policy';
 import { noteBytesRead } from './young-collect';
+import { IdleClients, idleKey } from './idle-clients';
 
 export const POOLED_CHUNK = 256 * 1024;
 /** Shared by the downloads of a process; idle buffers kept: 16 MiB. */
@@ -72,8 +81,14 @@ export function pooledHop(pool: BufferPool = downloadPool): Hop<PooledResponse> 
 
 export const pooledRequest: Hop<PooledResponse> = pooledHop();
 
+/** Clients of downloads that ended cleanly, per origin and checked addresses (shared by the process). */
+export const idleDownloadClients = new IdleClients<Client>();
+
 class Transfer implements PooledBody, Dispatcher.DispatchHandler {
   private readonly client: Client;
+  private readonly key: string;
+  /** Handed back to idleDownloadClients: another transfer may use it now, this one must not touch it. */
+  private clientReturned = false;
   private controller: Dispatcher.DispatchController | null = null;
   private fill: Buffer | null = null;
   private fillLen = 0;
@@ -100,17 +115,19 @@ class Transfer implements PooledBody, Dispatcher.DispatchHandler {
     private readonly resolveHead: (r: PooledResponse) => void,
     private readonly rejectHead: (e: Error) => void,
   ) {
-    this.client = new ClientClass(url.origin, {
-      connect: { lookup: pinnedLookup(addresses), timeout: CONNECT_TIMEOUT_MS },
-      // The caller's signal is the deadline over the whole transfer.
-      headersTimeout: 0,
-      bodyTimeout: 0,
-      maxHeaderSize: MAX_HEAD,
-      pipelining: 1,
-    });
+    this.key = idleKey(url.origin, addresses);
+    this.client =
+      idleDownloadClients.take(this.key) ??
+      new ClientClass(url.origin, {
+        connect: { lookup: pinnedLookup(addresses), timeout: CONNECT_TIMEOUT_MS },
+        // The caller's signal is the deadline over the whole transfer.
+        headersTimeout: 0,
+        bodyTimeout: 0,
+        maxHeaderSize: MAX_HEAD,
+        pipelining: 1,
+      });
     signal.addEventListener('abort', this.onAbort, { once: true });
-    // reset: the connection closes after the response; whatever follows it is not ours to read.
-    this.client.dispatch({ origin: url.origin, path: `${url.pathname || '/'}${url.search}`, method: 'GET', headers, reset: true }, this);
+    this.client.dispatch({ origin: url.origin, path: `${url.pathname || '/'}${url.search}`, method: 'GET', headers }, this);
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
@@ -156,7 +173,10 @@ class Transfer implements PooledBody, Dispatcher.DispatchHandler {
     this.ended = true;
     this.queueFill();
     this.signal.removeEventListener('abort', this.onAbort);
-    this.destroyClient();
+    // Every byte of the response's framing arrived (undici reports a short or overlong body as an
+    // error, not an end): its connection may serve the next download of the same key.
+    this.clientReturned = true;
+    idleDownloadClients.put(this.key, this.client);
     this.deliver();
   }
 
@@ -175,6 +195,7 @@ class Transfer implements PooledBody, Dispatcher.DispatchHandler {
   }
 
   private destroyClient(err?: Error): void {
+    if (this.clientReturned) return;
     // Errors of a client being destroyed have already reached (or no longer matter to) this transfer.
     this.client.destroy(err ?? null).catch(() => undefined);
   }

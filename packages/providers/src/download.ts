@@ -12,7 +12,7 @@
 // - Bounded memory: the body is copied into pooled buffers and lent to storage chunk by chunk
 //   (packages/media pooled-request.ts, Node's undici client; result-body.ts), never held whole.
 // - Outputs capped to what the task asked for.
-import { MediaProblem, pooledRequest, safeFetch, sniffMime, type Hop, type PooledResponse, type Resolver } from '@mediagen/media';
+import { idleDownloadClients, MediaProblem, pooledRequest, safeFetch, sniffMime, type Hop, type PooledResponse, type Resolver } from '@mediagen/media';
 import type { ResultRef } from './channel-adapter';
 import { bufferBody, checkedBody, type ResultBody } from './result-body';
 import { UpstreamError } from './upstream-error';
@@ -155,3 +155,6 @@ function fetchError(e: unknown, signal: AbortSignal): UpstreamError {
   if (e instanceof MediaProblem && !/could not be fetched|timed out|connection/i.test(message)) return new UpstreamError('unusable', `download refused: ${message}`);
   return new UpstreamError('transient', `download: ${message}`);
 }
+
+/** Closes the connections result downloads keep for the next download (a worker's shutdown). */
+export const closeIdleDownloads = (): void => idleDownloadClients.closeAll();
