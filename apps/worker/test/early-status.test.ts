@@ -151,13 +151,9 @@ it('a read-early answer of "still running" leaves the job waiting for its next p
   expect(pollsOf(upstreamId)).toBe(2);
 });
 
-it.each([
-  ['limits its status calls per second', 'video-b-2.0-mini'],
-  ['prices the answer from the task (pollUsesRender)', 'video-b-2.0'],
-])('a channel that %s is read only after loadTask', async (_what, model) => {
-  const { taskId, upstreamId, hint } = await runningTask(`a render on ${model}`, model);
-  expect(hint).toMatchObject({ upstreamId });
-  answers.set(upstreamId, 'succeeded');
+
+/** Runs the task's woken step with loadTask held: no status read until the row is back, then the task completes with one. */
+async function completesReadingAfterLoad(taskId: string, upstreamId: string): Promise<void> {
   await withTasksLocked(async (loadTaskWaiting) => {
     await (await job(taskId)).promote();
     await loadTaskWaiting();
@@ -165,6 +161,16 @@ it.each([
   });
   expect(await w.settled(taskId)).toMatchObject({ status: 'completed' });
   expect(pollsOf(upstreamId)).toBe(1);
+}
+
+it.each([
+  ['limits its status calls per second', 'video-b-2.0-mini'],
+  ['prices the answer from the task (pollUsesRender)', 'video-b-2.0'],
+])('a channel that %s is read only after loadTask', async (_what, model) => {
+  const { taskId, upstreamId, hint } = await runningTask(`a render on ${model}`, model);
+  expect(hint).toMatchObject({ upstreamId });
+  answers.set(upstreamId, 'succeeded');
+  await completesReadingAfterLoad(taskId, upstreamId);
 });
 
 it('a failed early read of the hinted attempt is classified as the step\'s own poll: a lost render gets a fresh attempt', async () => {
@@ -281,11 +287,5 @@ it('a poll job without a hint (written before hints) reads the status after load
   answers.set(upstreamId, 'succeeded');
   // What an older worker left in the job's data.
   await (await job(taskId)).updateData({ taskId, step: 'poll', transientErrors: 0 });
-  await withTasksLocked(async (loadTaskWaiting) => {
-    await (await job(taskId)).promote();
-    await loadTaskWaiting();
-    expect(pollsOf(upstreamId)).toBe(0);
-  });
-  expect(await w.settled(taskId)).toMatchObject({ status: 'completed' });
-  expect(pollsOf(upstreamId)).toBe(1);
+  await completesReadingAfterLoad(taskId, upstreamId);
 });
