@@ -93,12 +93,7 @@ const refusal = (what: string, v: Verdict) => (v.admitted ? undefined : tooMany(
 export function addressRateLimit(limiter: AddressRequests, what: string): RequestHandler {
   const addressOf = limiter.deps.clientAddress;
   return (req, _res, next) => {
-    let v: Verdict | Promise<Verdict>;
-    try {
-      v = limiter.take(addressOf(req));
-    } catch {
-      return next(); // not counted: as with Redis down, never a 500
-    }
+    const v = limiter.take(addressOf(req));
     if (!(v instanceof Promise)) return next(refusal(what, v));
     // Redis down: not limited (as the account limit), never a 500.
     v.then((w) => next(refusal(what, w)), () => next());
