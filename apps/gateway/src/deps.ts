@@ -98,7 +98,7 @@ export async function createDeps(config: Config): Promise<GatewayDeps> {
   const channels = loadChannelConfig(config);
   const adapters = createAdapters(channels);
   assertServesCatalog(channels, adapters, { production: config.NODE_ENV === 'production', sold });
-  const db = createDb(config.DATABASE_URL, { poolSize: config.DB_POOL_SIZE ?? 20, timeouts: dbTimeoutsFrom(config) });
+  const db = createDb(config.DATABASE_URL, { poolSize: config.DB_POOL_SIZE ?? 20, timeouts: dbTimeoutsFrom(config), preparedStatements: config.DB_PREPARED_STATEMENTS });
   // Auto-pipelining sends the commands of concurrent requests (rate-limit counter, poll cache,
   // enqueue) in one write instead of one write each.
   const redis = createRedis(config, 'producer', { enableAutoPipelining: true });

@@ -54,7 +54,11 @@ export async function startWorkerApp(
   // Only what is sold (SOLD_MODELS) must be served: a deployment offering two models starts.
   const unserved = assertServesCatalog(channels, rawAdapters, { production: config.NODE_ENV === 'production', sold: parseSoldModels(config.SOLD_MODELS) });
   if (unserved.length) log.warn({ models: unserved }, 'no channel serves these models; their tasks will fail');
-  const db = createDb(config.DATABASE_URL, { poolSize: config.DB_POOL_SIZE ?? Math.min(20, config.WORKER_CONCURRENCY + 5), timeouts: dbTimeoutsFrom(config) });
+  const db = createDb(config.DATABASE_URL, {
+    poolSize: config.DB_POOL_SIZE ?? Math.min(20, config.WORKER_CONCURRENCY + 5),
+    timeouts: dbTimeoutsFrom(config),
+    preparedStatements: config.DB_PREPARED_STATEMENTS,
+  });
   // BullMQ wants its own connections for blocking commands; plain commands share one.
   const redis = createRedis(config, 'consumer');
   const workerRedis = createRedis(config, 'consumer');

@@ -207,6 +207,12 @@ const envSchema = z.object({
    * deployment of several gateways and workers on one Postgres sets it lower (or puts PgBouncer between).
    */
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(1_000).optional(),
+  /**
+   * Our own SQL as named (prepared) statements on connections proven to be sessions of their own
+   * (packages/db prepared-statements.ts; never behind PgBouncer). false: every statement unnamed,
+   * for a pooler that passes startup options on yet shares server sessions.
+   */
+  DB_PREPARED_STATEMENTS: bool.default(true),
   /** Account holders (/account, docs/account.md): who may sign up; unset: open, except closed in production. */
   SIGNUP_MODE: optionalText(z.enum(['open', 'invite', 'closed'])),
   /** Opening balance of an account made by sign-up (a ledger top-up). */

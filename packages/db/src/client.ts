@@ -9,12 +9,14 @@
 // No query depends on session state that a pooler loses, so DATABASE_URL may point at PgBouncer
 // in transaction mode (docs/operations.md, "Behind PgBouncer"): tables are named with their schema
 // (qualify-sql.ts), the timeouts travel with each transaction (SET LOCAL in its BEGIN), TimeZone
-// is a startup parameter PgBouncer keeps per client, no statement is named (pg prepares unnamed
-// ones), and nothing takes session locks, LISTENs or creates temp tables.
+// is a startup parameter PgBouncer keeps per client, statements are named only on a connection
+// proven to be a session of its own (prepared-statements.ts), and nothing takes session locks,
+// LISTENs or creates temp tables.
 import { Client, Pool, PoolConfig } from 'pg';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from './generated/client';
 import { sqlQualifier } from './qualify-sql';
+import { failsAsSharedSession, OWN_SESSION_OPTION, PreparedNames, provesOwnSession, SESSION_PROBE } from './prepared-statements';
 
 export type Db = PrismaClient;
 
@@ -134,16 +136,42 @@ class DroppingStuckPool extends Pool {
  */
 const BEGIN = /^\s*(BEGIN|START\s+TRANSACTION)\b[^;]*;?\s*$/i;
 
-function pooledClient(schema: string, setLocal: string, startup: { refused: boolean }, urlOptions: string): typeof Client {
+function pooledClient(schema: string, setLocal: string, startup: PoolStartup, urlOptions: string): typeof Client {
   const qualify = sqlQualifier(schema);
+  const names = new PreparedNames();
   return class PooledClient extends Client {
+    /** Named statements this connection has been given (null: it may not have any, see connect). */
+    private prepared: Set<string> | null = null;
+
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     query(config: any, values?: any, callback?: any): any {
       const text: unknown = typeof config === 'string' ? config : config?.text;
       if (typeof text === 'string') {
-        const noValues = !(Array.isArray(values) && values.length) && !(config?.values?.length);
-        const next = noValues && BEGIN.test(text) ? `${text.replace(/;?\s*$/, '')}${setLocal}` : qualify(text);
-        if (next !== text) {
+        const hasValues = (Array.isArray(values) && values.length > 0) || config?.values?.length > 0;
+        const next = !hasValues && BEGIN.test(text) ? `${text.replace(/;?\s*$/, '')}${setLocal}` : qualify(text);
+        // Our own statements (a text and its values; Prisma passes a config object) are named on a
+        // connection of our own: Postgres parses each once per connection, and after a few runs
+        // plans it once (a generic plan) instead of at every execution.
+        const name = typeof config === 'string' && hasValues && this.prepared && !startup.unprepared ? names.nameOn(this.prepared, next) : null;
+        if (name) {
+          config = { name, text: next };
+          // Prepared on one server session, run on another: a pooler after all. Only this query fails.
+          const noted = (err: unknown) => {
+            if (failsAsSharedSession(err)) startup.unprepared = true;
+          };
+          if (typeof callback === 'function') {
+            const cb = callback;
+            callback = (err: unknown, res: unknown) => {
+              if (err) noted(err);
+              cb(err, res);
+            };
+          } else {
+            // eslint-disable-next-line @typescript-eslint/no-explicit-any
+            const p = (Client.prototype.query as any).call(this, config, values) as Promise<unknown>;
+            p.catch(noted);
+            return p;
+          }
+        } else if (next !== text) {
           if (typeof config === 'string') config = next;
           else if (typeof config.submit === 'function') config.text = next;
           else config = { ...config, text: next };
@@ -151,6 +179,27 @@ function pooledClient(schema: string, setLocal: string, startup: { refused: bool
       }
       // eslint-disable-next-line @typescript-eslint/no-explicit-any
       return (Client.prototype.query as any).call(this, config, values, callback);
+    }
+
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    connect(callback?: any): any {
+      const base = Client.prototype.connect as unknown as (this: Client) => Promise<Client>;
+      const probe = async () => {
+        await base.call(this);
+        // Named statements only where this connection is a Postgres session of our own: the
+        // option we sent at startup reached the server (a pooler refuses it, or drops it with
+        // ignore_startup_parameters, and then hands server sessions from client to client).
+        // A failed probe leaves the connection without names; a broken one fails its next query.
+        if (startup.prepare && !startup.refused && !startup.unprepared) {
+          const read = Client.prototype.query as (this: Client, t: string) => Promise<{ rows: { own: string | null }[] }>;
+          const own = await read.call(this, SESSION_PROBE).then((r) => r.rows[0]?.own, () => null);
+          if (provesOwnSession(own)) this.prepared = new Set();
+        }
+        return this;
+      };
+      if (!callback) return probe();
+      probe().then(() => callback(null, this), (err: Error) => callback(err));
+      return undefined;
     }
 
     getStartupConf(): Record<string, string> {
@@ -165,13 +214,23 @@ function pooledClient(schema: string, setLocal: string, startup: { refused: bool
   };
 }
 
-export function createDb(databaseUrl: string, opts: { poolSize?: number; timeouts?: Partial<DbTimeouts> } = {}): Db {
+/** What the pool learnt about the server at connection time (shared by its connections). */
+interface PoolStartup {
+  /** The server refused our `options` startup parameter (a pooler): connections open without it. */
+  refused: boolean;
+  /** Named statements allowed at all (createDb's `preparedStatements`, DB_PREPARED_STATEMENTS). */
+  prepare: boolean;
+  /** A named statement failed as only a pooler's shared sessions make it fail: none from now on. */
+  unprepared: boolean;
+}
+
+export function createDb(databaseUrl: string, opts: { poolSize?: number; timeouts?: Partial<DbTimeouts>; preparedStatements?: boolean } = {}): Db {
   const { connectionString, schema, options } = parseDatabaseUrl(databaseUrl);
   const t = { ...DEFAULT_DB_TIMEOUTS, ...opts.timeouts };
   const statementTimeout = t.statementMs > 0 ? `statement_timeout=${t.statementMs}` : '';
   const idleTimeout = t.idleInTransactionMs > 0 ? `idle_in_transaction_session_timeout=${t.idleInTransactionMs}` : '';
   const setLocal = [statementTimeout, idleTimeout].filter(Boolean).map((s) => `; SET LOCAL ${s}`).join('');
-  const startup = { refused: false };
+  const startup: PoolStartup = { refused: false, prepare: opts.preparedStatements ?? true, unprepared: false };
   const pool = new DroppingStuckPool({
     Client: pooledClient(schema, setLocal, startup, options),
     connectionString,
@@ -180,7 +239,7 @@ export function createDb(databaseUrl: string, opts: { poolSize?: number; timeout
     // startup options (a direct connection): our queries are qualified and need none, but raw SQL
     // typed by an operator or a test (CREATE FUNCTION, triggers) must land in the URL's schema, not
     // in public, where two schemas' objects would collide. A pooler that refuses it loses only that.
-    options: [`-c search_path="${schema}"`, ...[statementTimeout, idleTimeout].filter(Boolean).map((s) => `-c ${s}`), options].filter(Boolean).join(' '),
+    options: [`-c search_path="${schema}"`, ...[statementTimeout, idleTimeout, OWN_SESSION_OPTION].filter(Boolean).map((s) => `-c ${s}`), options].filter(Boolean).join(' '),
     connectionTimeoutMillis: t.connectMs || undefined,
     query_timeout: t.queryMs || undefined,
     keepAlive: t.keepAliveMs > 0,

@@ -52,9 +52,17 @@ test('every transaction carries the statement and idle-in-transaction timeouts i
   expect(await show(async (t) => (await sql<Record<string, string>>(db, t)).rows[0])).toEqual(['0', '0']);
 });
 
-test('no named prepared statement is left in the session', async () => {
-  await db.task.findMany({ where: { accountId: 'acc_session' } });
-  expect((await sql<{ n: number }>(db, 'SELECT count(*)::int AS n FROM pg_prepared_statements')).rows[0].n).toBe(0);
+test('a session that does not prove it is ours (as behind a pooler) is left no named prepared statement', async () => {
+  // As a pooler that drops our startup options would: the session lacks the setting we send.
+  const pooled = createDb(withSessionSetting(schema.url, 'mediagen.own_session', 'off'), { poolSize: 1 });
+  try {
+    await pooled.task.findMany({ where: { accountId: 'acc_session' } });
+    for (let i = 0; i < 3; i++) await sql(pooled, `SELECT count(*)::int AS n FROM "Task" WHERE "accountId" = $1`, ['acc_session']);
+    await sqlTransaction(pooled, (c) => c.query(`SELECT count(*)::int AS n FROM "Account" WHERE "id" = $1`, ['acc_session']));
+    expect((await sql<{ n: number }>(pooled, 'SELECT count(*)::int AS n FROM pg_prepared_statements')).rows[0].n).toBe(0);
+  } finally {
+    await pooled.$disconnect();
+  }
 });
 
 test('the qualifier prefixes unqualified table and enum names only', () => {
