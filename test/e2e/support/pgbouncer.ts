@@ -55,7 +55,11 @@ function runAsUser(): { user: string; uid: number; gid: number } | null {
   return { user: 'postgres', uid, gid };
 }
 
-export async function startPgBouncer(serverUrl: string, opts: { poolSize: number }): Promise<PgBouncer> {
+/**
+ * `ignoreStartupParameters`: PgBouncer's setting of that name (e.g. 'options': the client's startup
+ * options are accepted and dropped, as many deployments configure it); unset: PgBouncer's default.
+ */
+export async function startPgBouncer(serverUrl: string, opts: { poolSize: number; ignoreStartupParameters?: string }): Promise<PgBouncer> {
   const bin = pgbouncerBinary();
   if (!bin) throw new Error('pgbouncer is not installed');
   const server = new URL(serverUrl);
@@ -68,7 +72,7 @@ export async function startPgBouncer(serverUrl: string, opts: { poolSize: number
     .filter(Boolean)
     .join(' ');
   // Every database of the server, under its own name; clients are trusted (loopback, test only).
-  // No ignore_startup_parameters and no other setting: the service must work with the defaults.
+  // No other setting: the service must work with the defaults.
   fs.writeFileSync(
     path.join(dir, 'pgbouncer.ini'),
     [
@@ -83,6 +87,7 @@ export async function startPgBouncer(serverUrl: string, opts: { poolSize: number
       'admin_users =',
       'stats_users =',
       'pool_mode = transaction',
+      ...(opts.ignoreStartupParameters ? [`ignore_startup_parameters = ${opts.ignoreStartupParameters}`] : []),
       `default_pool_size = ${opts.poolSize}`,
       'min_pool_size = 0',
       'reserve_pool_size = 0',
