@@ -7,8 +7,9 @@
 # output that could drift from what the tests ran. `node --import tsx` (not `npx tsx`) keeps the app
 # as the container's main process, so SIGTERM reaches its graceful shutdown directly. The gateway's
 # Node flag caps V8's young generation at Node 20's size (scripts/lib/node-flags.ts says why). The
-# gateway also wants MALLOC_ARENA_MAX=2 in its environment (compose's gateway service sets it; pass
-# `-e MALLOC_ARENA_MAX=2` to a bare `docker run`); the worker does not (node-flags.ts).
+# gateway also wants glibc's malloc settings in its environment (compose's gateway service sets
+# them; pass `-e MALLOC_ARENA_MAX=2 -e MALLOC_MMAP_THRESHOLD_=131072 -e MALLOC_TRIM_THRESHOLD_=131072`
+# to a bare `docker run`); the worker does not (node-flags.ts).
 
 FROM node:24-bookworm-slim AS deps
 WORKDIR /app

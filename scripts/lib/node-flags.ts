@@ -33,10 +33,17 @@ export const nodeFlagsFor = (entry: string): string[] => [...(FLAGS[entryKey(ent
 // benchmark (medians over four runs each, 238 -> 220 MiB) with no change in its CPU per request.
 // Not the worker: there two arenas cost CPU per task in five of six loaded runs (up to 60%, malloc
 // contention between libuv's pool and V8's helpers during downloads and hashing), and its memory
-// targets hold without them. glibc reads the variable before main() runs, so it must be in the
-// environment the process starts with; a value the operator set wins.
+// targets hold without them.
+// Also MALLOC_MMAP_THRESHOLD_ and MALLOC_TRIM_THRESHOLD_ at glibc's own starting value (128 KiB),
+// which fixes them: glibc otherwise raises the mmap threshold to the size of the largest block it
+// has freed (up to 32 MiB), so after the first large bodies (socket reads, decoded inline files)
+// every later block of that size came from the arenas and stayed there once freed. Fixed, blocks of
+// 128 KiB and more are mapped and returned on free, and free memory at an arena's top is trimmed:
+// the gateway's RSS in the submit, poll and pipeline phases fell from 221-225 to 204-208 MiB
+// (docs/benchmark.md, "malloc's thresholds"). glibc reads these variables before main() runs, so
+// they must be in the environment the process starts with; a value the operator set wins.
 const APP_ENV: Readonly<Record<string, Readonly<Record<string, string>>>> = {
-  'apps/gateway/src/main.ts': { MALLOC_ARENA_MAX: '2' },
+  'apps/gateway/src/main.ts': { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072', MALLOC_TRIM_THRESHOLD_: '131072' },
 };
 
 /** The variables an app starts with beyond its configuration (none for other programs). */

@@ -45,11 +45,12 @@ describe('image and compose hygiene', () => {
       expect(read('docs/operations.md')).toContain(`| ${app} | \`${argv.join(' ')}\` |`);
     }
   });
-  it('the gateway starts with MALLOC_ARENA_MAX=2 from compose, the operations guide and the launchers; the worker without it', () => {
+  it('the gateway starts with its malloc settings from compose, the operations guide and the launchers; the worker without them', () => {
     const compose = read('docker-compose.yml');
     const service = (name: string) => compose.slice(compose.indexOf(`\n  ${name}:\n`), compose.indexOf('\n\n', compose.indexOf(`\n  ${name}:\n`) + 1));
     const gateway = appEnvFor('apps/gateway/src/main.ts');
-    expect(gateway).toEqual({ MALLOC_ARENA_MAX: '2' }); // glibc's arenas (node-flags.ts)
+    // glibc's arenas and fixed thresholds (node-flags.ts)
+    expect(gateway).toEqual({ MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072', MALLOC_TRIM_THRESHOLD_: '131072' });
     for (const [name, value] of Object.entries(gateway)) {
       expect(service('gateway')).toContain(`${name}: \${${name}:-${value}}`);
       expect(service('worker')).not.toContain(name);
@@ -81,7 +82,10 @@ describe('image and compose hygiene', () => {
         // app itself need not start (it has no configuration here) and is stopped right after.
         const app = startProcess('app', entry, env, dir);
         try {
-          expect(environOf(app.child.pid!).MALLOC_ARENA_MAX).toBe(expected);
+          const environ = environOf(app.child.pid!);
+          expect(environ.MALLOC_ARENA_MAX).toBe(expected);
+          const gateway = entry === 'apps/gateway/src/main.ts';
+          expect([environ.MALLOC_MMAP_THRESHOLD_, environ.MALLOC_TRIM_THRESHOLD_]).toEqual(gateway ? ['131072', '131072'] : [undefined, undefined]);
         } finally {
           await stopProcess(app);
         }
