@@ -27,12 +27,46 @@ afterAll(async () => {
 });
 
 const redisOf = () => w.app.ctx.redis as Redis;
+const schemaOf = () => new URL(w.app.ctx.config.DATABASE_URL).searchParams.get('schema')!;
+const step = (taskId: string, payload: Record<string, unknown> = { step: 'submit' }) =>
+  countRoundTrips(redisOf(), () => advanceTask(w.app.ctx, runTaskPayloadSchema.parse({ taskId, transientErrors: 0, ...payload })));
 
-it('the submit step of a new task', async () => {
-  const taskId = await w.submit('a lighthouse at dusk');
-  const { result: next, trips } = await countRoundTrips(redisOf(), () => advanceTask(w.app.ctx, runTaskPayloadSchema.parse({ taskId, step: 'submit', transientErrors: 0 })));
+beforeAll(async () => {
+  // A first task warms the process: pooled connections open, the scripts loaded (a first EVALSHA
+  // of a script Redis does not hold yet is answered NOSCRIPT and sent again as EVAL, once).
+  await step(await w.submit('warm-up #sim:hang'));
+});
+
+it('the submit step of a new task: two Redis round trips and four SQL statements', async () => {
+  const taskId = await w.submit('a lighthouse at dusk #sim:hang');
+  const { result: next, trips } = await step(taskId);
   expect(next).toMatchObject({ step: 'poll' });
-  console.log(JSON.stringify(trips, null, 1));
-  const row = await w.db.task.findUniqueOrThrow({ where: { id: taskId } });
-  expect(row.status).toBe('processing');
+  // What choosing the channel reads, in one pipeline; the slot's script by its hash.
+  expect(trips.redisCommands).toEqual(['hexists', 'smembers', 'hget', 'evalsha']);
+  expect(trips.redisWrites).toBe(2);
+  // The task and its attempt; the new attempt; its sent mark with the task's move to processing; the render's id.
+  expect(trips.sql.map((q) => q.split(' ').slice(0, 2).join(' '))).toEqual(['SELECT t."id",', 'INSERT INTO', 'WITH started', 'WITH upd']);
+  expect(await w.db.task.findUniqueOrThrow({ where: { id: taskId } })).toMatchObject({ status: 'processing', startedAt: expect.any(Date) });
+  expect(await w.db.taskAttempt.findFirstOrThrow({ where: { taskId } })).toMatchObject({ status: 'running', upstreamId: expect.any(String), submitSentAt: expect.any(Date) });
+});
+
+it('the poll step of a running render: the task row and its progress, nothing of Redis', async () => {
+  const running = await w.submit('a slow render #sim:hang');
+  await step(running);
+  const poll = await step(running, { step: 'poll' });
+  expect(poll.result).toMatchObject({ step: 'poll' });
+  expect(poll.trips.redisWrites).toBe(0);
+  expect(poll.trips.sql.map((q) => q.split(' ').slice(0, 2).join(' '))).toEqual(['SELECT t."id",', 'UPDATE "' + schemaOf() + '"."Task"']);
+});
+
+it('counting a channel\'s renders in flight (polls of a channel with a status-call limit) is one round trip', async () => {
+  const slots = w.app.ctx.slots;
+  const channel = w.app.ctx.channels.channels[0];
+  await slots.acquire(channel, 'lapsed', Date.now() - 1);
+  await slots.acquire(channel, 'live', Date.now() + 60_000);
+  const { result, trips } = await countRoundTrips(redisOf(), () => slots.inUse(channel.id));
+  expect(trips.redisCommands).toEqual(['zremrangebyscore', 'zcard']);
+  expect(trips.redisWrites).toBe(1);
+  // Lapsed leases do not count; the tasks the earlier tests left running do.
+  expect(result).toBe(1 + (await w.db.taskAttempt.count({ where: { status: 'running' } })));
 });
