@@ -4,7 +4,7 @@
 // the package ioredis routes with), for ordinary and awkward channel ids.
 import { Cluster } from 'ioredis';
 import { QueueKeys } from 'bullmq';
-import { createChannelHealth, healthKey, outcomesKey, streakAccountsKey } from '@mediagen/channel-health';
+import { createChannelHealth, healthKey, outcomesKey, readChoiceState, streakAccountsKey } from '@mediagen/channel-health';
 import { createRedis, isCluster, jobKey, queuePrefix, QUEUES, RedisClient, redisErrorText } from '@mediagen/queue';
 import { loadConfig, parseClusterNodes } from '@mediagen/config';
 import { createChannelSlots } from '../../apps/worker/src/channel-slots';
@@ -17,17 +17,32 @@ const slotOf = require('cluster-key-slot') as (key: string) => number;
 const CHANNEL_IDS = ['sim-video', 'a', 'x:y', 'with space', 'ünïcode', 'a}b', '{weird}', 'x{y}z', '12345'];
 const PREFIXES = ['mg', 'e2e-cluster-ab12cd', 'tenant:eu'];
 
-/** A connection stand-in that records the keys of every EVAL (numkeys, then the keys). */
+/**
+ * A connection stand-in that records the keys of every script call (EVAL: numkeys, then the keys;
+ * a command made with defineCommand: its numberOfKeys first arguments) and of every plain command
+ * sent with `call` (its first argument).
+ */
 function recorder(cluster: boolean) {
   const evals: string[][] = [];
-  const redis = {
+  const calls: string[][] = [];
+  const redis: Record<string, unknown> = {
     isCluster: cluster,
     eval: async (_lua: string, numKeys: number, ...args: unknown[]) => {
       evals.push(args.slice(0, numKeys).map(String));
       return '';
     },
-  } as unknown as RedisClient;
-  return { redis, evals };
+    defineCommand: (name: string, { numberOfKeys }: { numberOfKeys: number }) => {
+      redis[name] = async (...args: unknown[]) => {
+        evals.push(args.slice(0, numberOfKeys).map(String));
+        return name === 'slotAcquire' ? 1 : '';
+      };
+    },
+    call: async (command: string, ...args: string[]) => {
+      calls.push([command, args[0]]);
+      return command === 'smembers' ? [] : null;
+    },
+  };
+  return { redis: redis as unknown as RedisClient, evals, calls };
 }
 
 const oneSlot = (keys: string[]) => new Set(keys.map(slotOf)).size === 1;
@@ -64,10 +79,19 @@ describe('keys of one script share one hash slot', () => {
     for (const keys of evals) expect(keys).toHaveLength(1);
   });
 
+  it('on a cluster the reads of a channel choice are single-key commands, not one pipeline (their keys spread over the masters)', async () => {
+    const { redis, calls } = recorder(true);
+    const state = await readChoiceState(redis, 'mg', CHANNEL_IDS.map((id) => ({ id, upstreamModel: 'm' })));
+    expect(state).toEqual({ unavailable: new Set(), disabled: new Set(), admitting: new Set(CHANNEL_IDS) });
+    expect(calls).toHaveLength(CHANNEL_IDS.length * 2 + 1);
+    expect(new Set(calls.map(([command]) => command))).toEqual(new Set(['hexists', 'smembers', 'hget']));
+  });
+
   it('the channel-slot script touches one key', async () => {
     const { redis, evals } = recorder(true);
     const slots = createChannelSlots(redis, 'mg');
     for (const id of CHANNEL_IDS) await slots.acquire({ id, maxInFlight: 2 } as never, 'task_1', Date.now() + 1000);
+    expect(evals).toHaveLength(CHANNEL_IDS.length);
     for (const keys of evals) expect(keys).toHaveLength(1);
   });
 

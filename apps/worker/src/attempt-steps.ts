@@ -12,7 +12,7 @@ import { settleCompleted, settleFailed } from './settle';
 import { pollHintOf, settled, slotWait, StepInput, StepOutcome, TaskRun, wait } from './task-run';
 import { takeEarlyStatus } from './early-status';
 import { recordRender } from './render-ids';
-import { beforeSubmit, countMargin, recordRenderUsage, renderRequest, submitEnded, type SubmitReadiness } from './upstream-calls';
+import { beforeSubmit, countMargin, marksAtOnce, recordRenderUsage, renderRequest, submitEnded, type SubmitReadiness } from './upstream-calls';
 import { noteUnknownModel } from './unknown-model';
 
 /** Ends an attempt and gives its channel slot back. */
@@ -83,9 +83,11 @@ const noResult = async (run: TaskRun, attempt: Attempt, err: UpstreamError): Pro
 
 /** pending -> processing, logged once by whichever step wins the move. */
 async function toProcessing(run: TaskRun, attempt: Attempt): Promise<void> {
-  if (await markProcessing(run.ctx.db, run.task.id))
-    run.ctx.log.info({ taskId: run.task.id, accountId: run.task.accountId, channel: attempt.channelId, attemptNo: attempt.attemptNo }, 'task processing');
+  if (await markProcessing(run.ctx.db, run.task.id)) processingLogged(run, attempt);
 }
+
+const processingLogged = (run: TaskRun, attempt: Attempt) =>
+  run.ctx.log.info({ taskId: run.task.id, accountId: run.task.accountId, channel: attempt.channelId, attemptNo: attempt.attemptNo }, 'task processing');
 
 export async function submitStep({ run, attempt, adapter }: StepInput): Promise<StepOutcome> {
   const { ctx, task } = run;
@@ -93,11 +95,15 @@ export async function submitStep({ run, attempt, adapter }: StepInput): Promise<
   // step has just acquired it.
   if (run.slotHeldOn !== adapter.channel.id && !(await ctx.slots.acquire(adapter.channel, task.id, slotLeaseUntil(run.task.deadlineAt))))
     return { kind: 'next', next: slotWait(run) };
-  // pending -> processing runs beside the upstream call rather than before it (an answers-at-once
-  // submit waits for every write ahead of the render), and is done before the step goes on. It
-  // never fails the step: once a render may have started, retrying the step could render twice.
+  // pending -> processing is done before the upstream call leaves or beside it (an answers-at-once
+  // submit waits for every write ahead of the render), and before the step goes on. When the step
+  // goes straight to the sent mark (a new attempt) the move is part of that statement, in front of
+  // the send like the mark itself: its failure fails the mark, and nothing is sent. Otherwise (an
+  // earlier send to wait for or search) it runs beside the upstream call and never fails the step:
+  // once a render may have started, retrying the step could render twice.
+  const startWithMark = task.status === 'pending' && marksAtOnce(attempt, adapter);
   const processing =
-    task.status === 'pending'
+    task.status === 'pending' && !startWithMark
       ? toProcessing(run, attempt).catch((err: Error) => ctx.log.warn({ taskId: task.id, err: err.message }, 'task not marked processing'))
       : null;
   const req = renderRequest(run, attempt, adapter);
@@ -106,7 +112,8 @@ export async function submitStep({ run, attempt, adapter }: StepInput): Promise<
   let ready: SubmitReadiness | undefined;
   let failure: unknown;
   try {
-    ready = await beforeSubmit(ctx, attempt, adapter, req);
+    ready = await beforeSubmit(ctx, attempt, adapter, req, startWithMark);
+    if ((ready.kind === 'send' || ready.kind === 'stopped') && ready.started) processingLogged(run, attempt);
     if (ready.kind === 'send') {
       sent = ready.attempt;
       ctx.stats.submits += 1;

@@ -30,20 +30,38 @@ export interface ChannelSlots {
   inUse(channelId: string): Promise<number>;
 }
 
+/** ACQUIRE as a command of the connection: EVALSHA, the script's text is not sent with every acquire. */
+type SlotRedis = RedisClient & { slotAcquire(key: string, taskId: string, now: number, leaseUntil: number, maxInFlight: number): Promise<number> };
+
+/**
+ * Defined where the connection is made, before its first command (worker-app.ts): on a connection
+ * with auto-pipelining ioredis drops a command defined while an auto-pipeline is being filled
+ * (redis/ioredis#1931).
+ */
+function slotRedis(redis: RedisClient): SlotRedis {
+  const r = redis as SlotRedis;
+  if (typeof r.slotAcquire !== 'function') r.defineCommand('slotAcquire', { numberOfKeys: 1, lua: ACQUIRE });
+  return r;
+}
+
 export function createChannelSlots(redis: RedisClient, prefix: string): ChannelSlots {
+  const scripts = slotRedis(redis);
   // The gateway reads the same sets for its renders-in-flight gauge: one key format for both.
   const key = (channelId: string) => channelSlotsKey(prefix, channelId);
   return {
     async acquire(channel, taskId, leaseUntil) {
-      const r = await redis.eval(ACQUIRE, 1, key(channel.id), taskId, Date.now(), leaseUntil, channel.maxInFlight);
+      const r = await scripts.slotAcquire(key(channel.id), taskId, Date.now(), leaseUntil, channel.maxInFlight);
       return r === 1;
     },
     async release(channelId, taskId) {
       await redis.zrem(key(channelId), taskId);
     },
     async inUse(channelId) {
-      await redis.zremrangebyscore(key(channelId), '-inf', Date.now());
-      return redis.zcard(key(channelId));
+      // Lapsed leases out, then the count: one pipeline on one key (one slot, so also on a cluster),
+      // run in that order, one round trip instead of two.
+      const [[pruneErr], [countErr, n]] = (await redis.pipeline().zremrangebyscore(key(channelId), '-inf', Date.now()).zcard(key(channelId)).exec())!;
+      if (pruneErr || countErr) throw pruneErr ?? countErr;
+      return n as number;
     },
   };
 }

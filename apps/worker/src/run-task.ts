@@ -20,7 +20,7 @@ import { startEarlyStatus } from './early-status';
 import { UnrecordedRender, writeKeptRender } from './render-ids';
 import { abandonAttempt } from './upstream-calls';
 import { needsPromptRewrite, rewritePrompt } from './prompt-rewrite';
-import { withoutUnavailableModels } from './unknown-model';
+import { usableChannels } from './unknown-model';
 
 export function createRunTaskProcessor(ctx: WorkerContext) {
   return async function runTask(job: Job<RunTaskPayload>, token?: string): Promise<string> {
@@ -133,8 +133,8 @@ async function advanceAttempts(run: TaskRun, current: Attempt | null): Promise<N
       // Only channels able to render this task's options (a channel may serve part of a model),
       // and not those whose upstream said it does not know the model (unknown-model.ts).
       const { able, unable } = ableToRender(order, ctx.adapters, spec, run.outputSeconds);
-      const usable = await withoutUnavailableModels(ctx, able, spec);
-      const pick = await pickChannel(usable, tried, ctx.health, task.id);
+      const { usable, state } = await usableChannels(ctx, able, spec);
+      const pick = await pickChannel(usable, tried, ctx.health, task.id, state);
       if (!pick) {
         if (usable.length === 0)
           ctx.log.warn(

@@ -5,7 +5,7 @@
 // or a channel check finds the model. Its other models carry on. Visible as one warning line, the
 // metric mediagen_channel_model_unavailable_total{channel, upstream_model}, and the channel's
 // lastError (console, GET /admin/channels) naming the upstream model.
-import { isModelUnavailable, markModelUnavailable } from '@mediagen/channel-health';
+import { type ChoiceState, markModelUnavailable, readChoiceState } from '@mediagen/channel-health';
 import type { TaskSpec } from '@mediagen/catalog';
 import { type Channel, type ChannelAdapter, type UpstreamError, upstreamModelOf } from '@mediagen/providers';
 import type { WorkerContext } from './context';
@@ -30,14 +30,15 @@ export async function noteUnknownModel(ctx: WorkerContext, taskId: string, adapt
   }
 }
 
-/** The channels of `order` whose upstream model for this task is not marked unavailable. */
-export async function withoutUnavailableModels(ctx: WorkerContext, order: readonly Channel[], spec: TaskSpec): Promise<Channel[]> {
-  // One command per channel (different keys; on a cluster different slots), all at once.
-  const marked = await Promise.all(
-    order.map((c) => {
-      const upstreamModel = upstreamModelOf(c, ctx.adapters.get(c.id), spec);
-      return upstreamModel ? isModelUnavailable(ctx.redis, ctx.config.REDIS_PREFIX, c.id, upstreamModel) : Promise.resolve(false);
-    }),
+/**
+ * The channels of `order` whose upstream model for this task is not marked unavailable, with what
+ * the same round trip read for pickChannel (packages/channel-health choice-reads.ts).
+ */
+export async function usableChannels(ctx: WorkerContext, order: readonly Channel[], spec: TaskSpec): Promise<{ usable: Channel[]; state: ChoiceState }> {
+  const state = await readChoiceState(
+    ctx.redis,
+    ctx.config.REDIS_PREFIX,
+    order.map((c) => ({ id: c.id, upstreamModel: upstreamModelOf(c, ctx.adapters.get(c.id), spec) ?? null })),
   );
-  return order.filter((_, i) => !marked[i]);
+  return { usable: order.filter((c) => !state.unavailable.has(c.id)), state };
 }

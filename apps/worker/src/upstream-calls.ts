@@ -1,7 +1,7 @@
 // The parts of an attempt that depend on what its upstream can do (adapter capabilities): the
 // request with its references and callback URL, what to do before submitting again, cancelling a
 // render we gave up on, and recording what a render cost.
-import { abandonOpenAttempt, Attempt, markSubmitEnded, markSubmitSent, recordUsage, SettledTask, taskOfUpstreamRender } from '@mediagen/db';
+import { abandonOpenAttempt, Attempt, markSubmitEnded, markSubmitSent, markSubmitSentAndStart, recordUsage, SettledTask, taskOfUpstreamRender } from '@mediagen/db';
 import { callbackSecret, callbackUrl, ChannelAdapter, RenderRequest, renderReferences, UpstreamUsage } from '@mediagen/providers';
 import type { WorkerContext } from './context';
 import { referenceLoader } from './reference-bytes';
@@ -37,10 +37,16 @@ export type SubmitReadiness =
   | { kind: 'adopted'; upstreamId: string }
   /** An earlier submit of this attempt may still be open (another run of the job): send nothing before its deadline. */
   | { kind: 'in-flight'; openMs: number }
-  /** Send, with `signal` as the submit's hard deadline. */
-  | { kind: 'send'; attempt: Attempt; signal?: AbortSignal }
+  /** Send, with `signal` as the submit's hard deadline. `started`: the sent mark moved the task to processing (startsWithMark). */
+  | { kind: 'send'; attempt: Attempt; signal?: AbortSignal; started?: boolean }
   /** The task has a cancel request (or settled) and nothing was sent: send nothing, the next step settles it. */
-  | { kind: 'stopped' };
+  | { kind: 'stopped'; started?: boolean };
+
+/**
+ * Whether beforeSubmit goes straight to the sent mark (no earlier send to wait for or search), so
+ * that a pending task's move to processing can ride on the mark's statement (markSubmitSentAndStart).
+ */
+export const marksAtOnce = (attempt: Attempt, adapter: ChannelAdapter): boolean => adapter.capabilities.idempotentSubmit || !attempt.submitSentAt;
 
 /**
  * Before a submit on a channel that does not deduplicate submits. Each send is marked durably
@@ -54,12 +60,11 @@ export type SubmitReadiness =
  *   (metadata / client reference) and the attempt adopts it. Without such a search the submit goes
  *   out again, counted as `blind` (a possible double render, docs/providers.md).
  */
-export async function beforeSubmit(ctx: WorkerContext, attempt: Attempt, adapter: ChannelAdapter, req: RenderRequest): Promise<SubmitReadiness> {
+export async function beforeSubmit(ctx: WorkerContext, attempt: Attempt, adapter: ChannelAdapter, req: RenderRequest, startTask = false): Promise<SubmitReadiness> {
   const channel = attempt.channelId;
   if (adapter.capabilities.idempotentSubmit) {
     // A repeated send is harmless here, but the mark still orders the send with a client's cancel.
-    const marked = await markSubmitSent(ctx.db, attempt, submitDeadlineMs(adapter, req) + SUBMIT_SLACK_MS);
-    return marked ? { kind: 'send', attempt: marked } : { kind: 'stopped' };
+    return mark(ctx, attempt, submitDeadlineMs(adapter, req) + SUBMIT_SLACK_MS, startTask);
   }
   if (attempt.submitSentAt) {
     if (attempt.submitOpenMs && attempt.submitOpenMs > 0) {
@@ -88,8 +93,13 @@ export async function beforeSubmit(ctx: WorkerContext, attempt: Attempt, adapter
   const deadlineMs = submitDeadlineMs(adapter, req);
   // Armed before the write: it fires before the deadline the database records.
   const signal = AbortSignal.timeout(deadlineMs);
-  const marked = await markSubmitSent(ctx.db, attempt, deadlineMs + SUBMIT_SLACK_MS);
-  return marked ? { kind: 'send', attempt: marked, signal } : { kind: 'stopped' };
+  return mark(ctx, attempt, deadlineMs + SUBMIT_SLACK_MS, startTask, signal);
+}
+
+/** The sent mark; `startTask` (only where marksAtOnce holds): the same statement moves the pending task to processing. */
+async function mark(ctx: WorkerContext, attempt: Attempt, openMs: number, startTask: boolean, signal?: AbortSignal): Promise<SubmitReadiness> {
+  const { sent, started } = startTask ? await markSubmitSentAndStart(ctx.db, attempt, openMs) : { sent: await markSubmitSent(ctx.db, attempt, openMs), started: false };
+  return sent ? { kind: 'send', attempt: sent, started, ...(signal ? { signal } : {}) } : { kind: 'stopped', started };
 }
 
 /** The run that sent a submit saw it end unanswered: a retry need not wait for its deadline. Best effort. */

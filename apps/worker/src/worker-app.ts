@@ -71,6 +71,9 @@ export async function startWorkerApp(
     windowMs: config.CHANNEL_BREAKER_WINDOW_MS,
     cooldownMs: config.CHANNEL_BREAKER_COOLDOWN_MS,
   });
+  // Made before the connection's first command (the channel list below): both define their Lua
+  // scripts on it (channel-slots.ts).
+  const slots = createChannelSlots(redis, config.REDIS_PREFIX);
   const observed = new Map([...rawAdapters].map(([id, a]) => [id, observeChannel(a, { metrics, health: channelHealth, log })]));
   const adapters = new Map([...observed].map(([id, o]) => [id, o.adapter]));
   const downloadTimers = new Map([...observed].map(([id, o]) => [id, o.download]));
@@ -103,7 +106,7 @@ export async function startWorkerApp(
     channels,
     adapters,
     downloadTimers,
-    slots: createChannelSlots(redis, config.REDIS_PREFIX),
+    slots,
     events: createTaskEventPublisher(redis, config.REDIS_PREFIX, log),
     log,
     stats: newStats(),

@@ -143,22 +143,51 @@ export interface ChannelHealth {
   disabled?(): Promise<Set<string>>;
 }
 
+/** The breaker's scripts as commands of the connection (EVALSHA: the script's text is not sent with every call). */
+type BreakerRedis = RedisClient & {
+  breakerRecord(health: string, bucket: string, streak: string, ...argv: (string | number)[]): Promise<string>;
+  breakerAdmit(health: string, taskId: string, now: number, leaseMs: number): Promise<string>;
+};
+
+/**
+ * Defines the breaker's scripts on the connection, once. Called where the connection is made
+ * (createChannelHealth, right after createRedis), before its first command: on a connection with
+ * auto-pipelining, ioredis drops a command defined while an auto-pipeline is being filled
+ * (redis/ioredis#1931).
+ */
+export function breakerRedis(redis: RedisClient): BreakerRedis {
+  const r = redis as BreakerRedis;
+  if (typeof r.breakerAdmit !== 'function') {
+    r.defineCommand('breakerRecord', { numberOfKeys: 3, lua: RECORD });
+    r.defineCommand('breakerAdmit', { numberOfKeys: 1, lua: ADMIT });
+  }
+  return r;
+}
+
+/**
+ * The breaker state, as one read of its hash answers it, with which ADMIT lets a task in without
+ * writing anything (a closed breaker, or none yet): such an admission may be decided from a read
+ * sent beside the other reads of the choice (choice-reads.ts) instead of by the script.
+ */
+export const admitsWithoutWrite = (state: string | null | undefined): boolean => !state || state === 'closed';
+
 /** `now`: the clock the breaker's windows and cool-downs are measured on (tests move it instead of sleeping). */
 export function createChannelHealth(redis: RedisClient, prefix: string, settings: BreakerSettings, now: () => number = Date.now): ChannelHealth {
   const bucketTtlSec = RECENT_MINUTES * 60 + 60;
+  const scripts = breakerRedis(redis);
   return {
     settings,
     async record(channelId, outcome, error = '', account = '') {
       const at = now();
-      const moved = (await redis.eval(
-        RECORD, 3, healthKey(prefix, channelId), outcomesKey(prefix, channelId, minuteOf(at)), streakAccountsKey(prefix, channelId),
+      const moved = await scripts.breakerRecord(
+        healthKey(prefix, channelId), outcomesKey(prefix, channelId, minuteOf(at)), streakAccountsKey(prefix, channelId),
         outcome, at, settings.failures, settings.windowMs, settings.cooldownMs, error.slice(0, 300), bucketTtlSec, account,
-      )) as string;
+      );
       return moved ? (moved as BreakerState) : null;
     },
     async admit(channelId, taskId) {
       if (settings.failures <= 0) return { admission: 'closed', moved: null };
-      const r = (await redis.eval(ADMIT, 1, healthKey(prefix, channelId), taskId, now(), settings.cooldownMs)) as string;
+      const r = await scripts.breakerAdmit(healthKey(prefix, channelId), taskId, now(), settings.cooldownMs);
       if (r === 'probe-new') return { admission: 'probe', moved: 'half-open' };
       return { admission: r as Admission, moved: null };
     },

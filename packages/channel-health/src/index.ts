@@ -7,3 +7,4 @@ export * from './health-view';
 export * from './operator-disable';
 export * from './model-unavailable';
 export * from './check-results';
+export * from './choice-reads';

@@ -1,6 +1,7 @@
 // Which channel a task's next attempt runs on: the first channel of the model's order (cheapest
 // first, packages/providers channelsFor) that the task has not tried yet and whose breaker admits it.
 import type { Admission, BreakerState, ChannelHealth } from './breaker';
+import type { ChoiceState } from './choice-reads';
 
 export interface Pick<C> {
   channel: C;
@@ -16,19 +17,23 @@ export interface Pick<C> {
  * tasks a likely failure, but the task was charged for a render: an outage of every channel of a
  * model should cost tasks their failed attempts, not a refusal without trying.
  * Returns null when the task has tried every channel of its order.
+ * `known`: what readChoiceState read beside the step's other reads: the disabled set, and the
+ * channels whose breaker was closed then, which admit without the script (the script would only
+ * have read the same hash a moment later and written nothing).
  */
 export async function pickChannel<C extends { id: string }>(
   order: readonly C[],
   tried: ReadonlySet<string>,
   health: ChannelHealth,
   taskId: string,
+  known?: { disabled: ChoiceState['disabled']; admitting: ChoiceState['admitting'] },
 ): Promise<Pick<C> | null> {
   // A channel an operator disabled takes no new attempt, not even as the fallback.
-  const disabled = (await health.disabled?.()) ?? new Set<string>();
+  const disabled = known?.disabled ?? (await health.disabled?.()) ?? new Set<string>();
   const candidates = order.filter((c) => !tried.has(c.id) && !disabled.has(c.id));
   if (candidates.length === 0) return null;
   for (const channel of candidates) {
-    const { admission, moved } = await health.admit(channel.id, taskId);
+    const { admission, moved } = known?.admitting.has(channel.id) ? CLOSED : await health.admit(channel.id, taskId);
     if (admission !== 'open') return { channel, admission, moved };
   }
   const last = await health.lastFailures(candidates.map((c) => c.id));
@@ -36,3 +41,5 @@ export async function pickChannel<C extends { id: string }>(
   const channel = candidates.reduce((best, c) => ((last.get(c.id) ?? 0) < (last.get(best.id) ?? 0) ? c : best));
   return { channel, admission: 'fallback', moved: null };
 }
+
+const CLOSED = { admission: 'closed', moved: null } as const;

@@ -218,24 +218,60 @@ export async function abandonOpenAttempt(db: Db, attempt: Attempt): Promise<Atte
  * send's deadline, `openMs` from now by the database's clock: until then another run of the job
  * must not submit again.
  * Null, and nothing may be sent: the task has a cancel request or has settled. The task row is
- * share-locked while this is decided, so it is ordered with the cancel's mark (requestCancel):
- * either the send is marked first and the cancel sees it, or the cancel is and nothing is sent.
+ * share-locked while this is decided, so it is ordered with the cancel's mark (requestCancel): either
+ * the send is marked first and the cancel sees it, or the cancel is and nothing is sent.
  */
 export async function markSubmitSent(db: Db, attempt: Attempt, openMs: number): Promise<Attempt | null> {
-  const { rows } = await sql<{ submitSentAt: Date; submitOpenUntil: Date }>(
-    db,
-    `WITH live AS (
-       SELECT 1 FROM "Task" WHERE "id" = $3 AND "status" IN (${OPEN_TASK_SQL}) AND "cancelRequestedAt" IS NULL FOR SHARE
-     )
-     UPDATE "TaskAttempt"
-        SET "submitSentAt" = COALESCE("submitSentAt", now()), "submitOpenUntil" = now() + make_interval(secs => $2::double precision)
-      WHERE "id" = $1 AND EXISTS (SELECT 1 FROM live) RETURNING "submitSentAt", "submitOpenUntil"`,
-    [attempt.id, openMs / 1000, attempt.taskId],
-  );
-  const r = rows[0];
-  if (!r) return null;
-  return { ...attempt, submitSentAt: r.submitSentAt, submitOpenUntil: r.submitOpenUntil, submitOpenMs: openMs };
+  return (await markSent(db, MARK_SENT_SQL, attempt, openMs)).sent;
 }
+
+/**
+ * markSubmitSent for a task still pending: the same statement also moves it pending -> processing
+ * (markProcessing's compare-and-set, whether or not the send may go), one round trip and one commit
+ * where the two writes were one each. Its row lock then orders the decision with the cancel's mark
+ * instead of the share lock. `started`: this statement made the move.
+ */
+export async function markSubmitSentAndStart(db: Db, attempt: Attempt, openMs: number): Promise<{ sent: Attempt | null; started: boolean }> {
+  return markSent(db, MARK_SENT_AND_START_SQL, attempt, openMs);
+}
+
+async function markSent(db: Db, text: string, attempt: Attempt, openMs: number): Promise<{ sent: Attempt | null; started: boolean }> {
+  const { rows } = await sql<{ started: boolean; submitSentAt: Date | null; submitOpenUntil: Date | null }>(db, text, [attempt.id, openMs / 1000, attempt.taskId]);
+  const r = rows[0];
+  const started = r?.started === true;
+  if (!r?.submitSentAt) return { sent: null, started };
+  return { sent: { ...attempt, submitSentAt: r.submitSentAt, submitOpenUntil: r.submitOpenUntil, submitOpenMs: openMs }, started };
+}
+
+/** $1 attempt id, $2 seconds the send may stay open, $3 task id (both statements). */
+const MARK_SENT_SET = `"submitSentAt" = COALESCE("submitSentAt", now()), "submitOpenUntil" = now() + make_interval(secs => $2::double precision)`;
+
+const MARK_SENT_SQL = `
+  WITH live AS (
+    SELECT 1 FROM "Task" WHERE "id" = $3 AND "status" IN (${OPEN_TASK_SQL}) AND "cancelRequestedAt" IS NULL FOR SHARE
+  )
+  UPDATE "TaskAttempt" SET ${MARK_SENT_SET}
+   WHERE "id" = $1 AND EXISTS (SELECT 1 FROM live) RETURNING false AS "started", "submitSentAt", "submitOpenUntil"`;
+
+// `started` moves a pending task and, locking its row, says whether it is live (its RETURNING is
+// the row as the update left it: a cancel committed first is seen). A task that was not pending is
+// share-locked by `shared` as MARK_SENT_SQL does; `shared` does not read a row `started` updated
+// (its NOT EXISTS): a statement that locks a row it has itself updated skips that row.
+const MARK_SENT_AND_START_SQL = `
+  WITH started AS (
+    UPDATE "Task" SET "status" = 'processing', "startedAt" = now(), "updatedAt" = now()
+     WHERE "id" = $3 AND "status" = 'pending'
+    RETURNING ("cancelRequestedAt" IS NULL) AS "live"
+  ), shared AS (
+    SELECT 1 FROM "Task"
+     WHERE "id" = $3 AND "status" IN (${OPEN_TASK_SQL}) AND "cancelRequestedAt" IS NULL AND NOT EXISTS (SELECT 1 FROM started)
+    FOR SHARE
+  ), sent AS (
+    UPDATE "TaskAttempt" SET ${MARK_SENT_SET}
+     WHERE "id" = $1 AND (EXISTS (SELECT 1 FROM started WHERE "live") OR EXISTS (SELECT 1 FROM shared))
+    RETURNING "submitSentAt", "submitOpenUntil"
+  )
+  SELECT EXISTS (SELECT 1 FROM started) AS "started", s."submitSentAt", s."submitOpenUntil" FROM (SELECT 1) one LEFT JOIN sent s ON true`;
 
 /**
  * The run that sent a submit saw it end without an id (an error, a timeout): nothing of it is

@@ -6,7 +6,8 @@
 import { createDb, Db } from '../src/client';
 import { newId } from '../src/ids';
 import { createTestSchema } from '../src/test-schema';
-import { finishAttempt, loadTask, markAttemptSucceeded, markSubmitSent, recordUpstreamId, recordUsage, startAttempt } from '../src/attempts';
+import { finishAttempt, loadTask, markAttemptSucceeded, markSubmitSent, markSubmitSentAndStart, recordUpstreamId, recordUsage, startAttempt } from '../src/attempts';
+import { markProcessing } from '../src/settlement';
 import { completeTaskRow, failTaskRow } from '../src/settlement';
 import { findCancelView, requestCancel } from '../src/cancel-queries';
 
@@ -129,4 +130,54 @@ it('a send and a client cancel are ordered: once the cancel is marked no submit 
     ]);
     expect(cancelSeen!.submitSent).toBe(sent !== null);
   }
+});
+
+it('markSubmitSentAndStart: the sent mark and the pending -> processing move in one statement, each as strict as alone', async () => {
+  const statusOf = async (id: string) => (await db.task.findUniqueOrThrow({ where: { id } })).status;
+  // Pending: moved (startedAt stamped) and marked.
+  const fresh = await task();
+  const a = await startAttempt(db, newId('att'), fresh, 1, 'ch');
+  const one = await markSubmitSentAndStart(db, a, 10_000);
+  expect(one.started).toBe(true);
+  expect(one.sent).toMatchObject({ id: a.id, submitOpenMs: 10_000, submitSentAt: expect.any(Date), submitOpenUntil: expect.any(Date) });
+  expect(await db.task.findUniqueOrThrow({ where: { id: fresh } })).toMatchObject({ status: 'processing', startedAt: expect.any(Date) });
+  // Sent again (a retried step): processing already, not moved again (the compare-and-set), still marked; the first send kept.
+  const again = await markSubmitSentAndStart(db, a, 10_000);
+  expect(again).toMatchObject({ started: false, sent: { submitSentAt: one.sent!.submitSentAt } });
+  expect(await markProcessing(db, fresh)).toBe(false);
+
+  // A cancel request before the mark: nothing may be sent, and the task moves as markProcessing alone would move it.
+  const cancelled = await task();
+  const b = await startAttempt(db, newId('att'), cancelled, 1, 'ch');
+  expect(await requestCancel(db, cancelled)).toBe(true);
+  expect(await markSubmitSentAndStart(db, b, 10_000)).toEqual({ sent: null, started: true });
+  expect(await statusOf(cancelled)).toBe('processing');
+  expect(await findCancelView(db, cancelled, accountId)).toMatchObject({ submitSent: false, cancelRequested: true });
+  // Processing with a cancel request: neither.
+  expect(await markSubmitSentAndStart(db, b, 10_000)).toEqual({ sent: null, started: false });
+
+  // Settled: neither moved back nor marked.
+  const settled = await task();
+  const c = await startAttempt(db, newId('att'), settled, 1, 'ch');
+  await failTaskRow(db, settled, { errorCode: 'timeout', errorMessage: 'm', retryable: true });
+  expect(await markSubmitSentAndStart(db, c, 10_000)).toEqual({ sent: null, started: false });
+  expect(await statusOf(settled)).toBe('failed');
+
+  // Racing a client's cancel: ordered as markSubmitSent is.
+  for (let i = 0; i < 20; i++) {
+    const t = await task();
+    const at = await startAttempt(db, newId('att'), t, 1, 'ch');
+    const [{ sent, started }, cancelSeen] = await Promise.all([
+      markSubmitSentAndStart(db, at, 10_000),
+      requestCancel(db, t).then(() => findCancelView(db, t, accountId)),
+    ]);
+    expect(started).toBe(true);
+    expect(cancelSeen!.submitSent).toBe(sent !== null);
+  }
+  // Two runs of one job racing: the task is moved once, both may mark (the first send is kept).
+  const raced = await task();
+  const d = await startAttempt(db, newId('att'), raced, 1, 'ch');
+  const both = await Promise.all([markSubmitSentAndStart(db, d, 10_000), markSubmitSentAndStart(db, d, 10_000)]);
+  expect(both.filter((r) => r.started)).toHaveLength(1);
+  expect(both.every((r) => r.sent !== null)).toBe(true);
 });
