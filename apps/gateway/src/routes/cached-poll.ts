@@ -17,6 +17,7 @@
 // ten layers, the chain's middlewares, a dozen setHeader calls, two response listeners and
 // Express's res.send.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import type { Express } from 'express';
 import type { GatewayDeps } from '../deps';
 import { observeRequest, routeMetrics } from '../middleware/http-metrics';
@@ -58,7 +59,7 @@ export function cachedPollLane(deps: GatewayDeps, app: Express): CachedPollLane 
     const rate = limits.admitNow(auth);
     if (rate === null) return false;
 
-    const start = process.hrtime.bigint();
+    const start = performance.now();
     const startMs = log.isLevelEnabled('info') ? Date.now() : 0;
     const id = requestId(req);
     e.answer ??= buildPollAnswer(e.json, security, entryEtag(app, e));
