@@ -170,6 +170,37 @@ describe('the cached-poll lane', () => {
     expect(metricValue(after, 'mediagen_http_request_duration_seconds_count', count) - metricValue(before, 'mediagen_http_request_duration_seconds_count', count)).toBe(3);
   });
 
+  it('shows N lane answers in a scrape as N requests and N durations, in the usual buckets', async () => {
+    const a = await h.newAccount({ rateLimitPerMinute: 1_000_000 });
+    const id = await submit(a.auth);
+    await request(h.app).get(`/api/image/tasks/${id}`).set(a.auth).expect(200); // fills the cache
+    const scrape = async () => (await request(h.app).get('/metrics').set(h.admin()).expect(200)).text;
+    const labels = { method: 'GET', route: '/api/image/tasks/:taskId', status: '200' };
+    const series = (text: string, name: string) =>
+      text.split('\n').filter((l) => l.startsWith(`${name}{`) && l.includes('route="/api/image/tasks/:taskId"') && l.includes('method="GET"') && l.includes('status="200"'));
+    const before = await scrape();
+    const n = 40;
+    const spy = viaChain();
+    for (let i = 0; i < n; i++) await request(h.app).get(`/api/image/tasks/${id}`).set(a.auth).expect(200);
+    expect(spy).not.toHaveBeenCalled(); // all answered by the lane
+    spy.mockRestore();
+    const after = await scrape();
+    const delta = (name: string, extra: Record<string, string> = {}) => metricValue(after, name, { ...labels, ...extra }) - metricValue(before, name, { ...labels, ...extra });
+    expect(delta('mediagen_http_requests_total')).toBe(n);
+    expect(delta('mediagen_http_request_duration_seconds_count')).toBe(n);
+    expect(delta('mediagen_http_request_duration_seconds_bucket', { le: '+Inf' })).toBe(n);
+    expect(delta('mediagen_http_request_duration_seconds_bucket', { le: '30' })).toBe(n);
+    expect(delta('mediagen_http_request_duration_seconds_sum')).toBeGreaterThan(0);
+    // The boundaries the histogram always had, each bucket counting at most the answers of those above it.
+    const les = series(after, 'mediagen_http_request_duration_seconds_bucket').map((l) => /le="([^"]+)"/.exec(l)![1]);
+    expect(les).toEqual(['0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '5', '10', '30', '+Inf']);
+    const deltas = les.map((le) => delta('mediagen_http_request_duration_seconds_bucket', { le }));
+    expect(deltas).toEqual([...deltas].sort((x, y) => x - y));
+    // A second scrape with no answer in between shows the same figures: nothing is counted twice.
+    const again = await scrape();
+    for (const name of ['mediagen_http_requests_total', 'mediagen_http_request_duration_seconds_count']) expect(metricValue(again, name, labels)).toBe(metricValue(after, name, labels));
+  });
+
   it('leaves to the chain what it cannot decide from memory, which answers as before', async () => {
     const a = await h.newAccount();
     const other = await h.newAccount();

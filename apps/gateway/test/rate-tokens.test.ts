@@ -2,7 +2,7 @@
 // the RESERVE script (one counter, one expiry), with the round trip under the test's control: how
 // many requests several gateways admit together, how many they refuse below the limit, and that a
 // reservation made ahead never makes a request wait.
-import { aheadFor, batchFor, RateTokens, Verdict } from '../src/middleware/rate-tokens';
+import { aheadFor, batchFor, RateTokens, reserveRedis, Verdict } from '../src/middleware/rate-tokens';
 
 /** One Redis window counter, shared by every RateTokens given `connection()`. */
 class SharedWindow {
@@ -143,5 +143,31 @@ describe('reserving ahead', () => {
     const v = t.admitFromMemory('rl:acc', limit);
     expect(v).toMatchObject({ admitted: true, remaining: limit - 2 });
     expect(t.admitFromMemory('rl:acc', limit + 1)).toBeNull(); // a changed limit needs a reservation
+  });
+});
+
+describe('the reserving command on a real connection', () => {
+  it('is sent at once on an auto-pipelining connection, and leaves other connections as they were', async () => {
+    const IORedis = (await import('ioredis')).default;
+    const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+    const pipelining = new IORedis(url, { enableAutoPipelining: true });
+    const plain = new IORedis(url, { lazyConnect: true });
+    try {
+      const r = reserveRedis(pipelining);
+      const key = `test:rate-tokens:${process.pid}:${Date.now()}`;
+      const reply = r.rateLimitReserve(key, 60_000, 5).catch((err: Error) => err);
+      // An auto-pipelined command waits in the connection's queue for the end of the turn.
+      const queued = pipelining.autoPipelineQueueSize;
+      expect(await reply).toEqual([5, 60_000]);
+      expect(queued).toBe(0);
+      const other = pipelining.get(key); // every other command is still auto-pipelined
+      expect(pipelining.autoPipelineQueueSize).toBe(1);
+      expect(await other).toBe('5');
+      expect(plain.options.autoPipeliningIgnoredCommands).toEqual([]);
+      await pipelining.del(key);
+    } finally {
+      pipelining.disconnect();
+      plain.disconnect();
+    }
   });
 });

@@ -4,8 +4,11 @@
 // runs (req.baseUrl is reset when an error leaves it), so the pattern is captured when the router
 // assigns req.route: an accessor on the app's request prototype, installed once, so requests pay
 // no per-request defineProperty (which also turns objects into slow dictionaries).
+// Answers are counted in packages/metrics' plain numbers (countRequest), added to the prom-client
+// metrics when /metrics is scraped.
+import { performance } from 'node:perf_hooks';
 import type { Request, RequestHandler } from 'express';
-import type { HttpMetrics, RouteMetrics } from '@mediagen/metrics';
+import { countRequest, routeMetricsOf, type HttpMetrics, type RouteMetrics } from '@mediagen/metrics';
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 const ROUTE = Symbol('route');
@@ -31,29 +34,23 @@ function installRouteTracking(proto: object): void {
 /** Unmatched paths share one label whatever the URL (scanners would otherwise add a series each). */
 const routeOf = (req: Tracked) => req[PATTERN] ?? (req.baseUrl ? `${req.baseUrl}/*` : 'unmatched');
 
-/** The counter and histogram children of one (method, route pattern, status), kept in the metrics object (one per deps). */
-export function routeMetrics(m: HttpMetrics, method: string, route: string, status: string): RouteMetrics {
-  const key = `${method} ${status} ${route}`;
-  let c = m.routes.get(key);
-  if (!c) m.routes.set(key, (c = { count: m.requests.labels({ method, route, status }), time: m.duration.labels({ method, route, status }) }));
-  return c;
-}
+/** The counts of one (method, route pattern, status), kept in the metrics object (one per deps). */
+export const routeMetrics = routeMetricsOf;
 
-/** Counts one answered request and its latency since `start` (process.hrtime.bigint()). */
-export function observeRequest(c: RouteMetrics, start: bigint): void {
-  c.count.inc();
-  c.time.observe(Number(process.hrtime.bigint() - start) / 1e9);
+/** Counts one answered request and its latency since `start` (performance.now()). */
+export function observeRequest(c: RouteMetrics, start: number): void {
+  countRequest(c, (performance.now() - start) / 1000);
 }
 
 /**
  * The middleware of the Express chain. The cached-poll lane (routes/cached-poll.ts) counts its
- * answers with the same routeMetrics children and observeRequest.
+ * answers with the same routeMetrics counts and observeRequest.
  */
 export function httpMetrics(m: HttpMetrics): RequestHandler {
   return (req, res, next) => {
     // Express has given the request its app's prototype by now (its init middleware runs first).
     installRouteTracking(Object.getPrototypeOf(req));
-    const start = process.hrtime.bigint();
+    const start = performance.now();
     const done = () => {
       res.removeListener('finish', done);
       res.removeListener('close', done);

@@ -17,13 +17,14 @@
 // ten layers, the chain's middlewares, a dozen setHeader calls, two response listeners and
 // Express's res.send.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import type { Express } from 'express';
 import type { GatewayDeps } from '../deps';
 import { observeRequest, routeMetrics } from '../middleware/http-metrics';
 import { logAnswered, requestId } from '../middleware/request-log';
 import { securityHeaderFields } from '../middleware/security-headers';
 import { entryEtag } from '../services/poll.service';
-import { DOCUMENTED_POLL_URL, pollRouteLabel, PollType } from './poll-paths';
+import { documentedPollType, pollRouteLabel, pollTaskId } from './poll-paths';
 import { buildPollAnswer, writePollAnswer } from './poll-answer';
 
 /**
@@ -46,19 +47,18 @@ export function cachedPollLane(deps: GatewayDeps, app: Express): CachedPollLane 
 
   return (req, res) => {
     if (req.method !== 'GET' || req.url === undefined) return false;
-    const m = DOCUMENTED_POLL_URL.exec(req.url);
-    if (m === null) return false;
+    const type = documentedPollType(req.url);
+    if (type === undefined) return false;
     if (req.headers['if-none-match'] !== undefined || req.headers['if-modified-since'] !== undefined) return false;
     const auth = keys.known(req);
     if (auth === undefined) return false;
-    const type = m[1] as PollType;
-    const e = cache.localCopy(m[2]);
+    const e = cache.localCopy(pollTaskId(req.url));
     if (e === undefined || e.accountId !== auth.accountId || e.type !== type) return false;
     // Last: this counts the request, so nothing after it may hand the request to Express.
     const rate = limits.admitNow(auth);
     if (rate === null) return false;
 
-    const start = process.hrtime.bigint();
+    const start = performance.now();
     const startMs = log.isLevelEnabled('info') ? Date.now() : 0;
     const id = requestId(req);
     e.answer ??= buildPollAnswer(e.json, security, entryEtag(app, e));
