@@ -152,12 +152,12 @@ function pooledClient(schema: string, setLocal: string, startup: PoolStartup, ur
         // Our own statements (a text and its values; Prisma passes a config object) are named on a
         // connection of our own: Postgres parses each once per connection, and after a few runs
         // plans it once (a generic plan) instead of at every execution.
-        const name = typeof config === 'string' && hasValues && this.prepared && !startup.unprepared ? names.nameOn(this.prepared, next) : null;
+        const name = typeof config === 'string' && hasValues && this.prepared && startup.named ? names.nameOn(this.prepared, next) : null;
         if (name) {
           config = { name, text: next };
           // Prepared on one server session, run on another: a pooler after all. Only this query fails.
           const noted = (err: unknown) => {
-            if (failsAsSharedSession(err)) startup.unprepared = true;
+            if (failsAsSharedSession(err)) startup.named = false;
           };
           if (typeof callback === 'function') {
             const cb = callback;
@@ -190,7 +190,7 @@ function pooledClient(schema: string, setLocal: string, startup: PoolStartup, ur
         // option we sent at startup reached the server (a pooler refuses it, or drops it with
         // ignore_startup_parameters, and then hands server sessions from client to client).
         // A failed probe leaves the connection without names; a broken one fails its next query.
-        if (startup.prepare && !startup.refused && !startup.unprepared) {
+        if (startup.named && !startup.refused) {
           const read = Client.prototype.query as (this: Client, t: string) => Promise<{ rows: { own: string | null }[] }>;
           const own = await read.call(this, SESSION_PROBE).then((r) => r.rows[0]?.own, () => null);
           if (provesOwnSession(own)) this.prepared = new Set();
@@ -218,10 +218,11 @@ function pooledClient(schema: string, setLocal: string, startup: PoolStartup, ur
 interface PoolStartup {
   /** The server refused our `options` startup parameter (a pooler): connections open without it. */
   refused: boolean;
-  /** Named statements allowed at all (createDb's `preparedStatements`, DB_PREPARED_STATEMENTS). */
-  prepare: boolean;
-  /** A named statement failed as only a pooler's shared sessions make it fail: none from now on. */
-  unprepared: boolean;
+  /**
+   * Named statements allowed (createDb's `preparedStatements`, DB_PREPARED_STATEMENTS); false from
+   * the first named statement that failed as only a pooler's shared sessions make it fail.
+   */
+  named: boolean;
 }
 
 export function createDb(databaseUrl: string, opts: { poolSize?: number; timeouts?: Partial<DbTimeouts>; preparedStatements?: boolean } = {}): Db {
@@ -230,7 +231,7 @@ export function createDb(databaseUrl: string, opts: { poolSize?: number; timeout
   const statementTimeout = t.statementMs > 0 ? `statement_timeout=${t.statementMs}` : '';
   const idleTimeout = t.idleInTransactionMs > 0 ? `idle_in_transaction_session_timeout=${t.idleInTransactionMs}` : '';
   const setLocal = [statementTimeout, idleTimeout].filter(Boolean).map((s) => `; SET LOCAL ${s}`).join('');
-  const startup: PoolStartup = { refused: false, prepare: opts.preparedStatements ?? true, unprepared: false };
+  const startup: PoolStartup = { refused: false, named: opts.preparedStatements ?? true };
   const pool = new DroppingStuckPool({
     Client: pooledClient(schema, setLocal, startup, options),
     connectionString,

@@ -64,3 +64,20 @@ test('DB_PREPARED_STATEMENTS=false (preparedStatements: false) names nothing', a
     await off.$disconnect();
   }
 });
+
+test('a named statement that fails as only shared sessions make it fail fails alone; nothing is named after it', async () => {
+  const d = createDb(schema.url, { poolSize: 1 });
+  try {
+    const text = `SELECT "name" FROM "Account" WHERE "id" = $1`;
+    await sql(d, text, ['acc_prep']);
+    // The session loses the statement behind pg's back, as a pooler's next server session would not have it.
+    await sql(d, 'DEALLOCATE ALL');
+    await expect(sql(d, text, ['acc_prep'])).rejects.toMatchObject({ code: '26000' });
+    expect((await sql<{ name: string }>(d, text, ['acc_prep'])).rows).toEqual([{ name: 'renamed' }]);
+    await sql(d, `SELECT count(*)::int AS n FROM "Task" WHERE "accountId" = $1`, ['acc_prep']);
+    expect(await preparedIn(d)).toEqual([]);
+  } finally {
+    await d.$disconnect();
+  }
+});
+
