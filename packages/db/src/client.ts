@@ -181,25 +181,20 @@ function pooledClient(schema: string, setLocal: string, startup: PoolStartup, ur
       return (Client.prototype.query as any).call(this, config, values, callback);
     }
 
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    connect(callback?: any): any {
-      const base = Client.prototype.connect as unknown as (this: Client) => Promise<Client>;
-      const probe = async () => {
-        await base.call(this);
-        // Named statements only where this connection is a Postgres session of our own: the
-        // option we sent at startup reached the server (a pooler refuses it, or drops it with
-        // ignore_startup_parameters, and then hands server sessions from client to client).
-        // A failed probe leaves the connection without names; a broken one fails its next query.
-        if (startup.named && !startup.refused) {
-          const read = Client.prototype.query as (this: Client, t: string) => Promise<{ rows: { own: string | null }[] }>;
-          const own = await read.call(this, SESSION_PROBE).then((r) => r.rows[0]?.own, () => null);
-          if (provesOwnSession(own)) this.prepared = new Set();
-        }
-        return this;
-      };
-      if (!callback) return probe();
-      probe().then(() => callback(null, this), (err: Error) => callback(err));
-      return undefined;
+    /**
+     * Named statements only where this connection is a Postgres session of our own: the option we
+     * sent at startup reached the server (a pooler refuses it, or drops it with
+     * ignore_startup_parameters, and then hands server sessions from client to client). Run by the
+     * pool's onConnect, after the pool has put its error listener on the connection: a connection
+     * cut during the probe (or by the pool's connect timeout) is then the pool's to drop, not an
+     * unhandled 'error' event. A failed probe leaves the connection without names; a broken one
+     * fails its next query. Never rejects.
+     */
+    async probeOwnSession(): Promise<void> {
+      if (!startup.named || startup.refused) return;
+      const read = Client.prototype.query as (this: Client, t: string) => Promise<{ rows: { own: string | null }[] }>;
+      const own = await read.call(this, SESSION_PROBE).then((r) => r.rows[0]?.own, () => null);
+      if (provesOwnSession(own)) this.prepared = new Set();
     }
 
     getStartupConf(): Record<string, string> {
@@ -245,6 +240,7 @@ export function createDb(databaseUrl: string, opts: { poolSize?: number; timeout
     query_timeout: t.queryMs || undefined,
     keepAlive: t.keepAliveMs > 0,
     keepAliveInitialDelayMillis: t.keepAliveMs || undefined,
+    onConnect: (client) => (client as unknown as { probeOwnSession(): Promise<void> }).probeOwnSession(),
   }, startup);
   // An idle pooled connection that dies (server restart, proxy cut) emits 'error' on the pool;
   // without a listener that would crash the process. pg drops the connection by itself.

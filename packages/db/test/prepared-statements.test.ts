@@ -2,7 +2,8 @@
 // parsed once per connection (and planned once, after a few runs, when a generic plan is as cheap),
 // never on a session that does not prove it is ours, never past the per-connection bound, and
 // Prisma's queries stay unnamed. Behind a real PgBouncer: test/e2e/pgbouncer.e2e.test.ts.
-import { createDb, Db, sql, sqlTransaction } from '../src';
+import net from 'node:net';
+import { createDb, Db, sql, sqlPool, sqlTransaction } from '../src';
 import { MAX_NAMES_PER_CONNECTION } from '../src/prepared-statements';
 import { createTestSchema, TestSchema } from '../src/test-schema';
 
@@ -81,3 +82,69 @@ test('a named statement that fails as only shared sessions make it fail fails al
   }
 });
 
+
+/**
+ * A proxy to Postgres that cuts a connection at its first query after startup (the session probe)
+ * while `cutting`: the server goes away between connect and the first query, as a restart or a
+ * proxy's idle cut can make it.
+ */
+async function cuttingProxy(target: URL) {
+  const state = { cutting: true, cuts: 0 };
+  const open = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(Number(target.port || 5432), target.hostname);
+    open.add(client).add(upstream);
+    let started = false;
+    client.on('error', () => undefined);
+    upstream.on('error', () => undefined);
+    client.on('data', (chunk: Buffer) => {
+      // The first message is the startup packet (no type byte); a simple query is 'Q'.
+      if (started && state.cutting && chunk[0] === 0x51) {
+        state.cuts++;
+        client.destroy();
+        upstream.destroy();
+        return;
+      }
+      started = true;
+      upstream.write(chunk);
+    });
+    upstream.pipe(client);
+    client.on('close', () => {
+      open.delete(client);
+      upstream.destroy();
+    });
+    upstream.on('close', () => {
+      open.delete(upstream);
+      client.destroy();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const url = new URL(target);
+  url.hostname = '127.0.0.1';
+  url.port = String((server.address() as net.AddressInfo).port);
+  return { url: url.toString(), state, close: () => new Promise<void>((r) => {
+    for (const sock of open) sock.destroy();
+    server.close(() => r());
+  }) };
+}
+
+test('a connection cut during its session probe fails only the query that waited for it, not the process', async () => {
+  const proxy = await cuttingProxy(new URL(schema.url));
+  const d = createDb(proxy.url, { poolSize: 1 });
+  const poolErrors: Error[] = [];
+  sqlPool(d).on('error', (e) => poolErrors.push(e));
+  try {
+    // Before the probe ran under the pool's error listener, this cut was an unhandled 'error'
+    // event on the connection: an uncaught exception that took the whole worker down.
+    await expect(sql(d, `SELECT "name" FROM "Account" WHERE "id" = $1`, ['acc_prep'])).rejects.toThrow(/connection|terminated/i);
+    expect(proxy.state.cuts).toBe(1);
+    expect(poolErrors.map((e) => e.message)).toEqual([expect.stringMatching(/terminated/i)]);
+    proxy.state.cutting = false;
+    expect((await sql<{ name: string }>(d, `SELECT "name" FROM "Account" WHERE "id" = $1`, ['acc_prep'])).rows).toEqual([{ name: 'renamed' }]);
+    // The new connection proved its own session: its statement is named.
+    expect((await preparedIn(d)).map((r) => r.name)).toEqual([expect.stringMatching(/^mg_/)]);
+  } finally {
+    await d.$disconnect();
+    await proxy.close();
+  }
+});
