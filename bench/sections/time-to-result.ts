@@ -187,20 +187,22 @@ async function upstreamAfterFinish(ctx: BenchContext): Promise<number> {
 }
 
 const CALLBACK_MODEL = 'video-b-2.0-mini';
+/** Renders watched at once in the callbacks part; `BENCH_TTR_CLIENTS=1` lays one render's hops end to end (tracing). */
+const CALLBACK_CLIENTS = Number(process.env.BENCH_TTR_CLIENTS ?? CLIENTS);
 
 async function callbacks(ctx: BenchContext, accounts: BenchAccount[]): Promise<void> {
   const { log, add } = ctx;
   const cbBody = () => ({ model: CALLBACK_MODEL, prompt: `time to result ${tag()} #sim:delay=${CALLBACK_RENDER_MS}`, duration: 5, resolution: '720p' });
-  await pool(CLIENTS, CLIENTS, (i) => watchOne(ctx, accounts[i], 'video', cbBody())); // warm-up
-  await pool(CLIENTS, CLIENTS, () => upstreamAfterFinish(ctx));
-  log(`time to result, callbacks: ${CALLBACK_TASKS} renders of ${CALLBACK_RENDER_MS} ms on ModelArk (callback on finish), ${CLIENTS} at a time`);
+  await pool(CALLBACK_CLIENTS, CALLBACK_CLIENTS, (i) => watchOne(ctx, accounts[i], 'video', cbBody())); // warm-up
+  await pool(CALLBACK_CLIENTS, CALLBACK_CLIENTS, () => upstreamAfterFinish(ctx));
+  log(`time to result, callbacks: ${CALLBACK_TASKS} renders of ${CALLBACK_RENDER_MS} ms on ModelArk (callback on finish), ${CALLBACK_CLIENTS} at a time`);
   // Service and the upstream's own time in alternating halves, so whatever else the machine does weighs on both.
   const half = Math.ceil(CALLBACK_TASKS / 2);
   const cb: Seen[] = [];
   const own: number[] = [];
   for (let k = 0; k < 2; k++) {
-    own.push(...(await pool(half, CLIENTS, () => upstreamAfterFinish(ctx))));
-    cb.push(...(await pool(half, CLIENTS, (i) => watchOne(ctx, accounts[i % CLIENTS], 'video', cbBody()))));
+    own.push(...(await pool(half, CALLBACK_CLIENTS, () => upstreamAfterFinish(ctx))));
+    cb.push(...(await pool(half, CALLBACK_CLIENTS, (i) => watchOne(ctx, accounts[i % CALLBACK_CLIENTS], 'video', cbBody()))));
   }
   const cbLate = cb.filter((s) => s.status === 'completed').map((s) => s.visibleAt - s.finishesAt);
   const ownP50 = p(own, 50);
