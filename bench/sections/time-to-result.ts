@@ -65,7 +65,21 @@ interface Seen {
   status: string;
 }
 
-const now = () => performance.timeOrigin + performance.now();
+/**
+ * The wall clock (the simulator's `finishesAt` is its Date.now()) to a fraction of a millisecond.
+ * `performance.timeOrigin + performance.now()` alone is the monotonic clock from this process's
+ * start: on this VM the wall clock was once stepped by ~130 ms during a run, and every figure of
+ * that run came out negative (2026-12-02). Date.now() is the wall clock truncated to the
+ * millisecond, so `Date.now() - mono` lies in (offset - 1, offset]: the offset is the largest
+ * difference seen, taken again when the clock steps back by more than 2 ms.
+ */
+let wallOffset = Number.NEGATIVE_INFINITY;
+const now = () => {
+  const mono = performance.timeOrigin + performance.now();
+  const d = Date.now() - mono;
+  if (d > wallOffset || d < wallOffset - 2) wallOffset = d;
+  return mono + wallOffset;
+};
 
 async function submit(ctx: BenchContext, a: BenchAccount, kind: Kind, body: object): Promise<{ taskId: string; status: string; at: number; ms: number }> {
   const t0 = now();
