@@ -140,7 +140,7 @@ function pooledClient(schema: string, setLocal: string, startup: PoolStartup, ur
   const qualify = sqlQualifier(schema);
   const names = new PreparedNames();
   return class PooledClient extends Client {
-    /** Named statements this connection has been given (null: it may not have any, see connect). */
+    /** Named statements this connection has been given (null: it may not have any, see probeOwnSession). */
     private prepared: Set<string> | null = null;
 
     // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -82,7 +82,6 @@ test('a named statement that fails as only shared sessions make it fail fails al
   }
 });
 
-
 /**
  * A proxy to Postgres that cuts a connection at its first query after startup (the session probe)
  * while `cutting`: the server goes away between connect and the first query, as a restart or a
@@ -122,10 +121,12 @@ async function cuttingProxy(target: URL) {
   const url = new URL(target);
   url.hostname = '127.0.0.1';
   url.port = String((server.address() as net.AddressInfo).port);
-  return { url: url.toString(), state, close: () => new Promise<void>((r) => {
-    for (const sock of open) sock.destroy();
-    server.close(() => r());
-  }) };
+  const close = () =>
+    new Promise<void>((r) => {
+      for (const sock of open) sock.destroy();
+      server.close(() => r());
+    });
+  return { url: url.toString(), state, close };
 }
 
 test('a connection cut during its session probe fails only the query that waited for it, not the process', async () => {
