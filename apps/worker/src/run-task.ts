@@ -6,7 +6,7 @@ import { DelayedError, Job, UnrecoverableError } from 'bullmq';
 import { parseStoredTaskParams } from '@mediagen/catalog';
 import { pickChannel } from '@mediagen/channel-health';
 import { ableToRender, type Channel, channelsFor, UpstreamError } from '@mediagen/providers';
-import { RunTaskPayload, runTaskPayloadSchema, takeWake, yieldToNewTasks } from '@mediagen/queue';
+import { delayStep, RUNNING_TASK_PRIORITY, RunTaskPayload, runTaskPayloadSchema, takeWake } from '@mediagen/queue';
 import { Attempt, isOpenAttempt, loadTask, lostAttemptsOn, setAttemptStatus, startAttempt, triedChannels } from '@mediagen/db';
 import { closeAttempt, collectStep, newAttemptId, pollStep, submitStep } from './attempt-steps';
 import { slotLeaseUntil } from './channel-slots';
@@ -47,13 +47,13 @@ export function createRunTaskProcessor(ctx: WorkerContext) {
       next = { at: Date.now() + backoffMs(n), step: payload.step, transientErrors: n, poll: payload.poll };
     }
     if (!next) return 'settled';
-    // From the first poll on, the job waits behind new tasks' first steps (packages/queue).
-    if (next.step === 'poll') await yieldToNewTasks(job);
-    await job.updateData({
+    // The next step's data and the delay in one Redis script (packages/queue delayStep); from the
+    // first poll on, the job also waits behind new tasks' first steps (RUNNING_TASK_PRIORITY).
+    const data: RunTaskPayload = {
       taskId: payload.taskId, step: next.step, transientErrors: next.transientErrors, requestId: payload.requestId,
       ...(kept ? { render: kept } : {}), ...(next.step === 'poll' && next.poll ? { poll: next.poll } : {}),
-    });
-    await job.moveToDelayed(next.at, token);
+    };
+    await delayStep(job, next.at, token, data, next.step === 'poll' ? RUNNING_TASK_PRIORITY : undefined);
     ctx.stats.delayed += 1;
     // An upstream callback that came in while this step ran could not promote a running job; it
     // left a flag instead (packages/queue wakeTask). Only waits for a render can be cut short.

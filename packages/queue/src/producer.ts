@@ -1,4 +1,4 @@
-import { Queue } from 'bullmq';
+import { type IQueueBackend, Queue } from 'bullmq';
 import { queuePrefix, RedisClient } from './connection';
 import { DeliverWebhookPayload, JOBS, QUEUES, RunTaskPayload } from './contracts';
 
@@ -31,9 +31,38 @@ export async function enqueueTask(queue: TaskQueue, taskId: string, requestId?: 
  */
 export const RUNNING_TASK_PRIORITY = 1;
 
-/** Gives a task's job RUNNING_TASK_PRIORITY, once (one Redis round trip; the job keeps it). */
-export async function yieldToNewTasks(job: { priority: number; changePriority(opts: { priority: number }): Promise<void> }): Promise<void> {
-  if (job.priority !== RUNNING_TASK_PRIORITY) await job.changePriority({ priority: RUNNING_TASK_PRIORITY });
+/** The part of a running BullMQ job that delayStep uses. */
+export interface DelayableJob<T> {
+  id?: string;
+  data: T;
+  priority: number;
+  delay: number;
+}
+
+/**
+ * Ends a running step: the job goes to the delayed set until `at`, with `data` as its new data and,
+ * when given, `priority` (a poll's RUNNING_TASK_PRIORITY), in one Redis script. It was three:
+ * job.changePriority (once per task), job.updateData and job.moveToDelayed, a round trip and a
+ * socket write each, the last two on every poll step of every render in flight. BullMQ's moveToDelayed
+ * script takes the job's hash fields to write with it (its own retries write the failed reason
+ * that way, Job.moveToFailed); the job is active and locked by `token`, so writing the `priority`
+ * field is all changePriority does to it (changePriority-7.lua: the job is in neither the wait
+ * list nor the prioritized set), and a promoted job's priority is read from that field
+ * (promoteDelayedJobs, promote-9.lua). The job's backend is not part of Job's typed surface, hence
+ * the cast; packages/queue/test/delay-step.test.ts reads the job back from Redis, so an upgrade
+ * that changes this fails there.
+ */
+export async function delayStep<T>(job: DelayableJob<T>, at: number, token: string | undefined, data: T, priority?: number): Promise<void> {
+  if (!job.id) throw new Error('delayStep: the job has no id');
+  const backend = (job as unknown as { backend: Pick<IQueueBackend, 'moveToDelayed'> }).backend;
+  const now = Date.now();
+  const delay = Math.max(0, at - now);
+  const fieldsToUpdate: Record<string, string | number> = { data: JSON.stringify(data) };
+  if (priority !== undefined && priority !== job.priority) fieldsToUpdate.priority = priority;
+  await backend.moveToDelayed(job.id, now, delay, token, { skipAttempt: true, fieldsToUpdate });
+  job.data = data;
+  if (priority !== undefined) job.priority = priority;
+  job.delay = delay;
 }
 
 /**
