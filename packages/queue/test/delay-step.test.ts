@@ -56,13 +56,12 @@ it('moves the running job to the delayed set with its new data and priority in o
   const outcome = await runOnce(async (job, token) => {
     // Count the commands the step sends: the worker's command connection is `redis` (a connection
     // handed to BullMQ is used as it is; only the blocking one is a duplicate).
-    const client = redis;
-    const send = client.sendCommand.bind(client);
-    client.sendCommand = ((cmd: { name: string }) => (commands.push(cmd.name), send(cmd as never))) as typeof client.sendCommand;
+    const send = redis.sendCommand.bind(redis);
+    redis.sendCommand = ((cmd: { name: string }) => (commands.push(cmd.name), send(cmd as never))) as typeof redis.sendCommand;
     try {
       await delayStep(job, Date.now() + 3_600_000, token, next, RUNNING_TASK_PRIORITY);
     } finally {
-      client.sendCommand = send;
+      redis.sendCommand = send;
     }
     expect(job.data).toEqual(next);
     expect(job.priority).toBe(RUNNING_TASK_PRIORITY);
@@ -82,7 +81,7 @@ it('moves the running job to the delayed set with its new data and priority in o
   const fresh = randomUUID();
   await enqueueTask(queue, fresh);
   await stored!.promote();
-  expect(await redis.zscore(`${queuePrefix(redis, prefix)}:${QUEUES.tasks}:prioritized`, taskId)).not.toBeNull();
+  expect(await redis.zscore(queue.keys.prioritized, taskId)).not.toBeNull();
   const order: string[] = [];
   await new Promise<void>((resolve) => {
     worker = new Worker<RunTaskPayload>(
@@ -106,5 +105,6 @@ it('leaves a job it does not hold the lock of where it is', async () => {
   });
   expect(outcome).toBeInstanceOf(Error);
   const stored = await queue.getJob(taskId);
+  expect(await stored!.getState()).toBe('active');
   expect(stored!.data).toEqual({ taskId, step: 'submit', transientErrors: 0 });
 });
