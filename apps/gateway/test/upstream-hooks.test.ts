@@ -60,6 +60,26 @@ describe('ModelArk (unsigned): the per-task token', () => {
     expect(await jobState(taskId)).toBe('waiting');
   });
 
+  it('passes a succeeded task\'s video link on in the job as a claim; a running task, or a link that is not http(s), gives none', async () => {
+    const jobData = async (taskId: string) => (await h.deps.queue.getJob(taskId))!.data as Record<string, unknown>;
+    const link = 'https://ark-content.tos.example/v/cgt-3.mp4?X-Tos-Signature=a%2Fb';
+    const post = (taskId: string, body: object) => {
+      const url = new URL(callbackUrl('http://x', callbackSecret(h.deps.config), 'ark', taskId));
+      return request(h.app).post(`${url.pathname}${url.search}`).send(body);
+    };
+    const done = await waitingTask('ark', 'cgt-3');
+    expect((await post(done, { id: 'cgt-3', status: 'succeeded', content: { video_url: link } })).body).toEqual({ received: true, woken: true });
+    expect(await jobData(done)).toEqual({ taskId: done, step: 'poll', transientErrors: 0, claim: { upstreamId: 'cgt-3', urls: [link] } });
+
+    const running = await waitingTask('ark', 'cgt-4');
+    expect((await post(running, { id: 'cgt-4', status: 'running' })).body).toEqual({ received: true, woken: true });
+    expect(await jobData(running)).toEqual({ taskId: running, step: 'poll', transientErrors: 0 });
+
+    const odd = await waitingTask('ark', 'cgt-5');
+    expect((await post(odd, { id: 'cgt-5', status: 'succeeded', content: { video_url: 'file:///etc/passwd' } })).body).toEqual({ received: true, woken: true });
+    expect(await jobData(odd)).toEqual({ taskId: odd, step: 'poll', transientErrors: 0 });
+  });
+
   it('refuses a wrong or missing token with 401 and leaves the job waiting', async () => {
     const taskId = await waitingTask('ark', 'cgt-2');
     for (const q of [`?task=${taskId}&token=forged`, `?task=${taskId}`, '']) {
@@ -88,6 +108,14 @@ describe('Replicate (signed, Standard Webhooks)', () => {
     const res = await request(h.app).post('/hooks/upstream/rep').set(headers).set('content-type', 'application/json').send(raw);
     expect(res.status).toBe(200);
     expect(await jobState(taskId)).toBe('waiting');
+  });
+
+  it('passes a succeeded prediction\'s output on as a claim', async () => {
+    const taskId = await waitingTask('rep', 'pred-3');
+    const output = ['https://replicate.delivery/xezq/pred-3/out.mp4'];
+    const { raw, headers } = signed({ id: 'pred-3', status: 'succeeded', output });
+    expect((await request(h.app).post('/hooks/upstream/rep').set(headers).set('content-type', 'application/json').send(raw)).status).toBe(200);
+    expect((await h.deps.queue.getJob(taskId))!.data).toMatchObject({ claim: { upstreamId: 'pred-3', urls: output } });
   });
 
   it('refuses a bad signature (401), and a verified callback for a render we do not have (404)', async () => {

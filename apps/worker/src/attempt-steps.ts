@@ -10,7 +10,7 @@ import { type AttemptStep, decideOnError } from './error-outcomes';
 import { pollDelayMs } from './schedule';
 import { settleCompleted, settleFailed } from './settle';
 import { pollHintOf, settled, slotWait, StepInput, StepOutcome, TaskRun, wait } from './task-run';
-import { takeEarlyStatus } from './early-status';
+import { type ClaimedDownloads, takeClaimed, takeEarlyStatus } from './early-status';
 import { recordRender } from './render-ids';
 import { beforeSubmit, countMargin, marksAtOnce, recordRenderUsage, renderRequest, submitEnded, type SubmitReadiness } from './upstream-calls';
 import { noteUnknownModel } from './unknown-model';
@@ -169,7 +169,7 @@ export async function pollStep({ run, attempt, adapter }: StepInput): Promise<St
   if (!early) ctx.stats.polls += 1;
   let status;
   try {
-    status = await (early ?? adapter.poll(attempt.upstreamId!, { spec: run.spec, outputSeconds: run.outputSeconds }));
+    status = await (early?.status ?? adapter.poll(attempt.upstreamId!, { spec: run.spec, outputSeconds: run.outputSeconds }));
   } catch (e) {
     const err = adapter.classifyError(e, 'status');
     // An answer no source describes is no outage: logged each time; only such answers spend a
@@ -181,11 +181,14 @@ export async function pollStep({ run, attempt, adapter }: StepInput): Promise<St
       );
     return onError(run, attempt, 'poll', err);
   }
-  return afterStatus({ run, attempt, adapter }, status);
+  return afterStatus({ run, attempt, adapter }, status, early?.claimed);
 }
 
-/** What a render's status means for the attempt: keep polling, move on, or collect its files. */
-async function afterStatus({ run, attempt, adapter }: StepInput, status: RenderStatus): Promise<StepOutcome> {
+/**
+ * What a render's status means for the attempt: keep polling, move on, or collect its files.
+ * `claimed`: downloads an upstream callback's claim started beside the status read (early-status.ts).
+ */
+async function afterStatus({ run, attempt, adapter }: StepInput, status: RenderStatus, claimed?: ClaimedDownloads): Promise<StepOutcome> {
   const { ctx, task } = run;
   if (status.state === 'running') {
     if (task.status === 'pending') await toProcessing(run, attempt);
@@ -210,7 +213,7 @@ async function afterStatus({ run, attempt, adapter }: StepInput, status: RenderS
   marked.catch(() => undefined); // awaited in collect()
   const succeeded: Attempt = { ...attempt, status: 'succeeded' };
   // Outputs are capped to what the task asked for (one video, one image); extras are never fetched.
-  return collect(run, succeeded, { run, attempt: succeeded, adapter }, status.outputs, status.usage, marked);
+  return collect(run, succeeded, { run, attempt: succeeded, adapter }, status.outputs, status.usage, marked, claimed);
 }
 
 /**
@@ -253,6 +256,7 @@ async function collect(
   outputs: ResultRef[],
   usage?: UpstreamUsage,
   recorded?: Promise<Attempt | null>,
+  claimed?: ClaimedDownloads,
 ): Promise<StepOutcome> {
   const { ctx, task, spec } = run;
   const urls: string[] = [];
@@ -262,8 +266,11 @@ async function collect(
   const signal = AbortSignal.timeout(adapter.channel.timeouts.downloadMs);
   try {
     for (const [i, ref] of capOutputs(outputs, spec.type).entries()) {
-      // Timed and counted per channel until the file's first bytes passed the checks.
-      const open = await observedDownload(ctx.downloadTimers, adapter, () => openResult(ref, spec.type, ctx.download, signal));
+      // A download the callback's claim started for this very URL, else one now: timed and counted
+      // per channel until the file's first bytes passed the checks.
+      const early = await takeClaimed(claimed, ref);
+      if (early) ctx.stats.claimedKept += 1;
+      const open = early ?? (await observedDownload(ctx.downloadTimers, adapter, () => openResult(ref, spec.type, ctx.download, signal)));
       try {
         // Stable keys: a retried download overwrites the earlier try instead of adding files.
         const key = resultKey(task.id, i, open.contentType);

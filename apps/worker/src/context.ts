@@ -17,6 +17,9 @@ export interface WorkerStats {
   completed: number;
   failed: number;
   delayed: number;
+  /** Result downloads started from an upstream callback's claim (early-status.ts), and those a step kept. */
+  claimedDownloads: number;
+  claimedKept: number;
 }
 
 /** Times and counts one result download of a channel (channel-observer.ts). */
@@ -49,4 +52,4 @@ export interface WorkerContext {
   optimizer?: PromptOptimizer;
 }
 
-export const newStats = (): WorkerStats => ({ steps: 0, submits: 0, polls: 0, completed: 0, failed: 0, delayed: 0 });
+export const newStats = (): WorkerStats => ({ steps: 0, submits: 0, polls: 0, completed: 0, failed: 0, delayed: 0, claimedDownloads: 0, claimedKept: 0 });

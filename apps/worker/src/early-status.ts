@@ -6,6 +6,15 @@
 // its deadline, prompt decided) and only when the loaded attempt is the hinted one, running, on the
 // same channel with the same upstream id. Otherwise it is dropped, its failure with it, and the
 // step goes on as without a hint.
+//
+// When an upstream callback promoted the job and said which files the render finished with (the
+// job's `claim`, written by the gateway), their downloads start here too, beside the status read
+// instead of after it (its answer names the files; one upstream round trip earlier). The claim
+// decides nothing: the step keeps a claimed download only when the status read it acts on names
+// that very URL (collect, attempt-steps.ts); every other one is closed unread at the step's end
+// (releaseClaimed). A claimed download that failed is not counted against the channel (a claim
+// made before the file was ready is no outage): the step downloads the file again as usual.
+import { capOutputs, openResult, type OpenedResult, type ResultRef } from '@mediagen/providers';
 import type { RunTaskPayload } from '@mediagen/queue';
 import type { Attempt } from '@mediagen/db';
 import type { WorkerContext } from './context';
@@ -37,14 +46,59 @@ export function startEarlyStatus(ctx: WorkerContext, payload: RunTaskPayload): E
   ctx.stats.polls += 1;
   const status = adapter.poll(hint.upstreamId);
   status.catch(() => undefined); // awaited by the poll step that takes it, or dropped
-  return { hint, status };
+  return { hint, status, claimed: startClaimed(ctx, payload, adapter.channel.timeouts.downloadMs) };
+}
+
+/** Downloads of claimed result files by URL, each opened (headers checked, first bytes sniffed), not read. */
+export type ClaimedDownloads = Map<string, Promise<OpenedResult>>;
+
+/**
+ * The claimed files' downloads (headers checked, first bytes sniffed, body not read), by URL; only
+ * for a claim about the hinted render, of a task whose type the hint names (what the bytes are
+ * checked against). One deadline for them all, the channel's download deadline, as collect's.
+ */
+function startClaimed(ctx: WorkerContext, payload: RunTaskPayload, downloadMs: number): ClaimedDownloads | undefined {
+  const { claim, poll: hint } = payload;
+  if (!claim || !hint?.type || claim.upstreamId !== hint.upstreamId) return undefined;
+  const signal = AbortSignal.timeout(downloadMs);
+  const refs: ResultRef[] = claim.urls.map((url) => ({ kind: 'url', url }));
+  const claimed = new Map<string, Promise<OpenedResult>>();
+  for (const ref of capOutputs(refs, hint.type)) {
+    if (ref.kind !== 'url' || claimed.has(ref.url)) continue;
+    const open = openResult(ref, hint.type, ctx.download, signal);
+    open.catch(() => undefined); // taken by collect (a failure means: download again), or closed unread
+    claimed.set(ref.url, open);
+  }
+  ctx.stats.claimedDownloads += claimed.size;
+  return claimed;
 }
 
 /**
- * The early read's answer when the loaded `attempt` is the one it read (then taken: one step uses
- * it once), else undefined and the read is dropped.
+ * The claimed download of `ref`, taken (a step uses each once), when the callback claimed the same
+ * URL the status read names, with no headers of the adapter's to send (a claim never carries any);
+ * null when there is none or it failed (the caller downloads as usual).
  */
-export function takeEarlyStatus(run: TaskRun, attempt: Attempt): EarlyStatus['status'] | undefined {
+export async function takeClaimed(claimed: ClaimedDownloads | undefined, ref: ResultRef): Promise<OpenedResult | null> {
+  if (!claimed || ref.kind !== 'url' || ref.headers) return null;
+  const open = claimed.get(ref.url);
+  if (!open) return null;
+  claimed.delete(ref.url);
+  return open.catch(() => null);
+}
+
+/** Closes the claimed downloads no step took (an unread body holds its socket until the deadline). */
+export function releaseClaimed(early: EarlyStatus | undefined): void {
+  if (!early?.claimed) return;
+  for (const open of early.claimed.values()) open.then((o) => o.body.close(), () => undefined);
+  early.claimed.clear();
+}
+
+/**
+ * The early read (its answer and any claimed downloads) when the loaded `attempt` is the one it
+ * read (then taken: one step uses it once), else undefined and the read is dropped (the claimed
+ * downloads are closed at the step's end, releaseClaimed).
+ */
+export function takeEarlyStatus(run: TaskRun, attempt: Attempt): EarlyStatus | undefined {
   const early = run.early;
   run.early = undefined;
   if (!early) return undefined;
@@ -55,5 +109,5 @@ export function takeEarlyStatus(run: TaskRun, attempt: Attempt): EarlyStatus['st
     attempt.channelId === hint.channelId &&
     attempt.upstreamId === hint.upstreamId &&
     run.task.accountId === hint.accountId;
-  return same ? early.status : undefined;
+  return same ? early : undefined;
 }

@@ -16,7 +16,7 @@ import { settleFailed } from './settle';
 import { runCancel } from './cancel-task';
 import { currentStepScope, runInStepScope } from './step-scope';
 import { EarlyStatus, Next, slotWait, StepOutcome, TaskRun } from './task-run';
-import { startEarlyStatus } from './early-status';
+import { releaseClaimed, startEarlyStatus } from './early-status';
 import { UnrecordedRender, writeKeptRender } from './render-ids';
 import { abandonAttempt } from './upstream-calls';
 import { needsPromptRewrite, rewritePrompt } from './prompt-rewrite';
@@ -35,8 +35,9 @@ export function createRunTaskProcessor(ctx: WorkerContext) {
     // The submit's request id goes on every line this step logs, so a task can be followed from
     // the gateway's request line to its settlement.
     const stepCtx = payload.requestId ? { ...ctx, log: ctx.log.child({ reqId: payload.requestId }) } : ctx;
+    let early: EarlyStatus | undefined;
     try {
-      next = await runInStepScope({ taskId: payload.taskId }, () => advanceTask(stepCtx, payload));
+      next = await runInStepScope({ taskId: payload.taskId }, () => advanceTask(stepCtx, payload, (early = startEarlyStatus(stepCtx, payload))));
       kept = undefined;
     } catch (err) {
       if (err instanceof UnrecordedRender) kept = err.render;
@@ -45,10 +46,14 @@ export function createRunTaskProcessor(ctx: WorkerContext) {
       const n = payload.transientErrors + 1;
       stepCtx.log.warn({ taskId: payload.taskId, err: (err as Error).message, retry: n }, 'task step failed; will retry');
       next = { at: Date.now() + backoffMs(n), step: payload.step, transientErrors: n, poll: payload.poll };
+    } finally {
+      // Claimed downloads the step did not keep (early-status.ts).
+      releaseClaimed(early);
     }
     if (!next) return 'settled';
     // The next step's data and the delay in one Redis script (packages/queue delayStep); from the
-    // first poll on, the job also waits behind new tasks' first steps (RUNNING_TASK_PRIORITY).
+    // first poll on, the job also waits behind new tasks' first steps (RUNNING_TASK_PRIORITY). A
+    // callback's claim is not carried on: it was about this step's read.
     const data: RunTaskPayload = {
       taskId: payload.taskId, step: next.step, transientErrors: next.transientErrors, requestId: payload.requestId,
       ...(kept ? { render: kept } : {}), ...(next.step === 'poll' && next.poll ? { poll: next.poll } : {}),

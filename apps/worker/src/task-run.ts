@@ -1,7 +1,7 @@
 // What one step of a task works with, and what a step decides.
 import type { TaskSpec } from '@mediagen/catalog';
 import type { PollHint, TaskStep } from '@mediagen/queue';
-import type { ChannelAdapter, RenderStatus } from '@mediagen/providers';
+import type { ChannelAdapter, OpenedResult, RenderStatus } from '@mediagen/providers';
 import type { Attempt } from '@mediagen/db';
 import type { WorkerContext } from './context';
 import { slotWaitMs } from './schedule';
@@ -20,6 +20,8 @@ export interface EarlyStatus {
   hint: PollHint;
   /** Its failure is handled (never unhandled); awaiting it rethrows the adapter's error. */
   status: Promise<RenderStatus>;
+  /** Downloads of the files an upstream callback claimed, by URL, started beside the read (the job's `claim`). */
+  claimed?: Map<string, Promise<OpenedResult>>;
 }
 
 export interface TaskRun {
@@ -58,9 +60,9 @@ export const after = (step: TaskStep, delayMs: number, transientErrors = 0, poll
 export const wait = (step: TaskStep, delayMs: number, transientErrors = 0, poll?: PollHint): StepOutcome => ({ kind: 'next', next: after(step, delayMs, transientErrors, poll) });
 
 /** The hint of a poll of `attempt`: only a running attempt with its upstream id has a status to read. */
-export const pollHintOf = (run: Pick<TaskRun, 'task'>, attempt: Attempt): PollHint | undefined =>
+export const pollHintOf = (run: Pick<TaskRun, 'task' | 'spec'>, attempt: Attempt): PollHint | undefined =>
   attempt.status === 'running' && attempt.upstreamId
-    ? { attemptId: attempt.id, channelId: attempt.channelId, upstreamId: attempt.upstreamId, accountId: run.task.accountId }
+    ? { attemptId: attempt.id, channelId: attempt.channelId, upstreamId: attempt.upstreamId, accountId: run.task.accountId, type: run.spec.type }
     : undefined;
 
 export const settled: StepOutcome = { kind: 'next', next: null };

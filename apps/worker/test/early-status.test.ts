@@ -119,7 +119,7 @@ it('a woken poll step with a hint asks the upstream while loadTask waits, and co
   const { taskId, upstreamId, hint } = await runningTask('a woken render');
   const [attempt] = await w.db.taskAttempt.findMany({ where: { taskId } });
   // The job waiting for its poll names the attempt it will read.
-  expect(hint).toEqual({ attemptId: attempt.id, channelId: 'early', upstreamId, accountId: w.accountId });
+  expect(hint).toEqual({ attemptId: attempt.id, channelId: 'early', upstreamId, accountId: w.accountId, type: 'video' });
   answers.set(upstreamId, 'succeeded');
   const before = w.app.ctx.stats.polls;
   await withTasksLocked(async (loadTaskWaiting) => {

@@ -123,6 +123,18 @@ export interface CallbackInput {
   query: Record<string, string>;
 }
 
+/** What a believable upstream callback says (ChannelAdapter.verifyCallback). */
+export interface CallbackVerdict {
+  upstreamId: string;
+  /**
+   * The result files the callback says the render finished with (plain URLs the status read would
+   * name too, no headers needed), when it says so. Never the outcome: the worker starts their
+   * downloads beside its status read and keeps one only when that read names the same URL
+   * (apps/worker early-status.ts).
+   */
+  resultUrls?: string[];
+}
+
 export interface ChannelAdapter {
   /** The protocol's branch of the channel config union. */
   readonly channel: Channel;
@@ -161,7 +173,7 @@ export interface ChannelAdapter {
    * Verifies (signed) or decodes (hint) an upstream callback: the upstream id it concerns, or null
    * when it is not ours or its signature does not verify. Never trusted beyond waking the task.
    */
-  verifyCallback?(input: CallbackInput): Promise<{ upstreamId: string } | null>;
+  verifyCallback?(input: CallbackInput): Promise<CallbackVerdict | null>;
   classifyError(err: unknown, action: 'submit' | 'status' | 'download' | 'cancel'): UpstreamError;
   close(): void;
 }

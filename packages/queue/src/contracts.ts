@@ -39,8 +39,19 @@ export const pollHintSchema = z.object({
   channelId: z.string().min(1).max(200),
   upstreamId: z.string().min(1).max(2000),
   accountId: z.string().min(1).max(100),
+  /** The task's kind: what a result file claimed by an upstream callback is checked against (early-status.ts). */
+  type: z.enum(['video', 'image']).optional(),
 });
 export type PollHint = z.infer<typeof pollHintSchema>;
+
+/** At most this many files per claim: a task has one video or a few images (catalog expectedOutputs). */
+export const MAX_CLAIMED_FILES = 4;
+
+export const callbackClaimSchema = z.object({
+  upstreamId: z.string().min(1).max(2000),
+  urls: z.array(z.url({ protocol: /^https?$/ }).max(4096)).min(1).max(MAX_CLAIMED_FILES),
+});
+export type CallbackClaim = z.infer<typeof callbackClaimSchema>;
 
 export const runTaskPayloadSchema = z.object({
   taskId: z.string().min(1),
@@ -62,6 +73,13 @@ export const runTaskPayloadSchema = z.object({
    * to drop the job (an old job without it polls as it always did).
    */
   poll: pollHintSchema.optional().catch(undefined),
+  /**
+   * The result files an upstream callback said the render finished with, written by the gateway
+   * when the callback promoted the job (wakeTask), dropped by the step's end. Never the outcome:
+   * the poll step starts their downloads beside its status read, and keeps one only when that read
+   * names the same file; a hint like `poll`, ignored when it does not parse.
+   */
+  claim: callbackClaimSchema.optional().catch(undefined),
 });
 export type RunTaskPayload = z.infer<typeof runTaskPayloadSchema>;
 

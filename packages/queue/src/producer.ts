@@ -1,6 +1,6 @@
 import { type IQueueBackend, Queue } from 'bullmq';
 import { queuePrefix, RedisClient } from './connection';
-import { DeliverWebhookPayload, JOBS, QUEUES, RunTaskPayload } from './contracts';
+import { type CallbackClaim, DeliverWebhookPayload, JOBS, QUEUES, RunTaskPayload } from './contracts';
 
 export type TaskQueue = Queue<RunTaskPayload>;
 
@@ -84,10 +84,14 @@ export async function delayStep<T>(job: DelayableJob<T>, at: number, token: stri
  * promoted job would also be flagged: one poll more, never a wake lost. It was a job read, a flag
  * write, the promote and a flag delete, then the check and a promote one after the other
  * (docs/benchmark.md, "Answers at once" and "Time to result").
+ * `claim`: the result files the callback says the render finished with; the check writes them into
+ * the data of a job it finds delayed (the job's `claim`, contracts.ts), so the step it promotes can
+ * start their downloads beside its status read. A job that is not delayed gets none: its running
+ * step rewrites the data at its end, and the flag's poll reads the upstream as always.
  */
-export async function wakeTask(queue: TaskQueue, redis: WakeRedis, taskId: string): Promise<boolean> {
+export async function wakeTask(queue: TaskQueue, redis: WakeRedis, taskId: string, claim?: CallbackClaim): Promise<boolean> {
   const key = wakeKey(queue, taskId);
-  const checked = redis.wakeCheck(queue.toKey(taskId), queue.keys.delayed, key, taskId, WAKE_FLAG_MS);
+  const checked = redis.wakeCheck(queue.toKey(taskId), queue.keys.delayed, key, taskId, WAKE_FLAG_MS, claim ? JSON.stringify(claim) : '');
   const promoted = queue.backend.promote(taskId).then(
     () => true,
     () => false, // not in the delayed set (waiting, running, finished or gone)
@@ -114,20 +118,32 @@ export interface WakeFlags {
 }
 
 /**
- * KEYS: the job's hash, the queue's delayed set, the wake flag; ARGV: job id, flag lifetime (ms).
- * 0: no such job. 1: delayed (the caller promotes it). 2: not delayed (running, waiting or
- * finished): the flag is set for its step's end. On a cluster the three keys share the queue
- * prefix's hash tag (connection.ts queuePrefix), so the script may touch them together.
+ * KEYS: the job's hash, the queue's delayed set, the wake flag; ARGV: job id, flag lifetime (ms),
+ * the claim as JSON or ''. 0: no such job. 1: delayed (the caller promotes it; a claim is written
+ * into the job's data first). 2: not delayed (running, waiting or finished): the flag is set for
+ * its step's end. On a cluster the three keys share the queue prefix's hash tag (connection.ts
+ * queuePrefix), so the script may touch them together. The data is rewritten through cjson (Redis's
+ * own): our payloads hold strings, integers and objects, which it gives back as they were; data
+ * it cannot decode is left alone (the step then runs without the claim).
  */
 const WAKE_CHECK = `
 if redis.call("EXISTS", KEYS[1]) == 0 then return 0 end
-if redis.call("ZSCORE", KEYS[2], ARGV[1]) then return 1 end
+if redis.call("ZSCORE", KEYS[2], ARGV[1]) then
+  if ARGV[3] ~= "" then
+    local ok, data = pcall(cjson.decode, redis.call("HGET", KEYS[1], "data") or "")
+    if ok and type(data) == "table" then
+      data["claim"] = cjson.decode(ARGV[3])
+      redis.call("HSET", KEYS[1], "data", cjson.encode(data))
+    end
+  end
+  return 1
+end
 redis.call("SET", KEYS[3], "1", "PX", ARGV[2])
 return 2`;
 const WAKE_DELAYED = 1;
 
 export type WakeRedis = RedisClient & {
-  wakeCheck(jobKey: string, delayedKey: string, flagKey: string, jobId: string, flagMs: number): Promise<number>;
+  wakeCheck(jobKey: string, delayedKey: string, flagKey: string, jobId: string, flagMs: number, claim: string): Promise<number>;
 };
 
 /**

@@ -7,11 +7,14 @@
 // - 'hint' (ModelArk signs nothing): only the per-task token we put in the URL proves it came
 //   from the upstream we gave the URL to.
 // - 'none': the channel takes no callbacks.
-// Anything else is answered 4xx with the error body and changes nothing.
+// Anything else is answered 4xx with the error body and changes nothing. A believable callback that
+// says the render finished with files passes their URLs on with the wake (the job's `claim`): the
+// worker starts their downloads beside the status read that decides (apps/worker early-status.ts).
+// A claim that is not plain http(s) URLs within bounds is left out; the wake goes on without it.
 import { taskOfUpstreamRender } from '@mediagen/db';
 import { AppError } from '@mediagen/errors';
-import { callbackSecret, CallbackInput, verifyCallbackToken } from '@mediagen/providers';
-import { wakeRedis, wakeTask } from '@mediagen/queue';
+import { callbackSecret, CallbackInput, type CallbackVerdict, verifyCallbackToken } from '@mediagen/providers';
+import { type CallbackClaim, callbackClaimSchema, wakeRedis, wakeTask } from '@mediagen/queue';
 import type { GatewayDeps } from '../deps';
 
 export interface CallbackOutcome {
@@ -28,7 +31,7 @@ export async function acceptUpstreamCallback(deps: GatewayDeps, channelId: strin
   const claimedTask = input.query.task;
   const tokenOk = !!claimedTask && verifyCallbackToken(callbackSecret(deps.config), channelId, claimedTask, input.query.token);
 
-  let verified: { upstreamId: string } | null = null;
+  let verified: CallbackVerdict | null = null;
   if (adapter.verifyCallback) {
     try {
       verified = await adapter.verifyCallback(input);
@@ -45,7 +48,13 @@ export async function acceptUpstreamCallback(deps: GatewayDeps, channelId: strin
     taskId = claimedTask!;
   }
   if (!taskId) throw new AppError('not_found', 'No task has this render.');
-  const woken = await wakeTask(deps.queue, wakeRedis(deps.redis), taskId);
+  const woken = await wakeTask(deps.queue, wakeRedis(deps.redis), taskId, claimOf(verified));
   deps.log.info({ channel: channelId, taskId, upstreamId: verified?.upstreamId, woken }, 'upstream callback');
   return { taskId, woken };
 }
+
+const claimOf = (verified: CallbackVerdict | null): CallbackClaim | undefined => {
+  if (!verified?.resultUrls?.length) return undefined;
+  const claim = callbackClaimSchema.safeParse({ upstreamId: verified.upstreamId, urls: verified.resultUrls });
+  return claim.success ? claim.data : undefined;
+};

@@ -134,12 +134,16 @@ export function createModelarkAdapter(channel: ModelarkChannel): ChannelAdapter 
       }
     },
 
-    // ModelArk POSTs the task object on every status change, unsigned: only its id is read, to wake
-    // the task; the per-task token in the callback URL is checked by the hook route.
+    // ModelArk POSTs the task object on every status change, unsigned: its id wakes the task (the
+    // per-task token in the callback URL is checked by the hook route), and a succeeded task's
+    // video_url is passed on as a claim, whose download the worker starts beside the GET that
+    // decides (providers.md 1.9: re-fetch the task before acting).
     async verifyCallback({ rawBody }) {
       try {
         const task = seedanceTaskSchema.safeParse(JSON.parse(rawBody.toString('utf8')));
-        return task.success && task.data.id ? { upstreamId: task.data.id } : null;
+        if (!task.success || !task.data.id) return null;
+        const url = task.data.status.toLowerCase() === 'succeeded' ? task.data.content?.video_url : null;
+        return url ? { upstreamId: task.data.id, resultUrls: [url] } : { upstreamId: task.data.id };
       } catch {
         return null;
       }

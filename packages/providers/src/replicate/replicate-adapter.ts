@@ -165,8 +165,7 @@ export function createReplicateAdapter(channel: ReplicateChannel): ChannelAdapte
         // Without the secret nothing can be verified; the task still finishes by polling.
         throw classify(err, 'status');
       }
-      const id = verifyReplicateWebhook(input, key);
-      return id ? { upstreamId: id } : null;
+      return verifyReplicateWebhook(input, key);
     },
 
     close,

@@ -6,7 +6,7 @@ import { isSensitiveFlag } from './replicate-errors';
 import type { Prediction } from './replicate-schemas';
 
 /** Output is a URL, a list of URLs, or (some models) an object holding them. */
-function outputUrls(output: unknown): string[] {
+export function outputUrls(output: unknown): string[] {
   if (typeof output === 'string') return /^https?:\/\//i.test(output) ? [output] : [];
   if (Array.isArray(output)) return output.flatMap(outputUrls);
   if (output && typeof output === 'object') return Object.values(output).flatMap(outputUrls);

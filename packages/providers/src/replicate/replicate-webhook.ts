@@ -2,15 +2,20 @@
 // `webhook-signature: v1,<base64>`, timestamp tolerance), checked with the `standardwebhooks`
 // package, the specification's own reference library, rather than hand-written HMAC code.
 import { Webhook } from 'standardwebhooks';
+import type { CallbackVerdict } from '../channel-adapter';
 import { predictionSchema } from './replicate-schemas';
+import { outputUrls } from './replicate-status';
 
 const header = (headers: Record<string, string | undefined>, name: string): string | undefined => {
   for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name) return v;
   return undefined;
 };
 
-/** The prediction id of a correctly signed, fresh callback; null otherwise. */
-export function verifyReplicateWebhook(input: { headers: Record<string, string | undefined>; rawBody: Buffer }, secret: string): string | null {
+/**
+ * A correctly signed, fresh callback's prediction id, and the file URLs of a prediction it says
+ * succeeded (a claim only: apps/worker early-status.ts); null otherwise.
+ */
+export function verifyReplicateWebhook(input: { headers: Record<string, string | undefined>; rawBody: Buffer }, secret: string): CallbackVerdict | null {
   const headers = {
     'webhook-id': header(input.headers, 'webhook-id') ?? '',
     'webhook-timestamp': header(input.headers, 'webhook-timestamp') ?? '',
@@ -18,7 +23,9 @@ export function verifyReplicateWebhook(input: { headers: Record<string, string |
   };
   try {
     const body = predictionSchema.safeParse(new Webhook(secret).verify(input.rawBody, headers));
-    return body.success ? body.data.id : null;
+    if (!body.success) return null;
+    const urls = body.data.status === 'succeeded' ? outputUrls(body.data.output) : [];
+    return urls.length > 0 ? { upstreamId: body.data.id, resultUrls: urls } : { upstreamId: body.data.id };
   } catch {
     return null;
   }

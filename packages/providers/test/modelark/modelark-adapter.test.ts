@@ -268,10 +268,18 @@ describe('Seedance task', () => {
       'DELETE /contents/generations/tasks/cgt-4']);
   });
 
-  it('reads the task id of an (unsigned) callback, and nothing else', async () => {
+  it('reads the task id of an (unsigned) callback, and a succeeded task\'s video link as a claim only', async () => {
     const a = adapter();
-    const body = Buffer.from(JSON.stringify(fx('seedance-task-succeeded').body));
-    await expect(a.verifyCallback!({ headers: {}, rawBody: body, query: {} })).resolves.toEqual({ upstreamId: 'cgt-20260828062711-hj94q' });
+    const succeeded = fx('seedance-task-succeeded').body as { content: { video_url: string } };
+    const body = Buffer.from(JSON.stringify(succeeded));
+    // The signed link exactly as given (its query is the signature).
+    await expect(a.verifyCallback!({ headers: {}, rawBody: body, query: {} })).resolves.toEqual({
+      upstreamId: 'cgt-20260828062711-hj94q', resultUrls: [succeeded.content.video_url],
+    });
+    for (const name of ['seedance-task-running', 'seedance-task-failed-internal', 'seedance-task-succeeded-without-video-url']) {
+      const task = fx(name).body as { id: string };
+      await expect(a.verifyCallback!({ headers: {}, rawBody: Buffer.from(JSON.stringify(task)), query: {} })).resolves.toEqual({ upstreamId: task.id });
+    }
     await expect(a.verifyCallback!({ headers: {}, rawBody: Buffer.from('nope'), query: {} })).resolves.toBeNull();
   });
 

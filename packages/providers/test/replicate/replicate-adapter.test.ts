@@ -196,17 +196,21 @@ describe('webhook signatures (Standard Webhooks)', () => {
   const signed = (secret: string, raw = body, at = new Date()) => ({
     'webhook-id': 'msg_1', 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': new Webhook(secret).sign('msg_1', at, raw),
   });
-  it('verifies with the configured secret and names the prediction', async () => {
+  const claim = { upstreamId: ID, resultUrls: ['https://replicate.delivery/xezq/abc123/tmpvideo.mp4'] };
+  it('verifies with the configured secret and names the prediction, with a succeeded one\'s files as a claim', async () => {
     const a = createReplicateAdapter(channel({ webhookSecret: SECRET }));
-    expect(await a.verifyCallback!({ headers: signed(SECRET), rawBody: body, query: {} })).toEqual({ upstreamId: ID });
+    expect(await a.verifyCallback!({ headers: signed(SECRET), rawBody: body, query: {} })).toEqual(claim);
+    // A prediction still running claims no file.
+    const running = Buffer.from(JSON.stringify({ ...fixture('replicate-prediction-succeeded-video'), status: 'processing' }));
+    expect(await a.verifyCallback!({ headers: signed(SECRET, running), rawBody: running, query: {} })).toEqual({ upstreamId: ID });
     expect(up.requests).toHaveLength(0);
     a.close();
   });
   it('fetches the secret once from the secret endpoint when none is configured', async () => {
     up.on('GET', '/v1/webhooks/default/secret', { body: fixture('replicate-webhook-secret') });
     const a = createReplicateAdapter(channel());
-    expect(await a.verifyCallback!({ headers: signed(SECRET), rawBody: body, query: {} })).toEqual({ upstreamId: ID });
-    expect(await a.verifyCallback!({ headers: signed(SECRET), rawBody: body, query: {} })).toEqual({ upstreamId: ID });
+    expect(await a.verifyCallback!({ headers: signed(SECRET), rawBody: body, query: {} })).toEqual(claim);
+    expect(await a.verifyCallback!({ headers: signed(SECRET), rawBody: body, query: {} })).toEqual(claim);
     expect(up.requests.map((r) => [r.path, r.headers.authorization])).toEqual([['/v1/webhooks/default/secret', 'Bearer r8_key']]);
     a.close();
   });
