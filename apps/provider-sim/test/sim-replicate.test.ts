@@ -68,7 +68,8 @@ it('answers an image within Prefer: wait, at the requested ratio and size', asyn
 it('renders a video and calls back, signed with the secret from the secret endpoint', async () => {
   const { upstreamId } = await rep().submit(req(seedance('a dog'), `${hooks.url}/rep-a?task=t`));
   const cb = await hooks.next();
-  expect(await rep().verifyCallback!(cb)).toEqual({ upstreamId });
+  // The succeeded prediction's file is passed on as a claim (apps/worker early-status.ts).
+  expect(await rep().verifyCallback!(cb)).toEqual({ upstreamId, resultUrls: [expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/media\/r_/)] });
   expect(await rep().verifyCallback!({ ...cb, rawBody: Buffer.from(cb.rawBody.toString().replace('succeeded', 'failed')) })).toBeNull();
   expect(kindOf(await untilDone(rep(), upstreamId))).toBe('succeeded');
 });
