@@ -182,10 +182,10 @@ it('a claim while the status read says "still running" completes nothing: the do
   const asked = statusAsked;
   await callback(taskId, { upstreamId, urls: [fileBase + file] });
   await eventually('the woken step to read the status', async () => statusAsked > asked);
-  const j = await eventually('the job to wait again', async () => {
-    const found = await w.queue.getJob(taskId);
-    return found && (await found.getState()) === 'delayed' && statusAsked > asked ? found : null;
-  });
+  // The state first, then the job: data read after the step put it back is the data it left.
+  const j = await eventually('the job to wait again', async () =>
+    statusAsked > asked && (await w.queue.getJobState(taskId)) === 'delayed' ? w.queue.getJob(taskId) : null,
+  );
   expect(runTaskPayloadSchema.parse(j.data).claim).toBeUndefined();
   await eventually('the claimed download to be closed', async () => requestsOf(file)[0]?.outcome === 'closed unread');
   const t = await w.db.task.findUniqueOrThrow({ where: { id: taskId } });
