@@ -19,7 +19,7 @@ import type { RunTaskPayload } from '@mediagen/queue';
 import type { Attempt } from '@mediagen/db';
 import type { WorkerContext } from './context';
 import { currentStepScope } from './step-scope';
-import type { EarlyStatus, TaskRun } from './task-run';
+import type { ClaimedDownloads, EarlyStatus, TaskRun } from './task-run';
 
 /**
  * Starts the status read of the hinted render, or undefined when this step may not read early:
@@ -49,9 +49,6 @@ export function startEarlyStatus(ctx: WorkerContext, payload: RunTaskPayload): E
   return { hint, status, claimed: startClaimed(ctx, payload, adapter.channel.timeouts.downloadMs) };
 }
 
-/** Downloads of claimed result files by URL, each opened (headers checked, first bytes sniffed), not read. */
-export type ClaimedDownloads = Map<string, Promise<OpenedResult>>;
-
 /**
  * The claimed files' downloads (headers checked, first bytes sniffed, body not read), by URL; only
  * for a claim about the hinted render, of a task whose type the hint names (what the bytes are
@@ -62,7 +59,7 @@ function startClaimed(ctx: WorkerContext, payload: RunTaskPayload, downloadMs: n
   if (!claim || !hint?.type || claim.upstreamId !== hint.upstreamId) return undefined;
   const signal = AbortSignal.timeout(downloadMs);
   const refs: ResultRef[] = claim.urls.map((url) => ({ kind: 'url', url }));
-  const claimed = new Map<string, Promise<OpenedResult>>();
+  const claimed: ClaimedDownloads = new Map();
   for (const ref of capOutputs(refs, hint.type)) {
     if (ref.kind !== 'url' || claimed.has(ref.url)) continue;
     const open = openResult(ref, hint.type, ctx.download, signal);

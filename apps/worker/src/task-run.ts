@@ -15,13 +15,16 @@ export interface TaskRow {
   deadlineAt: Date;
 }
 
+/** Downloads of claimed result files by URL, each opened (headers checked, first bytes sniffed), not read (early-status.ts). */
+export type ClaimedDownloads = Map<string, Promise<OpenedResult>>;
+
 /** A status read started before the rows were loaded, for the attempt `hint` names (early-status.ts). */
 export interface EarlyStatus {
   hint: PollHint;
   /** Its failure is handled (never unhandled); awaiting it rethrows the adapter's error. */
   status: Promise<RenderStatus>;
-  /** Downloads of the files an upstream callback claimed, by URL, started beside the read (the job's `claim`). */
-  claimed?: Map<string, Promise<OpenedResult>>;
+  /** Downloads of the files an upstream callback claimed, started beside the read (the job's `claim`). */
+  claimed?: ClaimedDownloads;
 }
 
 export interface TaskRun {
