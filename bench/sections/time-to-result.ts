@@ -219,6 +219,9 @@ async function callbacks(ctx: BenchContext, accounts: BenchAccount[]): Promise<v
     cb.push(...(await pool(half, CALLBACK_CLIENTS, (i) => watchOne(ctx, accounts[i % CALLBACK_CLIENTS], 'video', cbBody()))));
   }
   const cbLate = cb.filter((s) => s.status === 'completed').map((s) => s.visibleAt - s.finishesAt);
+  // The spread within one run: p50 of each tenth of the measured renders, in the order they ran.
+  const tenth = Math.max(1, Math.floor(cbLate.length / 10));
+  log(`  finished -> visible p50 by tenths of the renders in order: ${Array.from({ length: Math.ceil(cbLate.length / tenth) }, (_, i) => p(cbLate.slice(i * tenth, (i + 1) * tenth), 50).toFixed(0)).join(' ')} ms`);
   const ownP50 = p(own, 50);
   log(`  upstream's own time after the render ends (bare client: status until succeeded + the video's download) p50=${ownP50.toFixed(1)}ms p99=${p(own, 99).toFixed(1)}ms`);
   add(figure('time to result with upstream callbacks over the upstream\'s own time p50 (finished -> visible, minus a bare client\'s status read + video download)', p(cbLate, 50) - ownP50, 'ms', { floor: ownP50, better: 'lower' }));

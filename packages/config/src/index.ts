@@ -201,6 +201,8 @@ const envSchema = z.object({
   DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
   /** TCP keepalive on database connections after this much idle time, so a dead peer is noticed. 0 disables. */
   DB_KEEPALIVE_MS: z.coerce.number().int().min(0).default(10_000),
+  /** A pooled database connection idle this long is closed (a new one costs ~10 ms on the next query). 0: kept. */
+  DB_POOL_IDLE_MS: z.coerce.number().int().min(0).default(300_000),
   /**
    * Most database connections one process opens; unset: 20 for a gateway, min(20, WORKER_CONCURRENCY + 5)
    * for a worker. Every process's pool counts against the server's max_connections (100 by default), so a

@@ -53,6 +53,14 @@ export interface DbTimeouts {
   idleInTransactionMs: number;
   /** TCP keepalive probes after this much idle time, so a dead peer is noticed. */
   keepAliveMs: number;
+  /**
+   * A pooled connection left idle this long is closed (0: kept until the pool ends). Not pg-pool's
+   * default of 10 s: a new connection costs its startup, the own-session probe and a fresh Parse of
+   * every named statement, 10.6-16.1 ms for the first query after 11 s idle against 1.2-1.4 ms on a
+   * kept one (2026-12-02, this VM). A service at light load (a step every few seconds) paid that on
+   * most steps, and every process after any lull of 10 s. The pool's size bounds the connections, not this.
+   */
+  poolIdleMs: number;
 }
 
 export const DEFAULT_DB_TIMEOUTS: DbTimeouts = {
@@ -61,6 +69,7 @@ export const DEFAULT_DB_TIMEOUTS: DbTimeouts = {
   queryMs: 20_000,
   idleInTransactionMs: 30_000,
   keepAliveMs: 10_000,
+  poolIdleMs: 300_000,
 };
 
 const pools = new WeakMap<Db, Pool>();
@@ -236,6 +245,8 @@ export function createDb(databaseUrl: string, opts: { poolSize?: number; timeout
     // typed by an operator or a test (CREATE FUNCTION, triggers) must land in the URL's schema, not
     // in public, where two schemas' objects would collide. A pooler that refuses it loses only that.
     options: [`-c search_path="${schema}"`, ...[statementTimeout, idleTimeout, OWN_SESSION_OPTION].filter(Boolean).map((s) => `-c ${s}`), options].filter(Boolean).join(' '),
+    // pg-pool reads 0 as "never close an idle connection".
+    idleTimeoutMillis: t.poolIdleMs,
     connectionTimeoutMillis: t.connectMs || undefined,
     query_timeout: t.queryMs || undefined,
     keepAlive: t.keepAliveMs > 0,
@@ -247,6 +258,15 @@ export function createDb(databaseUrl: string, opts: { poolSize?: number; timeout
   pool.on('error', () => undefined);
   const adapter = new PrismaPg(pool, { schema, disposeExternalPool: true });
   const db = new PrismaClient({ adapter });
+  // Prisma disposes the pool only when its engine ever connected: a client that ran raw SQL alone
+  // (sql.ts) would keep its idle connections, and its process alive, for DB_POOL_IDLE_MS after
+  // $disconnect. The pool ends here either way.
+  const disconnect = db.$disconnect.bind(db);
+  db.$disconnect = async () => {
+    await disconnect();
+    const p = pool as unknown as { ended: boolean; ending: boolean };
+    if (!p.ended && !p.ending) await pool.end();
+  };
   pools.set(db, pool);
   return db;
 }
@@ -265,10 +285,12 @@ export const dbTimeoutsFrom = (c: {
   DB_QUERY_TIMEOUT_MS: number;
   DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: number;
   DB_KEEPALIVE_MS: number;
+  DB_POOL_IDLE_MS: number;
 }): DbTimeouts => ({
   connectMs: c.DB_CONNECT_TIMEOUT_MS,
   statementMs: c.DB_STATEMENT_TIMEOUT_MS,
   queryMs: c.DB_QUERY_TIMEOUT_MS,
   idleInTransactionMs: c.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
   keepAliveMs: c.DB_KEEPALIVE_MS,
+  poolIdleMs: c.DB_POOL_IDLE_MS,
 });
