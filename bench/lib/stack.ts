@@ -74,7 +74,7 @@ export async function createStack(): Promise<Stack> {
     // The webhook-fairness section's receivers listen on loopback (callback_url to 127.0.0.1).
     ALLOW_PRIVATE_MEDIA_URLS: 'true',
   };
-  for (const k of ['POLL_CACHE_MS', 'WORKER_CONCURRENCY', 'INSTANT_WAIT_MS', 'DB_PREPARED_STATEMENTS'] as const) if (process.env[k]) env[k] = process.env[k]!;
+  for (const k of ['POLL_CACHE_MS', 'WORKER_CONCURRENCY', 'INSTANT_WAIT_MS', 'DB_PREPARED_STATEMENTS', 'DB_POOL_IDLE_MS'] as const) if (process.env[k]) env[k] = process.env[k]!;
   // Tracing a figure: BENCH_LOG_LEVEL=info (with BENCH_KEEP_LOGS=1) keeps every app's log lines.
   if (process.env.BENCH_LOG_LEVEL) env.LOG_LEVEL = process.env.BENCH_LOG_LEVEL;
   return { env, databaseUrl, redisUrl, prefix, base, adminToken, workDir, logDir, gateway: null, worker: null, sim: null };
