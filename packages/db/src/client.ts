@@ -264,8 +264,7 @@ export function createDb(databaseUrl: string, opts: { poolSize?: number; timeout
   const disconnect = db.$disconnect.bind(db);
   db.$disconnect = async () => {
     await disconnect();
-    const p = pool as unknown as { ended: boolean; ending: boolean };
-    if (!p.ended && !p.ending) await pool.end();
+    if (!pool.ended && !pool.ending) await pool.end();
   };
   pools.set(db, pool);
   return db;

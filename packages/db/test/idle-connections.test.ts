@@ -38,3 +38,19 @@ test('DB_POOL_IDLE_MS closes a connection idle longer than it, and 0 keeps it', 
   expect(s1).not.toBe(s0);
   expect(k1).toBe(k0);
 });
+
+test('$disconnect of a client that ran raw SQL alone (Prisma never connected) releases its connection at once', async () => {
+  const db = createDb(schema.url, { poolSize: 1 });
+  const observer = createDb(schema.url, { poolSize: 1 });
+  opened.push(observer);
+  const pid = await backend(db);
+  await db.$disconnect();
+  // The server ends the backend once the client's Terminate arrives; without the pool ended it stays idle for DB_POOL_IDLE_MS.
+  const until = Date.now() + 5_000;
+  let alive = true;
+  while (alive && Date.now() < until) {
+    alive = (await sql<{ n: number }>(observer, 'SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = $1', [pid])).rows[0].n > 0;
+    if (alive) await sleep(50);
+  }
+  expect(alive).toBe(false);
+});
