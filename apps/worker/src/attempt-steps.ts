@@ -145,13 +145,13 @@ export async function submitStep({ run, attempt, adapter }: StepInput): Promise<
   const { status, upstreamId } = submitted;
   if (status?.state === 'succeeded' && status.outputs.length > 0) {
     // A synchronous upstream answered with the finished render. Its id, usage and `succeeded` go in
-    // one write (the compare-and-set of recordRender) that runs beside the download; collect()
-    // waits for it before the task settles or the attempt closes, and drops the file if the
-    // attempt turned out to name another render.
+    // one write (the compare-and-set of recordRender) that runs beside the download: the id must
+    // be durable whatever happens to the file. collect() waits for it before the task settles,
+    // and drops the file if the attempt turned out to name another render.
     const recorded = recordRender(ctx, sent ?? attempt, adapter, upstreamId, { succeeded: { usage: status.usage } });
     recorded.catch(() => undefined); // awaited in collect()
     const succeeded: Attempt = { ...(sent ?? attempt), upstreamId, status: 'succeeded' };
-    return collect(run, succeeded, { run, attempt: succeeded, adapter }, status.outputs, status.usage, recorded);
+    return collect(run, succeeded, { run, attempt: succeeded, adapter }, status.outputs, { kind: 'beside', recorded }, status.usage);
   }
   // Durable before the job moves on: from here a resumed job polls this render. Null: the attempt
   // names another render or was closed meanwhile (this one was cancelled); the next run follows the row.
@@ -204,16 +204,10 @@ async function afterStatus({ run, attempt, adapter }: StepInput, status: RenderS
     await recordRenderUsage(ctx, attempt, status.usage);
     return noResult(run, attempt, new UpstreamError('unusable', 'the provider reported success without a file'));
   }
-  // `succeeded` and the usage in one write that runs beside the download, as a synchronous answer's
-  // does (time to result: the download does not wait for the round trip); collect() waits for it
-  // before the task settles. A run that dies before it lands polls the render again and downloads
-  // to the same keys. Null: the attempt was closed meanwhile; the file is dropped and the next run
-  // follows the rows.
-  const marked = markAttemptSucceeded(ctx.db, attempt, status.usage);
-  marked.catch(() => undefined); // awaited in collect()
-  const succeeded: Attempt = { ...attempt, status: 'succeeded' };
-  // Outputs are capped to what the task asked for (one video, one image); extras are never fetched.
-  return collect(run, succeeded, { run, attempt: succeeded, adapter }, status.outputs, status.usage, marked, claimed);
+  // The attempt's success and usage are written by the statement that completes the task, once the
+  // file is stored (collect()): a run that dies before polls the still-running render again and
+  // downloads to the same keys.
+  return collect(run, attempt, { run, attempt, adapter }, status.outputs, { kind: 'polled' }, status.usage, claimed);
 }
 
 /**
@@ -239,23 +233,34 @@ export async function collectStep(input: StepInput): Promise<StepOutcome> {
   }
   if (status.state !== 'succeeded' || status.outputs.length === 0)
     return noResult(run, attempt, new UpstreamError('unusable', `the provider no longer offers the result (${status.state})`));
-  return collect(run, attempt, input, status.outputs);
+  return collect(run, attempt, input, status.outputs, { kind: 'resumed' });
 }
 
 /**
- * Downloads and stores the outputs, then settles the task. `recorded`: the attempt's write that
- * runs beside the download (a synchronous answer's id, recordRender; a polled render's success,
- * markAttemptSucceeded). It lands before the task settles or the attempt closes, so a closed
- * attempt is never overwritten; when it finds the attempt naming another render or closed (null),
- * the file is dropped and the next run follows the row.
+ * How the attempt's success is written, which decides what collect() waits for and what the
+ * completing statement checks (packages/db completeAttemptAndTask):
+ * - `polled`: the attempt is `running`; its success and usage are written by the completing
+ *   statement itself (or, when the download fails, by markAttemptSucceeded before the retry), so a
+ *   settlement costs one commit, not three.
+ * - `beside`: a synchronous answer's id, usage and `succeeded` (recordRender) run beside the
+ *   download; they land before the task settles, so a closed attempt is never overwritten, and
+ *   when the attempt turns out to name another render or closed (null) the file is dropped.
+ * - `resumed`: an attempt already `succeeded` (collectStep).
+ */
+type SuccessWrite = { kind: 'polled' } | { kind: 'beside'; recorded: Promise<Attempt | null> } | { kind: 'resumed' };
+
+/**
+ * Downloads and stores the outputs, then settles the task and closes the attempt in one statement.
+ * When that statement finds the attempt closed meanwhile (a cancel, the timeout sweep, another
+ * run), the files are dropped and the next run follows the rows.
  */
 async function collect(
   run: TaskRun,
   attempt: Attempt,
   { adapter }: StepInput,
   outputs: ResultRef[],
+  write: SuccessWrite,
   usage?: UpstreamUsage,
-  recorded?: Promise<Attempt | null>,
   claimed?: ClaimedDownloads,
 ): Promise<StepOutcome> {
   const { ctx, task, spec } = run;
@@ -265,6 +270,7 @@ async function collect(
   // One deadline for every file of the attempt, body included (a dripping upstream is cut).
   const signal = AbortSignal.timeout(adapter.channel.timeouts.downloadMs);
   try {
+    // Outputs are capped to what the task asked for (one video, one image); extras are never fetched.
     for (const [i, ref] of capOutputs(outputs, spec.type).entries()) {
       // A download the callback's claim started for this very URL, else one now: timed and counted
       // per channel until the file's first bytes passed the checks.
@@ -285,30 +291,53 @@ async function collect(
       }
     }
   } catch (e) {
-    if (!(await kept(run, recorded, usage))) return dropped(run, keys);
+    const succeeded = await succeededBeforeRetry(run, attempt, write, usage);
+    if (!succeeded) return dropped(run, keys);
     // Storage failures (disk full, permissions) are classified like transient download errors:
     // retried a few times, then the task fails with no_result (the result could not be saved).
-    return onError(run, attempt, 'download', isUpstreamError(e) ? e : adapter.classifyError(e, 'download'));
+    return onError(run, succeeded, 'download', isUpstreamError(e) ? e : adapter.classifyError(e, 'download'));
   }
-  if (!(await kept(run, recorded, usage))) return dropped(run, keys);
-  const won = await settleCompleted(ctx, task.id, urls, attempt.channelId, bytes);
-  if (won) countMargin(ctx, won, attempt.channelId, usage);
+  let from: 'running' | 'succeeded' = write.kind === 'polled' ? 'running' : 'succeeded';
+  if (write.kind === 'beside') {
+    const recorded = await kept(run, write.recorded, usage);
+    if (!recorded) return dropped(run, keys);
+    // Another run of the job may have recorded the same render as running (run-task.ts adopts it).
+    if (recorded.status === 'running') from = 'running';
+  }
+  const r = await settleCompleted(ctx, task.id, { id: attempt.id, from, usage: from === 'running' ? usage : undefined }, urls, attempt.channelId, bytes);
+  if (!r.attemptKept) return dropped(run, keys);
+  if (write.kind === 'polled') countUsage(ctx, attempt, usage);
+  if (r.task) countMargin(ctx, r.task, attempt.channelId, usage);
   else await dropResults(run, keys);
-  await closeAttempt(run.ctx, attempt, 'completed');
+  await ctx.slots.release(attempt.channelId, attempt.taskId);
   return settled;
 }
 
 /**
- * Whether the attempt's write that ran beside the download kept this render (the usage is counted
- * then, as recordRenderUsage would). Rethrows its failure (UnrecordedRender: run-task.ts keeps the
- * id in the job's data; a failed success write: the step is retried and polls the render again).
+ * A download or store failed: the attempt is left `succeeded` with its usage before the step is
+ * retried (the retry collects again, collectStep). Null when the attempt had been closed meanwhile.
  */
-async function kept(run: TaskRun, recorded: Promise<Attempt | null> | undefined, usage?: UpstreamUsage): Promise<boolean> {
-  if (!recorded) return true; // a resumed `succeeded` attempt (collectStep): nothing written beside
+async function succeededBeforeRetry(run: TaskRun, attempt: Attempt, write: SuccessWrite, usage?: UpstreamUsage): Promise<Attempt | null> {
+  if (write.kind === 'beside') return kept(run, write.recorded, usage);
+  if (write.kind === 'resumed') return attempt;
+  const marked = await markAttemptSucceeded(run.ctx.db, attempt, usage);
+  if (marked) countUsage(run.ctx, marked, usage);
+  return marked;
+}
+
+/**
+ * Whether the attempt's write that ran beside the download kept this render (the usage is counted
+ * then, as recordRenderUsage would): the attempt as written, or null. Rethrows its failure
+ * (UnrecordedRender: run-task.ts keeps the id in the job's data).
+ */
+async function kept(run: TaskRun, recorded: Promise<Attempt | null>, usage?: UpstreamUsage): Promise<Attempt | null> {
   const attempt = await recorded;
-  if (!attempt) return false;
-  if (usage) run.ctx.metrics.upstream.usage.inc({ channel: attempt.channelId, units: usage.units }, usage.amount);
-  return true;
+  if (attempt) countUsage(run.ctx, attempt, usage);
+  return attempt;
+}
+
+function countUsage(ctx: WorkerContext, attempt: Attempt, usage?: UpstreamUsage): void {
+  if (usage) ctx.metrics.upstream.usage.inc({ channel: attempt.channelId, units: usage.units }, usage.amount);
 }
 
 /** The attempt names another render or was closed: its files go, and the next run follows the row. */

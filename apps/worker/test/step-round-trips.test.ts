@@ -59,6 +59,26 @@ it('the poll step of a running render: the task row and its progress, nothing of
   expect(poll.trips.sql.map((q) => q.split(' ').slice(0, 2).join(' '))).toEqual(['SELECT t."id",', 'UPDATE "' + schemaOf() + '"."Task"']);
 });
 
+it('the poll step that finds the render done: the task row, then one statement completes the task and closes the attempt', async () => {
+  const taskId = await w.submit('a short render #sim:delay=40');
+  await step(taskId);
+  // Poll until the step that settles (the render ends 40 ms after its submit).
+  let last = await step(taskId, { step: 'poll' });
+  for (let n = 0; last.result !== null && n < 200; n++) {
+    await new Promise((r) => setTimeout(r, 10));
+    last = await step(taskId, { step: 'poll' });
+  }
+  expect(last.result).toBeNull();
+  // The attempt's success, its usage, the task's completion and the attempt's close are one
+  // statement (one commit): before 2026-12-02 a success mark, the completion and the close were three.
+  const sql = last.trips.sql.map((q) => q.split(' ').slice(0, 2).join(' '));
+  expect(sql.slice(0, 2)).toEqual(['SELECT t."id",', 'WITH att']);
+  // After it only the webhook emission's mark (not awaited by the step, so it may come later).
+  expect(last.trips.sql.slice(2).filter((q) => !q.includes('"eventsEmittedAt"'))).toEqual([]);
+  expect(await w.db.task.findUniqueOrThrow({ where: { id: taskId } })).toMatchObject({ status: 'completed', progress: 100, resultUrls: [expect.stringContaining(taskId)] });
+  expect(await w.db.taskAttempt.findFirstOrThrow({ where: { taskId } })).toMatchObject({ status: 'completed', finishedAt: expect.any(Date), usageUnits: expect.any(String), usageAmount: expect.any(Number) });
+});
+
 it('counting a channel\'s renders in flight (polls of a channel with a status-call limit) is one round trip', async () => {
   const slots = w.app.ctx.slots;
   const channel = w.app.ctx.channels.channels[0];

@@ -3,6 +3,7 @@
 // writes the refund, inside the same transaction; the unique (taskId, kind) on LedgerEntry is the
 // second line of defence. Both terminal moves release the account's in-progress slot.
 // Plain SQL on the pool (sql.ts): these run several times per task in the worker's steps.
+import type { RenderUsage } from './attempts';
 import type { Db } from './client';
 import { newId } from './ids';
 import { sql, sqlTransaction } from './sql';
@@ -80,30 +81,94 @@ export async function completeTask(db: Db, taskId: string, resultUrls: string[],
 
 /** completeTask, answering the settled task (null when another settlement won). */
 export async function completeTaskRow(db: Db, taskId: string, resultUrls: string[], opts: CompletionOptions): Promise<SettledTask | null> {
-  // One statement: the compare-and-set, the expiry stamp (the account's retention, else the
-  // service's; 0 keeps forever), the counter move and the day's stored-files figure commit
-  // together, so only the winner counts the files.
-  const { rows } = await sql<SettledTask>(
-    db,
-    `WITH won AS (
+  const { rows } = await sql<SettledTask>(db, completionSql(''), [taskId, resultUrls, opts.retentionSeconds, opts.resultBytes ?? null]);
+  return rows.length === 1 ? rows[0] : null;
+}
+
+/**
+ * The attempt whose render a completion stores. `from`: the status it must still have, `running`
+ * (a polled render that just finished: its usage is written here) or `succeeded` (a collection
+ * resumed after a run died: its usage was written then).
+ */
+export interface CompletingAttempt {
+  id: string;
+  from: 'running' | 'succeeded';
+  usage?: RenderUsage;
+}
+
+/**
+ * completeTaskRow and the attempt's close in one statement: the attempt moves from `from` to
+ * `completed` with its usage, and the task completes only if it did. Written as separate statements
+ * (the success mark, then the completion, then the close) this cost two more commits per task, one
+ * of them between the stored file and the completion (docs/benchmark.md, "One statement settles a
+ * polled render"). `attemptKept` false: the attempt had been closed meanwhile (a cancel, the timeout
+ * sweep, another run), nothing was written and the caller drops the files. Like the statements it
+ * replaces, the attempt's move does not depend on the task's: an attempt kept while another
+ * settlement won the task is still closed as completed, and `task` is null.
+ */
+export async function completeAttemptAndTask(
+  db: Db,
+  taskId: string,
+  attempt: CompletingAttempt,
+  resultUrls: string[],
+  opts: CompletionOptions,
+): Promise<{ attemptKept: boolean; task: SettledTask | null }> {
+  const u = attempt.usage;
+  const cost = u?.costMicroUsd === undefined ? null : String(Math.round(u.costMicroUsd));
+  // The task's columns are null when the attempt was kept but the task not won (the LEFT JOIN).
+  const { rows } = await sql<Omit<SettledTask, 'accountId'> & { accountId: string | null; attemptKept: boolean }>(db, completionSql(ATTEMPT_GUARD), [
+    taskId,
+    resultUrls,
+    opts.retentionSeconds,
+    opts.resultBytes ?? null,
+    attempt.id,
+    attempt.from,
+    u?.units ?? null,
+    u?.amount ?? null,
+    cost,
+  ]);
+  const row = rows[0];
+  if (!row?.attemptKept) return { attemptKept: false, task: null };
+  if (row.accountId === null) return { attemptKept: true, task: null };
+  return { attemptKept: true, task: { accountId: row.accountId, type: row.type, model: row.model, costCents: row.costCents, expiresAt: row.expiresAt } };
+}
+
+/** The attempt's move for completeAttemptAndTask ($5 id, $6 the status it must have, $7-$9 usage). */
+const ATTEMPT_GUARD = `att AS (
+       UPDATE "TaskAttempt" SET "status" = 'completed', "finishedAt" = now(), "errorKind" = NULL, "errorMessage" = NULL,
+              "usageUnits" = COALESCE($7, "usageUnits"), "usageAmount" = COALESCE($8::double precision, "usageAmount"),
+              "upstreamCostMicros" = COALESCE($9::bigint, "upstreamCostMicros")
+        WHERE "id" = $5 AND "status" = $6
+       RETURNING 1
+     ), `;
+
+/**
+ * One statement: the compare-and-set, the expiry stamp (the account's retention, else the
+ * service's; 0 keeps forever), the counter move and the day's stored-files figure commit together,
+ * so only the winner counts the files. With the attempt's guard (`att`), the task moves only if the
+ * attempt did, and the answer is one row saying whether it did, with the task's columns null when
+ * the task was not won.
+ */
+function completionSql(attemptGuard: string): string {
+  const guarded = attemptGuard !== '';
+  return `WITH ${attemptGuard}won AS (
        UPDATE "Task" t
           SET "status" = 'completed', "resultUrls" = $2::text[], "progress" = 100,
               "finishedAt" = now(), "updatedAt" = now(), "resultBytes" = $4::bigint,
               "expiresAt" = (SELECT CASE WHEN s > 0 THEN now() + make_interval(secs => s) END
                                FROM (SELECT COALESCE(a."resultRetentionSeconds", $3::int) AS s FROM "Account" a WHERE a."id" = t."accountId") r)
-        WHERE t."id" = $1 AND t."status" IN (${OPEN_TASK_SQL})
+        WHERE t."id" = $1 AND t."status" IN (${OPEN_TASK_SQL})${guarded ? ' AND EXISTS (SELECT 1 FROM att)' : ''}
        RETURNING t."accountId", t."type", t."model", t."costCents", t."expiresAt"
      ), stored AS (
        INSERT INTO "StorageDay" ("day", "filesStored", "bytesStored")
        SELECT (now() AT TIME ZONE 'UTC')::date, cardinality($2::text[]), COALESCE($4::bigint, 0) FROM won
        ON CONFLICT ("day") DO UPDATE SET "filesStored" = "StorageDay"."filesStored" + EXCLUDED."filesStored",
                                          "bytesStored" = "StorageDay"."bytesStored" + EXCLUDED."bytesStored"
+     ), settled AS (
+       UPDATE "Account" a SET "tasksInProgress" = a."tasksInProgress" - 1 FROM won WHERE a."id" = won."accountId"
+       RETURNING won."accountId", won."type", won."model", won."costCents", won."expiresAt"
      )
-     UPDATE "Account" a SET "tasksInProgress" = a."tasksInProgress" - 1 FROM won WHERE a."id" = won."accountId"
-     RETURNING won."accountId", won."type", won."model", won."costCents", won."expiresAt"`,
-    [taskId, resultUrls, opts.retentionSeconds, opts.resultBytes ?? null],
-  );
-  return rows.length === 1 ? rows[0] : null;
+     ${guarded ? `SELECT EXISTS (SELECT 1 FROM att) AS "attemptKept", settled.* FROM (SELECT 1) one LEFT JOIN settled ON true` : 'SELECT * FROM settled'}`;
 }
 
 /**

@@ -8,7 +8,7 @@ import { newId } from '../src/ids';
 import { createTestSchema } from '../src/test-schema';
 import { finishAttempt, loadTask, markAttemptSucceeded, markSubmitSent, markSubmitSentAndStart, recordUpstreamId, recordUsage, startAttempt } from '../src/attempts';
 import { markProcessing } from '../src/settlement';
-import { completeTaskRow, failTaskRow } from '../src/settlement';
+import { completeAttemptAndTask, completeTaskRow, failTaskRow } from '../src/settlement';
 import { findCancelView, requestCancel } from '../src/cancel-queries';
 
 let db: Db;
@@ -95,6 +95,47 @@ it('markAttemptSucceeded: a polled render\'s success and usage in one write, nev
   await finishAttempt(db, b.recorded, 'abandoned', 'timeout', 'deadline');
   expect(await markAttemptSucceeded(db, b.recorded)).toBeNull();
   expect(await db.taskAttempt.findUniqueOrThrow({ where: { id: b.recorded.id } })).toMatchObject({ status: 'abandoned', errorKind: 'timeout', errorMessage: 'deadline' });
+});
+
+it('completeAttemptAndTask: the attempt\'s success, its usage, the completion and the close in one statement; nothing when the attempt was closed', async () => {
+  const opts = { retentionSeconds: 0, resultBytes: 7 };
+  const running = async (no: number, taskId: string) =>
+    ((await recordUpstreamId(db, await startAttempt(db, newId('att'), taskId, no, 'ch'), `r-${no}`)) as { recorded: Awaited<ReturnType<typeof startAttempt>> }).recorded;
+  const usage = { units: 'seconds', amount: 5, costMicroUsd: 250_000 };
+  const done = await task();
+  const a = await running(1, done);
+  expect(await completeAttemptAndTask(db, done, { id: a.id, from: 'running', usage }, ['https://x/0.mp4'], opts)).toEqual({
+    attemptKept: true,
+    task: { accountId, type: 'image', model: 'image-c-2.1', costCents: 3, expiresAt: null },
+  });
+  expect(await db.taskAttempt.findUniqueOrThrow({ where: { id: a.id } })).toMatchObject({
+    status: 'completed', finishedAt: expect.any(Date), usageUnits: 'seconds', usageAmount: 5, upstreamCostMicros: 250_000n, errorKind: null,
+  });
+  expect(await db.task.findUniqueOrThrow({ where: { id: done } })).toMatchObject({ status: 'completed', resultUrls: ['https://x/0.mp4'], resultBytes: 7n });
+  // Again (a retried step): the attempt is closed, nothing is written, the task keeps its files.
+  expect(await completeAttemptAndTask(db, done, { id: a.id, from: 'running', usage: { units: 'seconds', amount: 9 } }, ['https://x/1.mp4'], opts)).toEqual({ attemptKept: false, task: null });
+  expect((await db.taskAttempt.findUniqueOrThrow({ where: { id: a.id } })).usageAmount).toBe(5);
+  expect((await db.task.findUniqueOrThrow({ where: { id: done } })).resultUrls).toEqual(['https://x/0.mp4']);
+
+  // The timeout sweep closed the attempt while the file was stored: the task is not completed.
+  const open = await task();
+  const b = await running(1, open);
+  await finishAttempt(db, b, 'abandoned', 'timeout', 'deadline');
+  expect(await completeAttemptAndTask(db, open, { id: b.id, from: 'running' }, ['https://x/2.mp4'], opts)).toEqual({ attemptKept: false, task: null });
+  expect(await db.task.findUniqueOrThrow({ where: { id: open } })).toMatchObject({ status: 'pending', resultUrls: [] });
+  expect(await db.taskAttempt.findUniqueOrThrow({ where: { id: b.id } })).toMatchObject({ status: 'abandoned', errorKind: 'timeout' });
+  // `from` must match: a running attempt is not taken as a resumed `succeeded` one.
+  const c = await running(2, open);
+  expect(await completeAttemptAndTask(db, open, { id: c.id, from: 'succeeded' }, ['https://x/3.mp4'], opts)).toEqual({ attemptKept: false, task: null });
+  expect((await db.taskAttempt.findUniqueOrThrow({ where: { id: c.id } })).status).toBe('running');
+
+  // Another settlement won the task first: the attempt still closes as completed, the task is not won.
+  const failed = await task();
+  const d = await running(1, failed);
+  await failTaskRow(db, failed, { errorCode: 'timeout', errorMessage: 'm', retryable: true });
+  expect(await completeAttemptAndTask(db, failed, { id: d.id, from: 'running' }, ['https://x/4.mp4'], opts)).toEqual({ attemptKept: true, task: null });
+  expect(await db.task.findUniqueOrThrow({ where: { id: failed } })).toMatchObject({ status: 'failed', resultUrls: [] });
+  expect((await db.taskAttempt.findUniqueOrThrow({ where: { id: d.id } })).status).toBe('completed');
 });
 
 it('completeTaskRow / failTaskRow answer the settled task from the winning statement, null when they lose', async () => {

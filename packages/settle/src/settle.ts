@@ -5,7 +5,7 @@
 // counted, announced and logged once cluster-wide.
 import type { Logger } from 'pino';
 import { pollBody } from '@mediagen/catalog';
-import { completeTaskRow, Db, failTaskRow, FailureCode, RETRYABLE, SettledTask } from '@mediagen/db';
+import { completeAttemptAndTask, Db, failTaskRow, FailureCode, RETRYABLE, SettledTask, type CompletingAttempt } from '@mediagen/db';
 import type { SettlementMetrics, StorageMetrics } from '@mediagen/metrics';
 import { settledPollEntryOf, type SettledPollEntry, type TaskEventPublisher, type WebhookQueue } from '@mediagen/queue';
 import { emitTaskWebhooks } from '@mediagen/webhooks';
@@ -41,14 +41,29 @@ function emitWebhooks(ctx: SettleContext, taskId: string): void {
 }
 
 /**
- * The settled task when this call won the move to completed (its counters need no read back); null
- * otherwise. `resultBytes`: the stored files' size, for the storage-growth figures.
+ * Completes a task with its stored files and closes the attempt that made them, in one statement
+ * (packages/db completeAttemptAndTask). `attemptKept` false: the attempt had been closed meanwhile
+ * (nothing written; the caller drops the files). `task`: the settled task when this call won the
+ * move to completed (its counters need no read back), else null. `resultBytes`: the stored files'
+ * size, for the storage-growth figures.
  */
-export async function settleCompleted(ctx: SettleContext, taskId: string, resultUrls: string[], channel?: string, resultBytes?: number): Promise<SettledTask | null> {
-  const t = await completeTaskRow(ctx.db, taskId, resultUrls, { retentionSeconds: ctx.config.RESULT_RETENTION_SECONDS, resultBytes });
+export async function settleCompleted(
+  ctx: SettleContext,
+  taskId: string,
+  attempt: CompletingAttempt,
+  resultUrls: string[],
+  channel?: string,
+  resultBytes?: number,
+): Promise<{ attemptKept: boolean; task: SettledTask | null }> {
+  const r = await completeAttemptAndTask(ctx.db, taskId, attempt, resultUrls, { retentionSeconds: ctx.config.RESULT_RETENTION_SECONDS, resultBytes });
+  if (!r.attemptKept) {
+    ctx.log.info({ taskId, channel, attemptId: attempt.id }, 'attempt closed meanwhile; completion dropped');
+    return r;
+  }
+  const t = r.task;
   if (!t) {
     ctx.log.info({ taskId, won: false, channel }, 'task already settled; completion dropped');
-    return null;
+    return r;
   }
   await ctx.events.publish(taskId, 'completed', settledEntry(t, { status: 'completed', resultUrls }));
   if (ctx.metrics.storage) {
@@ -58,7 +73,7 @@ export async function settleCompleted(ctx: SettleContext, taskId: string, result
   emitWebhooks(ctx, taskId);
   ctx.metrics.tasks.completed.inc({ model: t.model });
   ctx.log.info({ taskId, accountId: t.accountId, model: t.model, channel, files: resultUrls.length }, 'task completed');
-  return t;
+  return r;
 }
 
 export async function settleFailed(ctx: SettleContext, taskId: string, code: FailureCode, detail: FailureDetail = {}): Promise<boolean> {
