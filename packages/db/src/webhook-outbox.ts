@@ -34,6 +34,8 @@ export interface TaskEventSource {
 }
 
 // Most tasks have nothing to send: one statement marks them and the transaction below is skipped.
+// The settling statements (settlement.ts) already mark such a task themselves and the settle path
+// then skips this step; here it covers a task whose endpoints went away before its step ran.
 const MARK_WHEN_NOTHING_TO_SEND = `
 UPDATE "Task" t SET "eventsEmittedAt" = now()
  WHERE t."id" = $1 AND t."eventsEmittedAt" IS NULL AND t."status" IN (${SETTLED_TASK_SQL}) AND t."callbackUrl" IS NULL

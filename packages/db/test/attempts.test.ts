@@ -106,7 +106,7 @@ it('completeAttemptAndTask: the attempt\'s success, its usage, the completion an
   const a = await running(1, done);
   expect(await completeAttemptAndTask(db, done, { id: a.id, from: 'running', usage }, ['https://x/0.mp4'], opts)).toEqual({
     attemptKept: true,
-    task: { accountId, type: 'image', model: 'image-c-2.1', costCents: 3, expiresAt: null },
+    task: { accountId, type: 'image', model: 'image-c-2.1', costCents: 3, expiresAt: null, eventsEmitted: true },
   });
   expect(await db.taskAttempt.findUniqueOrThrow({ where: { id: a.id } })).toMatchObject({
     status: 'completed', finishedAt: expect.any(Date), usageUnits: 'seconds', usageAmount: 5, upstreamCostMicros: 250_000n, errorKind: null,
@@ -138,13 +138,39 @@ it('completeAttemptAndTask: the attempt\'s success, its usage, the completion an
   expect((await db.taskAttempt.findUniqueOrThrow({ where: { id: d.id } })).status).toBe('completed');
 });
 
+it('the settling statement marks the events emitted only when the task has no webhook to send', async () => {
+  const completedRow = async (taskId: string) => completeTaskRow(db, taskId, ['https://x/0.png'], { retentionSeconds: 0 });
+  const failedRow = async (taskId: string) => failTaskRow(db, taskId, { errorCode: 'timeout', errorMessage: 'm', retryable: true });
+  for (const settle of [completedRow, failedRow]) {
+    const quiet = await task();
+    expect(await settle(quiet)).toMatchObject({ eventsEmitted: true });
+    expect((await db.task.findUniqueOrThrow({ where: { id: quiet } })).eventsEmittedAt).toEqual(expect.any(Date));
+    // A task with a callback URL: the outbox step creates its delivery, so the mark waits for it.
+    const withCallback = await task();
+    await db.task.update({ where: { id: withCallback }, data: { callbackUrl: 'https://hooks.example/cb' } });
+    expect(await settle(withCallback)).toMatchObject({ eventsEmitted: false });
+    expect((await db.task.findUniqueOrThrow({ where: { id: withCallback } })).eventsEmittedAt).toBeNull();
+  }
+  // An account with a live endpoint: nothing is marked; a deleted endpoint does not count.
+  const other = newId('acc');
+  await db.account.create({ data: { id: other, name: 'hooks' } });
+  const ep = await db.webhookEndpoint.create({ data: { id: newId('whe'), accountId: other, url: 'https://e', events: ['task.completed'], secret: 's' } });
+  const hooked = newId();
+  await db.task.create({ data: { id: hooked, accountId: other, type: 'image', model: 'image-c-2.1', params: {}, costCents: 3, costMicros: 30_000n, deadlineAt: new Date(Date.now() + 60_000) } });
+  expect(await completedRow(hooked)).toMatchObject({ eventsEmitted: false });
+  await db.webhookEndpoint.update({ where: { id: ep.id }, data: { deletedAt: new Date() } });
+  const after = newId();
+  await db.task.create({ data: { id: after, accountId: other, type: 'image', model: 'image-c-2.1', params: {}, costCents: 3, costMicros: 30_000n, deadlineAt: new Date(Date.now() + 60_000) } });
+  expect(await completedRow(after)).toMatchObject({ eventsEmitted: true });
+});
+
 it('completeTaskRow / failTaskRow answer the settled task from the winning statement, null when they lose', async () => {
   const done = await task();
-  expect(await completeTaskRow(db, done, ['https://x/0.png'], { retentionSeconds: 0 })).toEqual({ accountId, type: 'image', model: 'image-c-2.1', costCents: 3, expiresAt: null });
+  expect(await completeTaskRow(db, done, ['https://x/0.png'], { retentionSeconds: 0 })).toEqual({ accountId, type: 'image', model: 'image-c-2.1', costCents: 3, expiresAt: null, eventsEmitted: true });
   expect(await completeTaskRow(db, done, ['https://x/1.png'], { retentionSeconds: 0 })).toBeNull();
   expect(await failTaskRow(db, done, { errorCode: 'timeout', errorMessage: 'm', retryable: true })).toBeNull();
   const failed = await task();
-  expect(await failTaskRow(db, failed, { errorCode: 'timeout', errorMessage: 'm', retryable: true })).toEqual({ accountId, type: 'image', model: 'image-c-2.1', costCents: 3, expiresAt: null });
+  expect(await failTaskRow(db, failed, { errorCode: 'timeout', errorMessage: 'm', retryable: true })).toEqual({ accountId, type: 'image', model: 'image-c-2.1', costCents: 3, expiresAt: null, eventsEmitted: true });
   expect(await db.ledgerEntry.count({ where: { taskId: failed, kind: 'refund', amountCents: 3 } })).toBe(1);
 });
 

@@ -35,9 +35,10 @@ export interface FailureDetail {
  * The settled task's webhook deliveries (packages/webhooks), created and queued after the commit.
  * Not awaited: the settle path's callers (closing the attempt, freeing the slot) need not wait for
  * them, and emitTaskWebhooks never throws; if the process dies first, the reconciler creates them.
+ * A task with none to send was marked by the settling statement itself (SettledTask.eventsEmitted).
  */
-function emitWebhooks(ctx: SettleContext, taskId: string): void {
-  if (ctx.webhookQueue) void emitTaskWebhooks({ ...ctx, webhookQueue: ctx.webhookQueue }, taskId);
+function emitWebhooks(ctx: SettleContext, taskId: string, t: SettledTask): void {
+  if (ctx.webhookQueue && !t.eventsEmitted) void emitTaskWebhooks({ ...ctx, webhookQueue: ctx.webhookQueue }, taskId);
 }
 
 /**
@@ -70,7 +71,7 @@ export async function settleCompleted(
     ctx.metrics.storage.filesStored.inc(resultUrls.length);
     ctx.metrics.storage.bytesStored.inc(resultBytes ?? 0);
   }
-  emitWebhooks(ctx, taskId);
+  emitWebhooks(ctx, taskId, t);
   ctx.metrics.tasks.completed.inc({ model: t.model });
   ctx.log.info({ taskId, accountId: t.accountId, model: t.model, channel, files: resultUrls.length }, 'task completed');
   return r;
@@ -89,7 +90,7 @@ export async function settleFailed(ctx: SettleContext, taskId: string, code: Fai
     return false;
   }
   await ctx.events.publish(taskId, 'failed', settledEntry(t, { status: 'failed', ...failure }));
-  emitWebhooks(ctx, taskId);
+  emitWebhooks(ctx, taskId, t);
   ctx.metrics.tasks.failed.inc({ model: t.model, error_code: code });
   ctx.metrics.tasks.refunds.inc({ model: t.model, error_code: code });
   ctx.metrics.tasks.refundedCents.inc({ model: t.model }, t.costCents);
