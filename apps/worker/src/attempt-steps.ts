@@ -297,13 +297,11 @@ async function collect(
     // retried a few times, then the task fails with no_result (the result could not be saved).
     return onError(run, succeeded, 'download', isUpstreamError(e) ? e : adapter.classifyError(e, 'download'));
   }
-  let from: 'running' | 'succeeded' = write.kind === 'polled' ? 'running' : 'succeeded';
-  if (write.kind === 'beside') {
-    const recorded = await kept(run, write.recorded, usage);
-    if (!recorded) return dropped(run, keys);
-    // Another run of the job may have recorded the same render as running (run-task.ts adopts it).
-    if (recorded.status === 'running') from = 'running';
-  }
+  const recorded = write.kind === 'beside' ? await kept(run, write.recorded, usage) : undefined;
+  if (recorded === null) return dropped(run, keys);
+  // A synchronous answer's attempt is `succeeded`, unless another run of the job had recorded the
+  // same render as running (run-task.ts adopts a kept render id).
+  const from = write.kind === 'polled' || recorded?.status === 'running' ? 'running' : 'succeeded';
   const r = await settleCompleted(ctx, task.id, { id: attempt.id, from, usage: from === 'running' ? usage : undefined }, urls, attempt.channelId, bytes);
   if (!r.attemptKept) return dropped(run, keys);
   if (write.kind === 'polled') countUsage(ctx, attempt, usage);

@@ -1,18 +1,14 @@
 // The worker's terminal moves: the shared settle path (@mediagen/settle), plus this process's
 // step counters for its health endpoint.
-import type { CompletingAttempt, FailureCode, SettledTask } from '@mediagen/db';
+import type { FailureCode } from '@mediagen/db';
 import * as shared from '@mediagen/settle';
 import type { WorkerContext } from './context';
 
-export async function settleCompleted(
-  ctx: WorkerContext,
-  taskId: string,
-  attempt: CompletingAttempt,
-  resultUrls: string[],
-  channel?: string,
-  resultBytes?: number,
-): Promise<{ attemptKept: boolean; task: SettledTask | null }> {
-  const r = await shared.settleCompleted(ctx, taskId, attempt, resultUrls, channel, resultBytes);
+type AfterContext<F> = F extends (ctx: never, ...rest: infer R) => unknown ? R : never;
+
+/** shared.settleCompleted, with its arguments after the context. */
+export async function settleCompleted(ctx: WorkerContext, ...args: AfterContext<typeof shared.settleCompleted>): Promise<shared.CompletedSettlement> {
+  const r = await shared.settleCompleted(ctx, ...args);
   if (r.task) ctx.stats.completed += 1;
   return r;
 }

@@ -69,10 +69,9 @@ it('the poll step that finds the render done: the task row, then one statement c
     last = await step(taskId, { step: 'poll' });
   }
   expect(last.result).toBeNull();
-  // The attempt's success, its usage, the task's completion and the attempt's close are one
-  // statement (one commit): before 2026-12-02 a success mark, the completion, the close and the
-  // webhook outbox's mark were four.
-  // The task has no webhook to send: the same statement marks its events emitted (no outbox step).
+  // The attempt's success, its usage, the task's completion, the attempt's close and (the task has
+  // no webhook to send) its events' mark are one statement, one commit: before 2026-12-02 a success
+  // mark, the completion, the close and the webhook outbox's mark were four.
   expect(last.trips.sql.map((q) => q.split(' ').slice(0, 2).join(' '))).toEqual(['SELECT t."id",', 'WITH att']);
   expect((await w.db.task.findUniqueOrThrow({ where: { id: taskId } })).eventsEmittedAt).toEqual(expect.any(Date));
   expect(await w.db.task.findUniqueOrThrow({ where: { id: taskId } })).toMatchObject({ status: 'completed', progress: 100, resultUrls: [expect.stringContaining(taskId)] });

@@ -41,6 +41,8 @@ function emitWebhooks(ctx: SettleContext, taskId: string, t: SettledTask): void 
   if (ctx.webhookQueue && !t.eventsEmitted) void emitTaskWebhooks({ ...ctx, webhookQueue: ctx.webhookQueue }, taskId);
 }
 
+export type CompletedSettlement = { attemptKept: boolean; task: SettledTask | null };
+
 /**
  * Completes a task with its stored files and closes the attempt that made them, in one statement
  * (packages/db completeAttemptAndTask). `attemptKept` false: the attempt had been closed meanwhile
@@ -55,7 +57,7 @@ export async function settleCompleted(
   resultUrls: string[],
   channel?: string,
   resultBytes?: number,
-): Promise<{ attemptKept: boolean; task: SettledTask | null }> {
+): Promise<CompletedSettlement> {
   const r = await completeAttemptAndTask(ctx.db, taskId, attempt, resultUrls, { retentionSeconds: ctx.config.RESULT_RETENTION_SECONDS, resultBytes });
   if (!r.attemptKept) {
     ctx.log.info({ taskId, channel, attemptId: attempt.id }, 'attempt closed meanwhile; completion dropped');
