@@ -15,6 +15,7 @@ import { Agent, request } from 'undici';
 import { parseImageSubmit } from '@mediagen/catalog';
 import { defaultChannelConfig } from '@mediagen/providers';
 import type { BenchAccount } from '../lib/admin';
+import { RawPool } from '../lib/raw-get';
 import type { BenchContext } from '../lib/context';
 import { sleep } from '../lib/procs';
 import { figure } from '../lib/report';
@@ -48,10 +49,24 @@ const POLL_EVERY_MS = Number(process.env.BENCH_TTR_POLL_EVERY_MS ?? 2);
  * under test shares with them (2026-12-01). Both sides of the figure use the same client.
  */
 const watcher = new Agent({ keepAliveTimeout: 30_000, connections: 16 });
+/**
+ * Since 2026-12-02 (sixth session) the watchers' reads go through bench/lib/raw-get.ts instead: undici's
+ * `request` still cost the bench 170-330 us of CPU a read, and the bench was then the largest CPU
+ * user of the callbacks part, on the cores the settlements need in the same milliseconds.
+ * `BENCH_TTR_CLIENT=undici` measures with undici as before (both sides of the figure alike).
+ */
+const RAW = (process.env.BENCH_TTR_CLIENT ?? 'raw') !== 'undici';
+const raw = new RawPool();
+
+async function getBytes(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: Buffer }> {
+  if (RAW) return raw.get(url, headers);
+  const res = await request(url, { headers, dispatcher: watcher });
+  return { status: res.statusCode, body: Buffer.from(await res.body.arrayBuffer()) };
+}
 
 async function getJson<T>(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: T }> {
-  const res = await request(url, { headers, dispatcher: watcher });
-  return { status: res.statusCode, body: (await res.body.json()) as T };
+  const res = await getBytes(url, headers);
+  return { status: res.status, body: JSON.parse(res.body.toString('utf8')) as T };
 }
 const CLIENTS = 4;
 /** `BENCH_TTR_PARTS=sync` measures only the answers-at-once part (callbacks,polling,sync by default). */
@@ -162,6 +177,7 @@ async function run(ctx: BenchContext): Promise<void> {
     if (PARTS.has('polling')) await polling(ctx, accounts);
     if (PARTS.has('sync')) await answersAtOnce(ctx, accounts);
   } finally {
+    raw.close();
     await watcher.close();
   }
 }
@@ -191,8 +207,8 @@ async function upstreamAfterFinish(ctx: BenchContext): Promise<number> {
   for (const giveUp = now() + 30_000; now() < giveUp; ) {
     const b = (await getJson<{ status?: string; content?: { video_url?: string } }>(`${channel.baseUrl}/contents/generations/tasks/${id}`, headers)).body;
     if (b.status === 'succeeded' && b.content?.video_url) {
-      const file = await request(b.content.video_url, { dispatcher: watcher });
-      if (file.statusCode !== 200 || (await file.body.arrayBuffer()).byteLength === 0) throw new Error(`callback floor: video download ${file.statusCode}`);
+      const file = await getBytes(b.content.video_url);
+      if (file.status !== 200 || file.body.length === 0) throw new Error(`callback floor: video download ${file.status}`);
       return now() - finishesAt;
     }
     await sleep(POLL_EVERY_MS);
