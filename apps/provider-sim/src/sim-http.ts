@@ -1,5 +1,6 @@
 // Small HTTP helpers every simulated protocol uses: JSON answers, bounded JSON bodies, keys.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import https from 'node:https';
 
 const MAX_BODY = 16 << 20;
 
@@ -49,4 +50,28 @@ export function requestKey(req: IncomingMessage, url: URL): string | undefined {
   const goog = req.headers['x-goog-api-key'];
   if (typeof goog === 'string') return goog;
   return url.searchParams.get('key') ?? undefined;
+}
+
+// Kept-alive sockets for the callbacks the simulated upstreams post. The simulator shares the
+// benchmark's cores with the service it stands in front of, and a fetch() per callback cost it about
+// half a millisecond of CPU in the very milliseconds the service settles that render
+// (docs/benchmark.md, "Time to result with callbacks: the measurement's own load").
+const hookAgents = { 'http:': new http.Agent({ keepAlive: true, maxSockets: 64 }), 'https:': new https.Agent({ keepAlive: true, maxSockets: 64 }) };
+
+/** POSTs a callback; resolves with the answer's status (the body is read and dropped), rejects on a network error or after `timeoutMs`. */
+export function postHook(url: string, headers: Record<string, string>, body: string | Buffer, timeoutMs = 15_000): Promise<number> {
+  const u = new URL(url);
+  const lib = u.protocol === 'https:' ? https : http;
+  const agent = hookAgents[u.protocol as keyof typeof hookAgents];
+  if (!agent) return Promise.reject(new Error(`callback URL ${u.protocol} is not http(s)`));
+  return new Promise((resolve, reject) => {
+    const req = lib.request(u, { method: 'POST', agent, headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) }, timeout: timeoutMs }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error('callback timed out')));
+    req.on('error', reject);
+    req.end(body);
+  });
 }

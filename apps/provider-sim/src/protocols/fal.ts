@@ -18,7 +18,7 @@ import { parseDirectives } from '../directives';
 import { mediaUrlPath } from '../media-path';
 import { registerProtocol, SimContext } from '../protocol-registry';
 import type { Render } from '../render-store';
-import { readJson, requestKey, send, sleep } from '../sim-http';
+import { postHook, readJson, requestKey, send, sleep } from '../sim-http';
 import { isLost, promptRef } from './gemini';
 
 /**
@@ -73,19 +73,18 @@ async function deliver(ctx: SimContext, channel: Channel, render: Render, hook: 
     const ts = String(Math.floor(Date.now() / 1000));
     const message = [render.id, USER_ID, ts, createHash('sha256').update(body).digest('hex')].join('\n');
     try {
-      const res = await fetch(hook, {
-        method: 'POST',
-        body,
-        headers: {
+      const status = await postHook(
+        hook,
+        {
           'Content-Type': 'application/json',
           'X-Fal-Webhook-Request-Id': render.id,
           'X-Fal-Webhook-User-Id': USER_ID,
           'X-Fal-Webhook-Timestamp': ts,
           'X-Fal-Webhook-Signature': sign(null, Buffer.from(message), signingKey(ctx)).toString('hex'),
         },
-        signal: AbortSignal.timeout(15_000),
-      });
-      if (res.ok) return;
+        body,
+      );
+      if (status >= 200 && status < 300) return;
     } catch {
       /* retried once below */
     }

@@ -24,7 +24,7 @@ import { parseDirectives } from '../directives';
 import { pngFile, videoSize } from '../media-files';
 import { registerProtocol, SimContext } from '../protocol-registry';
 import type { Render } from '../render-store';
-import { readJson, requestKey, send, sleep } from '../sim-http';
+import { postHook, readJson, requestKey, send, sleep } from '../sim-http';
 import { isLost, promptRef } from './gemini';
 
 const arkError = (res: ServerResponse, status: number, code: string, message: string, headers?: Record<string, string>) =>
@@ -119,7 +119,7 @@ async function createSeedance(ctx: SimContext, req: IncomingMessage, res: Server
   if (typeof body.callback_url === 'string') {
     // Unsigned, like ModelArk's: the body is the task as GET shows it, posted when it finishes.
     const url = body.callback_url;
-    ctx.store.whenFinished(render, (r) => void fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(seedanceTask(ctx, req, r)) }).catch(() => undefined));
+    ctx.store.whenFinished(render, (r) => void postHook(url, { 'Content-Type': 'application/json' }, JSON.stringify(seedanceTask(ctx, req, r))).catch(() => undefined));
   }
   await sleep(directives.slowSubmitMs);
   return send(res, 200, { id: render.id });

@@ -21,7 +21,7 @@ import { parseDirectives } from '../directives';
 import { mediaUrlPath } from '../media-path';
 import { registerProtocol, SimContext } from '../protocol-registry';
 import type { Render } from '../render-store';
-import { readJson, requestKey, send, sleep } from '../sim-http';
+import { postHook, readJson, requestKey, send, sleep } from '../sim-http';
 import { isLost, promptRef } from './gemini';
 
 /** The webhook signing secret: SimOptions.replicateWebhookSecret (SIM_REPLICATE_WEBHOOK_SECRET) when set, else one made at start. */
@@ -111,18 +111,17 @@ async function deliver(ctx: SimContext, channel: Channel, r: Render, hook: strin
     const id = `msg_${randomBytes(12).toString('hex')}`;
     const now = new Date();
     try {
-      const res = await fetch(hook, {
-        method: 'POST',
-        body,
-        headers: {
+      const status = await postHook(
+        hook,
+        {
           'Content-Type': 'application/json',
           'webhook-id': id,
           'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
           'webhook-signature': new Webhook(webhookSecret(ctx)).sign(id, now, body),
         },
-        signal: AbortSignal.timeout(15_000),
-      });
-      if (res.ok) return;
+        body,
+      );
+      if (status >= 200 && status < 300) return;
     } catch {
       /* retried once below */
     }
