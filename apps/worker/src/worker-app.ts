@@ -59,8 +59,11 @@ export async function startWorkerApp(
     timeouts: dbTimeoutsFrom(config),
     preparedStatements: config.DB_PREPARED_STATEMENTS,
   });
-  // BullMQ wants its own connections for blocking commands; plain commands share one.
-  const redis = createRedis(config, 'consumer');
+  // BullMQ wants its own connections for blocking commands; plain commands share one. That one
+  // sends the commands of one turn of the event loop in one write (as the gateway's does): a
+  // settlement's SET and PUBLISH, a step's slot and breaker scripts. On this kind of VM a socket
+  // write that wakes Redis costs the sender 0.1-0.25 ms of CPU (docs/benchmark.md).
+  const redis = createRedis(config, 'consumer', { enableAutoPipelining: true });
   const workerRedis = createRedis(config, 'consumer');
   const maintenanceRedis = createRedis(config, 'consumer');
   const webhookRedis = createRedis(config, 'consumer');
