@@ -50,8 +50,8 @@ it('stores concurrent 150 MiB results whole: same size and bytes as the upstream
   const want = await source(150);
   expect(want.bytes).toBeGreaterThan(150 * MiB - 1);
   for (const id of ids) expect(await stored(resultFile(id))).toEqual(want);
-  // Only the result and its type sidecar: no temporary file of the download is left.
-  for (const id of ids) expect(fs.readdirSync(path.dirname(resultFile(id))).sort()).toEqual(['.0.mp4.meta.json', '0.mp4']);
+  // Only the result (its name says its type: no sidecar): no temporary file of the download is left.
+  for (const id of ids) expect(fs.readdirSync(path.dirname(resultFile(id))).sort()).toEqual(['0.mp4']);
 });
 
 it('a result over the video byte cap fails the task with no_result and leaves no partial file', async () => {

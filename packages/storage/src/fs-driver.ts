@@ -1,12 +1,16 @@
-// Filesystem storage under one root directory. Each file's content type is kept beside it in a
-// dotfile sidecar (`.<name>.meta.json`), which keys can never name (keys.ts forbids dotfiles).
+// Filesystem storage under one root directory. A file's content type is what its name's extension
+// says (keys.ts typeOfName: every result key ends in the extension of its type); any other type is
+// kept beside the file in a dotfile sidecar (`.<name>.meta.json`), which keys can never name
+// (keys.ts forbids dotfiles). Until 2026-12-02 every file had a sidecar; such sidecars are still read.
+// Skipping it saves one file creation and one rename per result (about 0.15 ms of a small result's
+// 0.5 ms put on this machine's ext4, on the worker's thread and on the path to the task's completion).
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { assertValidKey } from './keys';
+import { assertValidKey, typeOfName } from './keys';
 import { sendFile } from './file-sender';
 import { isChunkSource, type ByteRange, type ChunkSource, type FileInfo, type StorageDriver, type StoredFile } from './storage-driver';
 
@@ -27,6 +31,11 @@ export class FsStorageDriver implements StorageDriver {
     // Belt and braces: the key rules already exclude `..`, but a path outside the root is never served.
     if (!p.startsWith(this.root + path.sep)) throw new Error(`storage key escapes the root: ${key}`);
     return p;
+  }
+
+  /** Whether the file's name says its type exactly (then it has no sidecar). */
+  private static implies(file: string, contentType: string): boolean {
+    return typeOfName(file) === contentType;
   }
 
   private static sidecarOf(file: string): string {
@@ -52,6 +61,7 @@ export class FsStorageDriver implements StorageDriver {
     const tmp = path.join(path.dirname(file), `.tmp-${randomBytes(6).toString('hex')}`);
     const tmpMeta = `${tmp}.meta`;
     const src = body;
+    const implied = FsStorageDriver.implies(file, contentType);
     try {
       const writeData = async (): Promise<number> => {
         if (Buffer.isBuffer(src)) {
@@ -68,11 +78,14 @@ export class FsStorageDriver implements StorageDriver {
       // every one (traced: 4-6 ms of a small image's put on a busy machine). Both settle before
       // any cleanup below, so no temporary file is created after its removal. The sidecar is
       // renamed first: a file under its real key always has its type beside it.
-      const [bytes, meta] = await Promise.allSettled([writeData(), fsp.writeFile(tmpMeta, sidecarJson(contentType))]);
+      // A sidecar left by an earlier put of the same key with another type goes (a retried put
+      // replaces the file, and the type with it).
+      const sidecar = implied ? fsp.rm(FsStorageDriver.sidecarOf(file), { force: true }) : fsp.writeFile(tmpMeta, sidecarJson(contentType));
+      const [bytes, meta] = await Promise.allSettled([writeData(), sidecar]);
       if (bytes.status === 'rejected') throw bytes.reason;
       if (meta.status === 'rejected') throw meta.reason;
       const size = bytes.value;
-      await fsp.rename(tmpMeta, FsStorageDriver.sidecarOf(file));
+      if (!implied) await fsp.rename(tmpMeta, FsStorageDriver.sidecarOf(file));
       await fsp.rename(tmp, file);
       return { key, bytes: size };
     } catch (err) {
@@ -96,9 +109,14 @@ export class FsStorageDriver implements StorageDriver {
     const tmpMeta = `${tmp}.meta`;
     try {
       fs.mkdirSync(path.dirname(file), { recursive: true });
-      fs.writeFileSync(tmpMeta, sidecarJson(contentType));
-      fs.writeFileSync(tmp, bytes);
-      fs.renameSync(tmpMeta, FsStorageDriver.sidecarOf(file));
+      if (FsStorageDriver.implies(file, contentType)) {
+        fs.rmSync(FsStorageDriver.sidecarOf(file), { force: true });
+        fs.writeFileSync(tmp, bytes);
+      } else {
+        fs.writeFileSync(tmpMeta, sidecarJson(contentType));
+        fs.writeFileSync(tmp, bytes);
+        fs.renameSync(tmpMeta, FsStorageDriver.sidecarOf(file));
+      }
       fs.renameSync(tmp, file);
     } catch (err) {
       fs.rmSync(tmp, { force: true });
@@ -119,12 +137,13 @@ export class FsStorageDriver implements StorageDriver {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw err;
     }
-    let contentType = 'application/octet-stream';
+    let contentType = typeOfName(file) ?? 'application/octet-stream';
     try {
       const meta = JSON.parse(await fsp.readFile(FsStorageDriver.sidecarOf(file), 'utf8')) as Sidecar;
       if (typeof meta.contentType === 'string' && meta.contentType) contentType = meta.contentType;
     } catch {
-      // A file without its sidecar (copied in by hand) is still served, as opaque bytes.
+      // No sidecar: the name's type (see the top of this file), else opaque bytes (a file copied
+      // in by hand under a name we do not map).
     }
     return { bytes, contentType };
   }

@@ -35,6 +35,19 @@ const EXT_BY_TYPE: Record<string, string> = {
   'audio/mpeg': 'mp3',
   'audio/wav': 'wav',
 };
+const TYPE_BY_EXT = new Map(Object.entries(EXT_BY_TYPE).map(([type, ext]) => [ext, type]));
+
+/**
+ * The content type a file name's extension stands for (the inverse of extensionFor), or undefined
+ * for an extension we do not map. The filesystem driver keeps no type sidecar for a file whose
+ * name already says its type.
+ */
+export function typeOfName(name: string): string | undefined {
+  const dot = name.lastIndexOf('.');
+  if (dot < 0) return undefined;
+  const ext = name.slice(dot + 1).toLowerCase();
+  return TYPE_BY_EXT.get(ext);
+}
 
 /** File extension for a content type; `bin` for types we do not know. */
 export function extensionFor(contentType: string): string {

@@ -32,6 +32,40 @@ describe('filesystem storage', () => {
     expect(fs.readdirSync(path.join(dir, 'files', 'a')).filter((f) => f.startsWith('.tmp'))).toEqual([]);
   });
 
+  it('keeps a type sidecar only when the name does not say the type', async () => {
+    const files = (d: string) => fs.readdirSync(path.join(dir, 'files', d)).sort();
+    const big = Readable.from([Buffer.alloc(300 * 1024, 1)]); // over the small-write size: the streaming path
+    await storage.put('side/0.mp4', Buffer.from('video'), 'video/mp4');
+    await storage.put('side/1.mp4', big, 'video/mp4');
+    expect(files('side')).toEqual(['0.mp4', '1.mp4']);
+    expect(await storage.stat('side/0.mp4')).toEqual({ bytes: 5, contentType: 'video/mp4' });
+    expect(await storage.stat('side/1.mp4')).toEqual({ bytes: 300 * 1024, contentType: 'video/mp4' });
+    // A type the name does not say (or an unmapped name) keeps its sidecar, small or streamed.
+    await storage.put('side/2.bin', Buffer.from('x'), 'application/x-thing');
+    await storage.put('side/3.png', Readable.from([Buffer.alloc(300 * 1024, 2)]), 'text/html');
+    expect(await storage.stat('side/2.bin')).toEqual({ bytes: 1, contentType: 'application/x-thing' });
+    expect(await storage.stat('side/3.png')).toEqual({ bytes: 300 * 1024, contentType: 'text/html' });
+    expect(files('side')).toContain('.3.png.meta.json');
+    // Put again under the same key with the name's own type: the earlier sidecar goes with the bytes.
+    await storage.put('side/3.png', Buffer.from('png'), 'image/png');
+    expect(await storage.stat('side/3.png')).toEqual({ bytes: 3, contentType: 'image/png' });
+    await storage.put('side/2.bin', Buffer.from('y'), 'application/x-thing');
+    await storage.put('side/4.webp', Buffer.from('a'), 'text/plain');
+    await storage.put('side/4.webp', Readable.from([Buffer.alloc(300 * 1024, 3)]), 'image/webp');
+    expect(await storage.stat('side/4.webp')).toEqual({ bytes: 300 * 1024, contentType: 'image/webp' });
+    expect(files('side')).toEqual(['.2.bin.meta.json', '0.mp4', '1.mp4', '2.bin', '3.png', '4.webp']);
+  });
+
+  it('reads the sidecar of a file stored before 2026-12-02, and serves a bare unmapped file as opaque bytes', async () => {
+    const d = path.join(dir, 'files', 'old');
+    fs.mkdirSync(d, { recursive: true });
+    fs.writeFileSync(path.join(d, '0.mp4'), 'v');
+    fs.writeFileSync(path.join(d, '.0.mp4.meta.json'), JSON.stringify({ contentType: 'video/mp4' }));
+    fs.writeFileSync(path.join(d, 'a.dat'), 'z');
+    expect(await storage.stat('old/0.mp4')).toEqual({ bytes: 1, contentType: 'video/mp4' });
+    expect(await storage.stat('old/a.dat')).toEqual({ bytes: 1, contentType: 'application/octet-stream' });
+  });
+
   it('a failed stream leaves no file under the key', async () => {
     const broken = new Readable({
       read() {
