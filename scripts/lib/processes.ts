@@ -56,12 +56,34 @@ export async function stopProcess(p: Proc, graceMs = 10_000): Promise<void> {
  * server. Ports below the range are never handed out implicitly, so only another explicit pick can
  * collide, and the random choice over 12,000 ports plus the bind check make that negligible.
  */
+/**
+ * A port nothing listens on now, in 20000-31999. Parallel test files run in several jest worker
+ * processes, each starting stacks whose processes bind their ports only later: two workers drawing
+ * from the whole range could hand out the same port, and then a stack's health check is answered
+ * by another stack's process (seen in CI: a gateway whose port a worker health server of another
+ * file held, and `POST /admin/accounts` answered 404). So each jest worker draws from its own slice
+ * of the range, and never hands out a port twice until its slice is used up.
+ */
+const PORTS_FROM = 20_000;
+const PORTS_SPAN = 12_000;
+const SLICES = 16;
+const handedOut = new Set<number>();
+
 export async function freePort(): Promise<number> {
-  for (let tries = 0; tries < 100; tries++) {
-    const port = 20_000 + randomInt(12_000);
-    if (await canListen(port)) return port;
+  const worker = Number(process.env.JEST_WORKER_ID);
+  const [from, span] = Number.isInteger(worker) && worker > 0
+    ? [PORTS_FROM + ((worker - 1) % SLICES) * (PORTS_SPAN / SLICES), PORTS_SPAN / SLICES]
+    : [PORTS_FROM, PORTS_SPAN];
+  for (let tries = 0; tries < 200; tries++) {
+    if (handedOut.size >= span / 2) handedOut.clear();
+    const port = from + randomInt(span);
+    if (handedOut.has(port)) continue;
+    if (await canListen(port)) {
+      handedOut.add(port);
+      return port;
+    }
   }
-  throw new Error('no free port found in 20000-31999');
+  throw new Error(`no free port found in ${from}-${from + span - 1}`);
 }
 
 function canListen(port: number): Promise<boolean> {
