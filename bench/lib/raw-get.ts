@@ -1,9 +1,9 @@
 // A minimal HTTP/1.1 GET client for the time-to-result watchers: one kept-alive socket, one request
 // at a time, a response read by its Content-Length. It exists because the figure is measured on the
 // same two cores as the service: four watchers polling every 2 ms through undici's `request` cost
-// the bench process 170-330 us of CPU a poll, the largest CPU user of the callbacks part
-// (docs/benchmark.md, "The watchers' own load"), and that load lands on the cores in exactly the
-// milliseconds the service settles. This client writes one prebuilt request and parses the status
+// the bench process 170-330 us of CPU a poll, the largest CPU user of the callbacks part (docs/
+// benchmark.md, "Time to result with callbacks: the measurement's own load, and three cuts"), and
+// that load lands on the cores in exactly the milliseconds the service settles. This client writes one prebuilt request and parses the status
 // line and one header: a fraction of that. It is a bench tool for our own servers (the gateway and
 // the simulator answer with Content-Length), not a general client: anything else is an error.
 import net from 'node:net';

@@ -54,19 +54,17 @@ export async function stopProcess(p: Proc, graceMs = 10_000): Promise<void> {
  * and the child's bind the kernel may give that same port to another test's port-0 server or to an
  * outgoing connection: the child then dies with EADDRINUSE, or a stack talks to another test's
  * server. Ports below the range are never handed out implicitly, so only another explicit pick can
- * collide, and the random choice over 12,000 ports plus the bind check make that negligible.
- */
-/**
- * A port nothing listens on now, in 20000-31999. Parallel test files run in several jest worker
- * processes, each starting stacks whose processes bind their ports only later: two workers drawing
- * from the whole range could hand out the same port, and then a stack's health check is answered
- * by another stack's process (seen in CI: a gateway whose port a worker health server of another
- * file held, and `POST /admin/accounts` answered 404). So each jest worker draws from its own slice
- * of the range, and never hands out a port twice until its slice is used up.
+ * collide before its bind. Parallel test files run in several jest worker processes: two of them
+ * drawing from the whole range did hand out the same port once (CI, 2026-12-02: a gateway's port
+ * was bound by another file's worker health server, which answered the stack's health check and
+ * then 404 to `POST /admin/accounts`). So each jest worker (JEST_WORKER_ID; jest.config.js runs 2)
+ * draws from its own slice of the range, and one process never hands out a port twice until half
+ * its slice has gone. Slices stay large (a quarter of the range): a child process that picks ports
+ * itself inherits its worker's id and slice.
  */
 const PORTS_FROM = 20_000;
 const PORTS_SPAN = 12_000;
-const SLICES = 16;
+const SLICES = 4;
 const handedOut = new Set<number>();
 
 export async function freePort(): Promise<number> {

@@ -55,10 +55,10 @@ export function requestKey(req: IncomingMessage, url: URL): string | undefined {
 // Kept-alive sockets for the callbacks the simulated upstreams post. The simulator shares the
 // benchmark's cores with the service it stands in front of, and a fetch() per callback cost it about
 // half a millisecond of CPU in the very milliseconds the service settles that render
-// (docs/benchmark.md, "Time to result with callbacks: the measurement's own load").
+// (docs/benchmark.md, "Time to result with callbacks: the measurement's own load, and three cuts").
 const hookAgents = { 'http:': new http.Agent({ keepAlive: true, maxSockets: 64 }), 'https:': new https.Agent({ keepAlive: true, maxSockets: 64 }) };
 
-/** POSTs a callback; resolves with the answer's status (the body is read and dropped), rejects on a network error or after `timeoutMs`. */
+/** POSTs a callback; resolves with the answer's status (the body is read and dropped), rejects on a network error or when the socket is idle for `timeoutMs`. */
 export function postHook(url: string, headers: Record<string, string>, body: string | Buffer, timeoutMs = 15_000): Promise<number> {
   const u = new URL(url);
   const lib = u.protocol === 'https:' ? https : http;

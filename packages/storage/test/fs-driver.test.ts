@@ -59,10 +59,11 @@ describe('filesystem storage', () => {
   it('reads the sidecar of a file stored before 2026-12-02, and serves a bare unmapped file as opaque bytes', async () => {
     const d = path.join(dir, 'files', 'old');
     fs.mkdirSync(d, { recursive: true });
+    // Its sidecar wins over the name: a type the name would not give.
     fs.writeFileSync(path.join(d, '0.mp4'), 'v');
-    fs.writeFileSync(path.join(d, '.0.mp4.meta.json'), JSON.stringify({ contentType: 'video/mp4' }));
+    fs.writeFileSync(path.join(d, '.0.mp4.meta.json'), JSON.stringify({ contentType: 'video/mp4; codecs="avc1.64001f"' }));
     fs.writeFileSync(path.join(d, 'a.dat'), 'z');
-    expect(await storage.stat('old/0.mp4')).toEqual({ bytes: 1, contentType: 'video/mp4' });
+    expect(await storage.stat('old/0.mp4')).toEqual({ bytes: 1, contentType: 'video/mp4; codecs="avc1.64001f"' });
     expect(await storage.stat('old/a.dat')).toEqual({ bytes: 1, contentType: 'application/octet-stream' });
   });
 
