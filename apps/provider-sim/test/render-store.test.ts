@@ -17,3 +17,18 @@ it('whenFinished runs once the render views as finished, even when its timer fir
   jest.advanceTimersByTime(5);
   expect(seen).toEqual(['succeeded']);
 });
+
+it('whenFinished waits out the last milliseconds in event-loop turns: once, never before the end, and timing() says when', async () => {
+  const store = new RenderStore();
+  const { render } = store.submit('ch', undefined, { ref: 't2', type: 'video', ratio: '16:9', resolution: '480p', renderMs: 30, directives: parseDirectives('a cat') });
+  const at = render.createdAt + render.renderMs;
+  let runs = 0;
+  expect(store.timing(render.id)?.callbackAt).toBeNull();
+  const ranAt = await new Promise<number>((resolve) => store.whenFinished(render, () => (runs += 1, resolve(Date.now()))));
+  expect(ranAt).toBeGreaterThanOrEqual(at);
+  await new Promise((r) => setTimeout(r, 50));
+  expect(runs).toBe(1);
+  const timing = store.timing(render.id)!;
+  expect(timing.finishesAt).toBe(at);
+  expect(timing.callbackAt).toBeGreaterThanOrEqual(at);
+});

@@ -1,13 +1,14 @@
 // The BullMQ worker of the `tasks` queue. Concurrency bounds the steps running at once, not the
 // renders in flight: a task waiting for its render sits in the delayed set and costs no slot.
-import { Worker } from 'bullmq';
-import { QUEUES, queuePrefix, RedisClient, RunTaskPayload } from '@mediagen/queue';
+import type { Worker } from 'bullmq';
+import { QUEUES, queuePrefix, RedisClient, RunTaskPayload, StepFirstWorker } from '@mediagen/queue';
 import type { WorkerContext } from './context';
 import { createRunTaskProcessor } from './run-task';
 
 export function createTaskWorker(ctx: WorkerContext, connection: RedisClient): Worker<RunTaskPayload> {
   const { config } = ctx;
-  const worker = new Worker<RunTaskPayload>(QUEUES.tasks, createRunTaskProcessor(ctx), {
+  // A woken task's step starts before BullMQ asks for the next job (packages/queue step-first-worker.ts).
+  const worker = new StepFirstWorker<RunTaskPayload, string>(QUEUES.tasks, createRunTaskProcessor(ctx), {
     connection,
     prefix: queuePrefix(connection, config.REDIS_PREFIX),
     concurrency: config.WORKER_CONCURRENCY,

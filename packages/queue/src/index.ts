@@ -5,3 +5,4 @@ export * from './producer';
 export * from './pubsub';
 export * from './poll-entry';
 export * from './task-event-publisher';
+export * from './step-first-worker';
