@@ -2,19 +2,21 @@
 // for the next one.
 //
 // BullMQ's main loop (Worker.mainLoop, 6.x) fills its concurrency slots in sequence: after a
-// `moveToActive` that returned a job it sends another one and awaits it, and only when that one
-// comes back empty (or the slots are full) hands the first job to the processor. A task woken by
-// an upstream callback (or any job added to an idle worker) therefore waited one Redis round trip
-// and a script for a job that was not there before its step began: measured on the wire, 0.5 ms
-// of the ~10 ms between a callback and the client seeing `completed` (docs/benchmark.md,
-// "Time to result with callbacks: one render at a time against four").
+// `moveToActive` that returned a job it sends another one, and when the job came through that part
+// of the loop it awaits the answer before handing the job to the processor (where the loop stood
+// decides; in a test, one wake in six or more). A task woken by an upstream callback then waited
+// a Redis round trip and a script for a job that was not there before its step began (on the
+// wire, 0.5 ms of the ~10 ms between a callback and the client seeing `completed`:
+// docs/benchmark.md, "Time to result with callbacks: one render at a time against four").
 //
-// Here the fetch right after one that returned a job answers "none" without asking; the loop then
-// starts the job it holds, and its next pass asks Redis as before (while the step awaits its
-// first reads). Nothing is skipped, only put after the step's start: with many jobs waiting, a job
-// still starts per round trip, one at a time as before. `moveToActive` is BullMQ's protected
-// extension point; packages/queue/test/step-first-worker.test.ts fails when an upgrade changes
-// the loop this relies on.
+// Here the fetch right after one that returned a job answers "none" without asking Redis; the loop
+// starts the job it holds and goes on as after an empty fetch. No job is missed: BullMQ's script
+// re-adds the queue's marker whenever it hands out a job, so the loop's blocking read returns at
+// once and the next fetch does ask Redis, which finds any job waiting (it was the second of two
+// such checks per wake; docs/benchmark.md, "Time to result with callbacks: four clients, or four
+// renders ending together"). With many jobs waiting, they are still taken one per round trip.
+// `moveToActive` is BullMQ's protected extension point; packages/queue/test/step-first-worker.test.ts
+// fails when an upgrade changes what this relies on.
 import { Worker, type Job } from 'bullmq';
 
 export class StepFirstWorker<DataType = unknown, ResultType = unknown, NameType extends string = string> extends Worker<DataType, ResultType, NameType> {
