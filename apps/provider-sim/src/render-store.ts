@@ -138,7 +138,7 @@ export class RenderStore {
 
   /**
    * Runs `fn` once the render's time is up (callbacks); never for hanging renders. The timer does
-   * not keep the process alive.
+   * not keep the process alive (its last SPIN_MS of waiting do).
    *
    * On time, to a fraction of a millisecond: Node's timers count whole milliseconds and fire up
    * to a millisecond or more late, and the benchmark's time-to-result figure charged that
