@@ -114,17 +114,29 @@ async function poll(ctx: BenchContext, a: BenchAccount, kind: Kind, taskId: stri
   return { status: res.body.status ?? `http ${res.status}`, ms: t1 - t0, at: t1 };
 }
 
+interface RenderStats {
+  id: string;
+  finishesAt: number;
+  renderMs: number;
+  /** When the simulator's finish callback left; null before, or for a render without one. */
+  callbackAt: number | null;
+}
+
+/** The simulator's own record of a render (GET /stats/renders/<id>), null when it has none. */
+async function renderStats(ctx: BenchContext, id: string): Promise<RenderStats | null> {
+  const res = await fetch(`http://127.0.0.1:${ctx.stack.env.SIM_PORT}/stats/renders/${id}`);
+  return res.ok ? ((await res.json()) as RenderStats) : null;
+}
+
 /** The simulator's render of the task's latest attempt, once the worker has recorded it. */
-async function renderTiming(ctx: BenchContext, taskId: string, untilMs = 60_000): Promise<{ id: string; finishesAt: number; renderMs: number; callbackAt: number | null }> {
+async function renderTiming(ctx: BenchContext, taskId: string, untilMs = 60_000): Promise<RenderStats> {
   const until = Date.now() + untilMs;
   while (Date.now() < until) {
     const rows = await ctx.db.$queryRaw<{ upstreamId: string | null }[]>`
       SELECT "upstreamId" FROM "TaskAttempt" WHERE "taskId" = ${taskId} ORDER BY "attemptNo" DESC LIMIT 1`;
     const id = /r_[0-9a-f-]{36}/.exec(rows[0]?.upstreamId ?? '')?.[0];
-    if (id) {
-      const res = await fetch(`http://127.0.0.1:${ctx.stack.env.SIM_PORT}/stats/renders/${id}`);
-      if (res.ok) return (await res.json()) as { id: string; finishesAt: number; renderMs: number; callbackAt: number | null };
-    }
+    const stats = id ? await renderStats(ctx, id) : null;
+    if (stats) return stats;
     await sleep(20);
   }
   throw new Error(`task ${taskId}: no upstream render recorded`);
@@ -141,7 +153,7 @@ async function watchOne(ctx: BenchContext, a: BenchAccount, kind: Kind, body: ob
     const p = await poll(ctx, a, kind, taskId);
     if (p.status === 'completed' || p.status === 'failed') {
       // Read after the measurement: when the simulator's callback left, if it sent one.
-      const { callbackAt } = (await (await fetch(`http://127.0.0.1:${ctx.stack.env.SIM_PORT}/stats/renders/${id}`)).json()) as { callbackAt: number | null };
+      const callbackAt = (await renderStats(ctx, id))?.callbackAt ?? null;
       return { finishesAt, visibleAt: p.at, renderMs, status: p.status, callbackAt };
     }
     if (p.at > giveUp) throw new Error(`task ${taskId} not settled 60 s after its render ended`);
@@ -208,7 +220,9 @@ async function upstreamAfterFinish(ctx: BenchContext): Promise<number> {
   });
   const { id } = (await created.json()) as { id?: string };
   if (!id) throw new Error(`callback floor: create answered ${created.status}`);
-  const { finishesAt } = (await (await fetch(`${sim}/stats/renders/${id}`)).json()) as { finishesAt: number };
+  const stats = await renderStats(ctx, id);
+  if (!stats) throw new Error(`callback floor: the simulator has no render ${id}`);
+  const { finishesAt } = stats;
   const wait = finishesAt - LEAD_MS - now();
   if (wait > 0) await sleep(wait);
   for (const giveUp = now() + 30_000; now() < giveUp; ) {

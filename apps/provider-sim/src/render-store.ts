@@ -164,8 +164,10 @@ export class RenderStore {
         fn(r);
       }
     };
+    // Never from inside this call: a render that is already done (renderMs 0) must not call back
+    // before the protocol has answered the submit that asked for the callback.
     if (at - now > SPIN_MS) setTimeout(fire, at - now - SPIN_MS).unref();
-    else fire();
+    else setImmediate(fire);
   }
 
   /**

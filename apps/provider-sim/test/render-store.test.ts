@@ -32,3 +32,13 @@ it('whenFinished waits out the last milliseconds in event-loop turns: once, neve
   expect(timing.finishesAt).toBe(at);
   expect(timing.callbackAt).toBeGreaterThanOrEqual(at);
 });
+
+it('whenFinished never runs inside the call, even for a render already done (the submit is answered first)', async () => {
+  const store = new RenderStore();
+  const { render } = store.submit('ch', undefined, { ref: 't3', type: 'video', ratio: '16:9', resolution: '480p', renderMs: 0, directives: parseDirectives('a bird') });
+  const seen: string[] = [];
+  store.whenFinished(render, () => seen.push('callback'));
+  seen.push('submit answered');
+  await new Promise((r) => setTimeout(r, 20));
+  expect(seen).toEqual(['submit answered', 'callback']);
+});
