@@ -23,6 +23,8 @@ export interface Render {
   cancelledAt?: number;
   /** When the render's finish callback ran (wall clock, fractional ms; whenFinished). */
   finishedFnAt?: number;
+  /** The HTTP status the finish callback was answered with, 0 when it got no answer (protocols that record it). */
+  callbackStatus?: number;
 }
 /** How long before a render's end its finish callback stops waiting on a timer (whenFinished). */
 const SPIN_MS = 2;
@@ -174,10 +176,13 @@ export class RenderStore {
    * When a render was created and when its time is up, by id (the benchmark's time-to-result
    * figures compare the moment a task becomes visible with this); null for unknown or hanging ones.
    */
-  timing(id: string): { id: string; createdAt: number; renderMs: number; finishesAt: number; callbackAt: number | null } | null {
+  timing(id: string): { id: string; createdAt: number; renderMs: number; finishesAt: number; callbackAt: number | null; callbackStatus: number | null } | null {
     const r = this.renders.get(id);
     if (!r || r.directives.hang) return null;
-    return { id: r.id, createdAt: r.createdAt, renderMs: r.renderMs, finishesAt: r.createdAt + r.renderMs, callbackAt: r.finishedFnAt ?? null };
+    return {
+      id: r.id, createdAt: r.createdAt, renderMs: r.renderMs, finishesAt: r.createdAt + r.renderMs,
+      callbackAt: r.finishedFnAt ?? null, callbackStatus: r.callbackStatus ?? null,
+    };
   }
 
   /** Number of renders not finished yet (hanging ones included). */

@@ -1,5 +1,6 @@
 // The simulator speaks ModelArk and MiniMax v2 well enough for the real adapters: every #sim:
 // directive comes back in the protocol's own signal, and results are the files that were asked for.
+import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createFile, MP4BoxBuffer, type Movie } from 'mp4box';
 import { PNG } from 'pngjs';
@@ -71,6 +72,32 @@ function movie(buf: Buffer): Movie {
 }
 
 describe('ModelArk', () => {
+  it('posts the finished task to callback_url and keeps the status it was answered with (GET /stats/renders/<id>)', async () => {
+    const answers = [429, 200];
+    const hooks: string[] = [];
+    const receiver = http.createServer((r, res) => {
+      hooks.push(r.url ?? '');
+      res.writeHead(answers.shift() ?? 200).end();
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/upstream/sim-ark?task=t`;
+    try {
+      const stats = (id: string) => fetch(`${base}/stats/renders/${id}`).then((r) => r.json() as Promise<{ callbackAt: number | null; callbackStatus: number | null }>);
+      const ids: string[] = [];
+      for (let i = 0; i < 2; i++) ids.push((await ark.submit({ ...req(videoB('a heron #sim:delay=50')), callbackUrl: hookUrl })).upstreamId);
+      await eventually('both callbacks answered', async () => (await Promise.all(ids.map(stats))).every((t) => t.callbackStatus !== null));
+      expect(hooks).toHaveLength(2);
+      expect([(await stats(ids[0])).callbackStatus, (await stats(ids[1])).callbackStatus].sort()).toEqual([200, 429]);
+      // A render submitted without callback_url sends nothing and records nothing.
+      const quiet = (await ark.submit(req(videoB('a quiet one #sim:delay=10')))).upstreamId;
+      await untilDone(ark, quiet);
+      expect(await stats(quiet)).toMatchObject({ callbackAt: null, callbackStatus: null });
+    } finally {
+      receiver.closeAllConnections();
+      await new Promise((r) => receiver.close(r));
+    }
+  });
+
   it('renders a Seedance video of the requested duration, ratio and resolution, with usage', async () => {
     const { upstreamId } = await ark.submit(req(videoB('a fox #sim:delay=1500')));
     expect(upstreamId).toMatch(/^r_/);

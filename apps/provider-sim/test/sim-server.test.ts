@@ -166,7 +166,7 @@ it('GET /stats/renders/<id> says when a render was created and when its time is 
   const before = Date.now();
   const { upstreamId } = await a.submit(req(image('a timed render #sim:delay=700', 'image-a-5.0')));
   const t = (await (await fetch(`${base}/stats/renders/${upstreamId}`)).json()) as { createdAt: number };
-  expect(t).toEqual({ id: upstreamId, createdAt: expect.any(Number), renderMs: 700, finishesAt: t.createdAt + 700, callbackAt: null }); // no callback_url: nothing sent
+  expect(t).toEqual({ id: upstreamId, createdAt: expect.any(Number), renderMs: 700, finishesAt: t.createdAt + 700, callbackAt: null, callbackStatus: null }); // no callback_url: nothing sent
   expect(t.createdAt).toBeGreaterThanOrEqual(before);
   expect((await fetch(`${base}/stats/renders/r_unknown`)).status).toBe(404);
 });

@@ -149,7 +149,7 @@ const envSchema = z.object({
   CHANNEL_BREAKER_COOLDOWN_MS: z.coerce.number().int().positive().default(30_000),
   /** Requests per minute per client address to /files (public result URLs have no account to count against). */
   FILES_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(1_200),
-  /** POST /hooks/upstream/* per minute per client address (provider callbacks come from few addresses: generous). */
+  /** POST /hooks/upstream/* per minute per client address, of callbacks without their task's token (those are never counted). */
   UPSTREAM_HOOKS_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(3_000),
   /** Failed authentications (API key or admin token) per minute per client address before 429. */
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().positive().default(30),

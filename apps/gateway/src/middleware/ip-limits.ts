@@ -7,11 +7,12 @@
 //   knows to be valid (a key in its key cache, the admin or metrics token) is still served, so one
 //   client guessing keys does not take down every other client behind the same NAT or proxy.
 // Counted in Redis, so all gateways share one window. Failures are counted one by one (the same
-// fixed-window script as the account rate limit). Requests (/files, /hooks/upstream) are admitted
-// from reservations, as the account rate limit's are (rate-tokens.ts): a gateway reserves a few of
-// an address's requests at once and admits them from memory, so a request waits for Redis only
-// when its gateway holds none; below 100 a minute every request is counted in Redis. A provider's
-// callback thus goes on to wake its task without a round trip of its own first (time to result).
+// fixed-window script as the account rate limit). Requests (/files, /hooks/upstream without a valid
+// per-task token) are admitted from reservations, as the account rate limit's are (rate-tokens.ts):
+// a gateway reserves a few of an address's requests at once and admits them from memory, so a
+// request waits for Redis only when its gateway holds none; below 100 a minute every request is
+// counted in Redis. A provider's callback with its task's token is not counted at all, so it goes
+// on to wake its task without a round trip of its own first (time to result).
 // The address is the TCP peer unless TRUST_PROXY names the proxies in front (client-address.ts).
 import type { Request, RequestHandler } from 'express';
 import { AppError } from '@mediagen/errors';
@@ -89,10 +90,11 @@ export class AddressRequests {
 
 const refusal = (what: string, v: Verdict) => (v.admitted ? undefined : tooMany(what, Math.max(1, Math.ceil(v.resetMs / 1000))));
 
-/** Every request counts (downloads of public files, upstream callbacks). */
-export function addressRateLimit(limiter: AddressRequests, what: string): RequestHandler {
+/** Every request counts (downloads of public files, upstream callbacks), but those `exempt` says are vouched for from memory. */
+export function addressRateLimit(limiter: AddressRequests, what: string, exempt?: (req: Request) => boolean): RequestHandler {
   const addressOf = limiter.deps.clientAddress;
   return (req, _res, next) => {
+    if (exempt?.(req)) return next();
     const v = limiter.take(addressOf(req));
     if (!(v instanceof Promise)) return next(refusal(what, v));
     // Redis down: not limited (as the account limit), never a 500.

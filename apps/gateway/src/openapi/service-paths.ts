@@ -79,7 +79,7 @@ export function registerServicePaths(reg: OpenAPIRegistry, adminSecurity: Record
       401: errorResponse(401, 'The signature or token does not verify.'),
       404: errorResponse(404, 'No such channel, a channel without callbacks, or no task has this render.'),
       413: errorResponse(413, 'Body over 1 MB.'),
-      429: errorResponse(429, 'Too many callbacks from this address (UPSTREAM_HOOKS_RATE_LIMIT_PER_MINUTE); nothing was read.', { 'Retry-After': retryAfterHeader }, 'rate_limited'),
+      429: errorResponse(429, 'Too many callbacks without their task\'s token from this address (UPSTREAM_HOOKS_RATE_LIMIT_PER_MINUTE); nothing was read. A callback to the URL the service gave the upstream is never refused this way.', { 'Retry-After': retryAfterHeader }, 'rate_limited'),
       500: internalError(),
       503: unavailable(),
     },

@@ -119,7 +119,14 @@ async function createSeedance(ctx: SimContext, req: IncomingMessage, res: Server
   if (typeof body.callback_url === 'string') {
     // Unsigned, like ModelArk's: the body is the task as GET shows it, posted when it finishes.
     const url = body.callback_url;
-    ctx.store.whenFinished(render, (r) => void postHook(url, { 'Content-Type': 'application/json' }, JSON.stringify(seedanceTask(ctx, req, r))).catch(() => undefined));
+    // The answer is kept (GET /stats/renders/<id> callbackStatus): a benchmark whose callbacks were
+    // refused (a rate limit, a bad token) measures the fallback polls instead, and should say so.
+    ctx.store.whenFinished(render, (r) =>
+      void postHook(url, { 'Content-Type': 'application/json' }, JSON.stringify(seedanceTask(ctx, req, r))).then(
+        (code) => void (r.callbackStatus = code),
+        () => void (r.callbackStatus = 0),
+      ),
+    );
   }
   await sleep(directives.slowSubmitMs);
   return send(res, 200, { id: render.id });

@@ -8513,7 +8513,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error413"];
                 };
             };
-            /** @description Too many callbacks from this address (UPSTREAM_HOOKS_RATE_LIMIT_PER_MINUTE); nothing was read. */
+            /** @description Too many callbacks without their task's token from this address (UPSTREAM_HOOKS_RATE_LIMIT_PER_MINUTE); nothing was read. A callback to the URL the service gave the upstream is never refused this way. */
             429: {
                 headers: {
                     /**
