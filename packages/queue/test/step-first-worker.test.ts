@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import IORedis from 'ioredis';
 import { DelayedError, type Job, Queue } from 'bullmq';
 import { deleteKeysWithPrefix, queuePrefix, StepFirstWorker } from '../src';
+import { waitFor } from '../../../test/e2e/support/wait';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-step-first-${randomUUID().slice(0, 8)}`;
@@ -47,12 +48,6 @@ function start(name: string, events: string[], body: (job: Job, token?: string) 
   return { worker, queue };
 }
 
-const until = async (ok: () => boolean, ms = 10_000) => {
-  for (const end = Date.now() + ms; !ok(); ) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-};
 
 /**
  * A job that delays itself after each step and is promoted `wakes` times (an upstream callback's
@@ -72,12 +67,12 @@ async function wakes(n: number): Promise<number[]> {
   await queue.add('a', {}, { jobId: 'a' });
   await queue.add('other', {}, { jobId: 'other', delay: 60_000 }); // a render waiting elsewhere
   for (let i = 1; i <= n; i++) {
-    await until(() => runs === i);
+    await waitFor(() => runs === i, 10_000, `step ${i} of the job`);
     await new Promise((r) => setTimeout(r, 100)); // the worker idles, blocked for a marker
     events.push('wake');
     await (await queue.getJob('a'))!.promote();
   }
-  await until(() => runs === n + 1);
+  await waitFor(() => runs === n + 1, 10_000, 'the last woken step');
   return events
     .join('|')
     .split('wake')
@@ -118,10 +113,10 @@ it('fills every slot when jobs wait, and runs them all', async () => {
   await queue.addBulk(Array.from({ length: 12 }, (_, i) => ({ name: `j${i}`, data: {} })));
   // Well under BullMQ's blocking timeout (5 s): the jobs after the first are found through the
   // marker BullMQ re-adds, not after a blocked read runs out.
-  await until(() => running === 4, 3_000);
+  await waitFor(() => running === 4, 3_000, 'four slots busy');
   await new Promise((r) => setTimeout(r, 100));
   expect(most).toBe(4); // never above the concurrency
   release();
-  await until(() => events.filter((e) => e.startsWith('step ')).length === 12);
-  for (let done = 0; done < 12; await new Promise((r) => setTimeout(r, 5))) done = (await queue.getJobCounts('completed')).completed;
+  await waitFor(() => events.filter((e) => e.startsWith('step ')).length === 12, 10_000, 'twelve steps');
+  await waitFor(async () => (await queue.getJobCounts('completed')).completed === 12, 10_000, 'twelve jobs completed');
 });
